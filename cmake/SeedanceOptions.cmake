@@ -1,0 +1,48 @@
+# Compiler settings shared by every Seedance target, and the two helpers that
+# module CMakeLists.txt files use: seedance_add_library and seedance_add_test.
+
+add_library(seedance_compile_options INTERFACE)
+target_compile_options(seedance_compile_options INTERFACE
+  $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -Wpedantic -Wshadow -Wnon-virtual-dtor>)
+
+if(SEEDANCE_WERROR)
+  target_compile_options(seedance_compile_options INTERFACE $<$<COMPILE_LANGUAGE:CXX>:-Werror>)
+endif()
+
+if(SEEDANCE_SANITIZE)
+  # The first report fails the run: no recovery from UBSan findings.
+  set(_san -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer)
+  add_compile_options(${_san})  # the asan preset turns CUDA off
+  add_link_options(${_san})
+endif()
+
+# seedance_add_library(NAME SOURCES ... DEPS ...)
+# Creates the static library seedance_NAME with the alias seedance::NAME.
+# Public headers live under include/seedance/NAME/.
+function(seedance_add_library name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS;PRIVATE_DEPS" ${ARGN})
+  add_library(seedance_${name} STATIC ${ARG_SOURCES})
+  add_library(seedance::${name} ALIAS seedance_${name})
+  target_include_directories(seedance_${name} PUBLIC "${PROJECT_SOURCE_DIR}/include"
+                             PRIVATE "${PROJECT_SOURCE_DIR}")
+  target_link_libraries(seedance_${name} PUBLIC ${ARG_DEPS}
+                        PRIVATE seedance_compile_options ${ARG_PRIVATE_DEPS})
+endfunction()
+
+# seedance_add_test(NAME SOURCES ... DEPS ...)
+# A GoogleTest binary registered with CTest; tests find shared data through
+# SEEDANCE_DATA_DIR (default: ../shared/data next to the source tree).
+function(seedance_add_test name)
+  if(NOT SEEDANCE_BUILD_TESTS)
+    return()
+  endif()
+  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS" ${ARGN})
+  add_executable(${name} ${ARG_SOURCES})
+  target_link_libraries(${name} PRIVATE ${ARG_DEPS} GTest::gtest GTest::gtest_main GTest::gmock
+                        seedance_compile_options)
+  set_target_properties(${name} PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}/tests")
+  gtest_discover_tests(${name}
+    PROPERTIES LABELS "cpp"
+    ENVIRONMENT "SEEDANCE_SOURCE_DIR=${PROJECT_SOURCE_DIR}"
+    DISCOVERY_TIMEOUT 60)
+endfunction()

@@ -1,0 +1,24 @@
+// The numeric formats that the GPU catalog, job specs and the precision
+// engine talk about, with their names and storage sizes.
+#pragma once
+
+#include <array>
+#include <optional>
+#include <string_view>
+
+namespace seedance::base {
+
+enum class NumericFormat { kFp64, kFp32, kTf32, kBf16, kFp16, kFp8, kInt8 };
+
+inline constexpr std::array<NumericFormat, 7> kAllNumericFormats = {
+    NumericFormat::kFp64, NumericFormat::kFp32, NumericFormat::kTf32, NumericFormat::kBf16,
+    NumericFormat::kFp16, NumericFormat::kFp8,  NumericFormat::kInt8};
+
+// "fp64", "fp32", "tf32", "bf16", "fp16", "fp8", "int8".
+std::string_view NumericFormatName(NumericFormat format);
+// The inverse of NumericFormatName (lower case only); nullopt for anything else.
+std::optional<NumericFormat> ParseNumericFormat(std::string_view name);
+// Bytes one value occupies in memory. TF32 is a compute mode: it is stored as FP32.
+int NumericFormatBytes(NumericFormat format);
+
+}  // namespace seedance::base

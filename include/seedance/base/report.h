@@ -1,0 +1,39 @@
+// Reports: what every reporting command prints, as one document rendered
+// either as JSON (`--output json`) or as an aligned text table (`--output
+// table`, the default).
+//
+// A report is an ordered JSON object (nlohmann::ordered_json keeps the order
+// in which fields were added). Conventions: snake_case keys with the unit in
+// the name (`peak_bytes`, `solve_ms`, `price_per_gpu_hour_usd`).
+//
+// Table rendering: each top-level object becomes a titled block of
+// `key  value` lines; a list of objects becomes columns (like `kubectl get`);
+// a list of scalars is joined with commas. Integers get thousands separators,
+// and values of `*_bytes` keys get a binary-unit suffix, e.g.
+// `13,476,831,232 (12.6 GiB)`. JSON output is never rounded or decorated.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace seedance::base {
+
+using Report = nlohmann::ordered_json;
+
+enum class OutputFormat { kTable, kJson };
+
+// "table" or "json"; nullopt for anything else.
+std::optional<OutputFormat> ParseOutputFormat(std::string_view text);
+
+// Pretty-printed JSON (2-space indent) with a trailing newline.
+std::string RenderJson(const Report& report);
+// The aligned text form described above, ending with a newline.
+std::string RenderTable(const Report& report);
+std::string Render(const Report& report, OutputFormat format);
+
+// "1.5 GiB", "512 B": binary units, three significant digits.
+std::string HumanBytes(double bytes);
+
+}  // namespace seedance::base

@@ -1,0 +1,86 @@
+// The GPU catalog (the data half of SPEC COST-1): for each GPU model a job
+// spec may name, its memory, memory bandwidth, peak throughput per numeric
+// format, power, and a price per hour with the date and source of that price.
+//
+// The built-in table cites a datasheet for every figure (docs/gpu-catalog.md).
+// A YAML file can override fields of built-in entries or add new GPUs:
+//
+//   gpus:
+//     - id: H100-SXM                 # an existing id: only the given fields change
+//       price_per_hour_usd: 2.10
+//       price_date: 2026-11-01
+//       price_source: our reserved-instance contract
+//     - id: B200                     # a new id: every field is required
+//       ...
+//
+// Ids are matched case-insensitively. Peak figures are in TFLOPS (TOPS for
+// int8); "dense" excludes 2:4 structured sparsity, "sparse" includes it; a
+// format the GPU does not support (or whose peak is not published) is absent.
+//
+// Thread safety: a GpuCatalog is immutable once made.
+#pragma once
+
+#include <array>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "seedance/base/numeric_format.h"
+#include "seedance/base/report.h"
+#include "seedance/base/status.h"
+
+namespace seedance::cost {
+
+// Peak throughput per format, indexed by base::NumericFormat.
+using PeakTable = std::array<std::optional<double>, base::kAllNumericFormats.size()>;
+
+struct GpuSpec {
+  std::string id;                    // "H100-SXM"
+  std::string name;                  // "NVIDIA H100 SXM5 80GB"
+  std::string vendor;                // "nvidia", "amd"
+  std::string form_factor;           // "SXM5", "PCIe", "OAM"
+  double memory_gb = 0;              // datasheet GB; planners take it as 10^9 bytes (conservative)
+  std::string memory_type;           // "HBM3"
+  double memory_bandwidth_gbps = 0;  // GB/s
+  PeakTable dense_tflops{};
+  PeakTable sparse_tflops{};
+  double tdp_watts = 0;
+  double price_per_hour_usd = 0;
+  std::string price_date;    // ISO date (YYYY-MM-DD) when the price was reported
+  std::string price_source;  // who charged it, for what
+  std::string datasheet;     // the document the hardware figures come from
+
+  std::optional<double> DenseTflops(base::NumericFormat f) const {
+    return dense_tflops[static_cast<size_t>(f)];
+  }
+  int64_t MemoryBytes() const { return static_cast<int64_t>(memory_gb * 1e9); }
+};
+
+class GpuCatalog {
+ public:
+  // The table compiled into Seedance.
+  static const GpuCatalog& BuiltIn();
+
+  // `base` with the overrides and additions of a YAML document applied.
+  // Errors name the file, line and key.
+  static base::StatusOr<GpuCatalog> WithOverrides(const GpuCatalog& base, std::string_view yaml,
+                                                  const std::string& file);
+
+  // Case-insensitive; nullptr when unknown.
+  const GpuSpec* Find(std::string_view id) const;
+  // Like Find, but an unknown id is NotFound with the list of known ids.
+  base::StatusOr<const GpuSpec*> Get(std::string_view id) const;
+
+  const std::vector<GpuSpec>& gpus() const { return gpus_; }
+  // "V100, A100-40GB, ..." in catalog order.
+  std::string IdList() const;
+
+ private:
+  std::vector<GpuSpec> gpus_;
+};
+
+// Every field of a GPU, for `--output json`.
+base::Report GpuSpecToReport(const GpuSpec& gpu);
+
+}  // namespace seedance::cost

@@ -1,0 +1,93 @@
+// The job spec: what `seedancectl optimize` plans for. A YAML document that
+// describes one training or serving job (schema: docs/job-spec.md):
+//
+//   name: llama-7b-pretrain
+//   model:    {family, layers, hidden_size, attention_heads, kv_heads,
+//              ffn_size, vocab_size, sequence_length, tie_embeddings?}
+//   training: {global_batch, micro_batch, precision, optimizer}      # or
+//   serving:  {context_length, concurrent_requests, precision}
+//   hardware: {gpu, gpus_per_node, nodes, interconnect?: {intra_node, inter_node}}
+//   price_per_gpu_hour_usd: 2.5                                      # optional
+//
+// Parsing is strict: an unknown key, a wrong type, a negative or zero count,
+// an unknown GPU, or a precision the GPU cannot run is an error whose `where`
+// is "<file>:<line>: <key.path>".
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "seedance/base/numeric_format.h"
+#include "seedance/base/report.h"
+#include "seedance/base/status.h"
+#include "seedance/cost/gpu_catalog.h"
+
+namespace seedance::plan {
+
+enum class JobKind { kTraining, kServing };
+
+struct ModelSpec {
+  std::string family;  // "llama" (RMSNorm, SwiGLU, no biases) or "gpt" (LayerNorm, GELU, biases)
+  int64_t layers = 0;
+  int64_t hidden_size = 0;
+  int64_t attention_heads = 0;
+  int64_t kv_heads = 0;  // == attention_heads: MHA; fewer: GQA; 1: MQA
+  int64_t ffn_size = 0;
+  int64_t vocab_size = 0;
+  int64_t sequence_length = 0;
+  bool tie_embeddings = false;  // default: false for llama, true for gpt
+
+  int64_t head_dim() const { return hidden_size / attention_heads; }
+};
+
+struct TrainingSpec {
+  int64_t global_batch = 0;  // sequences per optimizer step, over all GPUs
+  int64_t micro_batch = 0;   // sequences per GPU per forward/backward pass
+  base::NumericFormat precision = base::NumericFormat::kBf16;
+  std::string optimizer;  // adamw, adam, sgd, sgd-momentum, lion
+};
+
+struct ServingSpec {
+  int64_t context_length = 0;                                  // tokens of context per request
+  int64_t concurrent_requests = 0;                             // requests resident at once
+  base::NumericFormat precision = base::NumericFormat::kBf16;  // weights and KV cache
+};
+
+struct HardwareSpec {
+  std::string gpu;  // catalog id, normalised to the catalog's spelling
+  int64_t gpus_per_node = 0;
+  int64_t nodes = 0;
+  std::string intra_node;  // nvlink, xgmi, pcie
+  std::string inter_node;  // infiniband, roce, ethernet, none
+  int64_t total_gpus() const { return gpus_per_node * nodes; }
+};
+
+struct JobSpec {
+  std::string name;
+  std::string source;  // the file it came from, or "built-in default"
+  JobKind kind = JobKind::kTraining;
+  ModelSpec model;
+  TrainingSpec training;  // meaningful when kind == kTraining
+  ServingSpec serving;    // meaningful when kind == kServing
+  HardwareSpec hardware;
+  double price_per_gpu_hour_usd = 0;
+  std::string price_origin;  // "job spec", or the catalog's source and date
+};
+
+// Parses and validates a job spec. `file` names the source in errors.
+base::StatusOr<JobSpec> ParseJobSpec(std::string_view yaml, const std::string& file,
+                                     const cost::GpuCatalog& catalog);
+
+// The built-in default job: the text of examples/default-job.yaml, compiled in.
+std::string_view DefaultJobYaml();
+inline constexpr std::string_view kDefaultJobSource =
+    "built-in default (examples/default-job.yaml)";
+
+// The spec with every default filled in, in the schema's key order:
+// sections job (name, kind, source), model, training or serving, hardware, price.
+base::Report JobSpecToReport(const JobSpec& spec);
+
+std::string_view JobKindName(JobKind kind);
+
+}  // namespace seedance::plan

@@ -1,0 +1,105 @@
+// seedance._core: the pybind11 glue between libseedance and Python. Kept
+// thin and independent of libtorch: reports cross as JSON text that the
+// `seedance` package decodes, and errors become seedance.errors.SeedanceError
+// (a ValueError) carrying the Status's message, where and code.
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <optional>
+#include <string>
+
+#include "seedance/base/report.h"
+#include "seedance/cost/gpu_catalog.h"
+#include "seedance/plan/optimize.h"
+#include "seedance/port/cuda_info.h"
+#include "seedance/version.h"
+
+namespace py = pybind11;
+
+namespace seedance::python {
+namespace {
+
+[[noreturn]] void Raise(const base::Status& status) {
+  py::object error_type = py::module_::import("seedance.errors").attr("SeedanceError");
+  py::object error = error_type(std::string(status.message()), std::string(status.where()),
+                                std::string(base::StatusCodeName(status.code())));
+  PyErr_SetObject(error_type.ptr(), error.ptr());
+  throw py::error_already_set();
+}
+
+template <typename T>
+T ValueOrRaise(base::StatusOr<T> result) {
+  if (!result.ok()) Raise(result.status());
+  return std::move(result).value();
+}
+
+cost::GpuCatalog Catalog(const std::optional<std::string>& yaml, const std::string& source) {
+  if (!yaml) return cost::GpuCatalog::BuiltIn();
+  return ValueOrRaise(cost::GpuCatalog::WithOverrides(cost::GpuCatalog::BuiltIn(), *yaml, source));
+}
+
+std::string Optimize(const std::optional<std::string>& job_yaml, const std::string& source,
+                     const std::string& profile, bool dry_run,
+                     const std::optional<std::string>& catalog_yaml,
+                     const std::string& catalog_source) {
+  const cost::GpuCatalog catalog = Catalog(catalog_yaml, catalog_source);
+  plan::OptimizeOptions options;
+  options.profile = ValueOrRaise(plan::ParseProfile(profile));
+  options.dry_run = dry_run;
+  const std::string yaml = job_yaml ? *job_yaml : std::string(plan::DefaultJobYaml());
+  const std::string name = job_yaml ? source : std::string(plan::kDefaultJobSource);
+  base::Report report;
+  {
+    py::gil_scoped_release release;  // planners may search for a while
+    auto result = plan::OptimizeYaml(yaml, name, catalog, options);
+    py::gil_scoped_acquire acquire;
+    report = ValueOrRaise(std::move(result));
+  }
+  return report.dump();
+}
+
+std::string GpuCatalogJson(const std::optional<std::string>& catalog_yaml,
+                           const std::string& catalog_source) {
+  const cost::GpuCatalog catalog = Catalog(catalog_yaml, catalog_source);
+  base::Report gpus = base::Report::array();
+  for (const auto& g : catalog.gpus()) {
+    gpus.push_back(cost::GpuSpecToReport(g));
+  }
+  return gpus.dump();
+}
+
+py::dict CudaInfo() {
+  const port::CudaInfo info = port::QueryCuda();
+  py::list devices;
+  for (const auto& d : info.devices) {
+    py::dict dev;
+    dev["index"] = d.index;
+    dev["name"] = d.name;
+    dev["memory_bytes"] = d.memory_bytes;
+    dev["compute_capability"] = py::make_tuple(d.compute_major, d.compute_minor);
+    devices.append(dev);
+  }
+  py::dict out;
+  out["compiled"] = info.compiled;
+  out["compiled_version"] = info.compiled_version;
+  out["driver_version"] = info.driver_version;
+  out["devices"] = devices;
+  out["error"] = info.error;
+  return out;
+}
+
+}  // namespace
+}  // namespace seedance::python
+
+PYBIND11_MODULE(_core, m) {
+  using namespace seedance::python;
+  m.doc() = "libseedance bindings (private: use the seedance package)";
+  m.attr("__version__") = std::string(seedance::kVersion);
+  m.def("optimize", &Optimize, py::arg("job_yaml"), py::arg("source"), py::arg("profile"),
+        py::arg("dry_run"), py::arg("catalog_yaml"), py::arg("catalog_source"),
+        "The optimize report of a job spec (None: the built-in default) as JSON text");
+  m.def("default_job_yaml", [] { return std::string(seedance::plan::DefaultJobYaml()); });
+  m.def("gpu_catalog", &GpuCatalogJson, py::arg("catalog_yaml"), py::arg("catalog_source"),
+        "Every GPU of the catalog as JSON text");
+  m.def("cuda_info", &CudaInfo, "What CUDA this build and machine offer");
+}

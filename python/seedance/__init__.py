@@ -1,0 +1,83 @@
+"""Seedance: cut the cost of GPU training and serving.
+
+The Python face of libseedance. Everything here is a thin layer over the C++
+library in ``seedance._core``; reports come back as plain dicts with the same
+fields as ``seedancectl ... --output json``.
+
+    >>> import seedance
+    >>> report = seedance.optimize()              # the built-in default job
+    >>> report["derived"]["parameters"]
+    6738415616
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any, Optional, Union
+
+from seedance import _core
+from seedance.errors import SeedanceError
+
+__version__: str = _core.__version__
+
+__all__ = ["SeedanceError", "__version__", "cuda_info", "default_job_yaml", "gpu_catalog",
+           "optimize"]
+
+PathLike = Union[str, "os.PathLike[str]"]
+
+
+def _read(path: PathLike) -> str:
+    try:
+        with open(path, encoding="utf-8") as f:
+            return f.read()
+    except OSError as e:
+        raise SeedanceError(f"cannot read: {e.strerror}", os.fspath(path), "IO_ERROR") from e
+
+
+def optimize(job: Optional[PathLike] = None, *, yaml: Optional[str] = None,
+             profile: str = "dev", dry_run: bool = False,
+             catalog: Optional[PathLike] = None) -> dict[str, Any]:
+    """The pre-flight plan and cost report of a job (``seedancectl optimize``).
+
+    Args:
+        job: path of a job spec (YAML, docs/job-spec.md). With neither ``job``
+            nor ``yaml``, the built-in default job is planned.
+        yaml: the job spec as text, instead of a path.
+        profile: "dev" (quick) or "prod" (thorough).
+        dry_run: validate and return the normalised spec only.
+        catalog: a YAML file that overrides or extends the GPU catalog.
+
+    Raises:
+        SeedanceError: the spec or the catalog is invalid; ``.where`` names the
+            file, line and key.
+    """
+    if job is not None and yaml is not None:
+        raise ValueError("give either job or yaml, not both")
+    source = "<string>"
+    if job is not None:
+        yaml, source = _read(job), os.fspath(job)
+    catalog_yaml, catalog_source = _catalog(catalog)
+    return json.loads(_core.optimize(yaml, source, profile, dry_run, catalog_yaml, catalog_source))
+
+
+def gpu_catalog(catalog: Optional[PathLike] = None) -> list[dict[str, Any]]:
+    """Every GPU of the catalog (built-in, plus ``catalog`` overrides)."""
+    catalog_yaml, catalog_source = _catalog(catalog)
+    return json.loads(_core.gpu_catalog(catalog_yaml, catalog_source))
+
+
+def default_job_yaml() -> str:
+    """The text of the built-in default job (examples/default-job.yaml)."""
+    return _core.default_job_yaml()
+
+
+def cuda_info() -> dict[str, Any]:
+    """What CUDA this build of Seedance and this machine offer."""
+    return _core.cuda_info()
+
+
+def _catalog(catalog: Optional[PathLike]) -> tuple[Optional[str], str]:
+    if catalog is None:
+        return None, ""
+    return _read(catalog), os.fspath(catalog)

@@ -1,0 +1,138 @@
+// The POSIX Env: real clocks, real files (optionally re-rooted), getenv.
+#include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <thread>
+
+#include "seedance/base/env.h"
+
+namespace seedance::base {
+namespace {
+
+std::string ErrnoText(int err) { return std::strerror(err); }
+
+class PosixEnv final : public Env {
+ public:
+  explicit PosixEnv(PosixEnvOptions options) : root_(std::move(options.root)) {
+    while (root_.size() > 1 && root_.back() == '/') root_.pop_back();
+    if (root_ == "/") root_.clear();
+  }
+
+  int64_t NowMonotonicNanos() override {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(
+               std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+  }
+
+  int64_t NowUnixNanos() override {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(
+               std::chrono::system_clock::now().time_since_epoch())
+        .count();
+  }
+
+  void SleepFor(std::chrono::nanoseconds duration) override {
+    std::this_thread::sleep_for(duration);
+  }
+
+  StatusOr<std::string> ReadFile(const std::string& path) override {
+    const std::string real = Resolve(path);
+    std::ifstream in(real, std::ios::binary);
+    if (!in) {
+      const int err = errno;
+      if (err == ENOENT) return NotFoundError("no such file", path);
+      return IoError("cannot open: " + ErrnoText(err), path);
+    }
+    std::ostringstream out;
+    out << in.rdbuf();
+    if (in.bad()) return IoError("read failed", path);
+    // Reading a directory "succeeds" with no bytes on some libstdc++ versions.
+    std::error_code ec;
+    if (std::filesystem::is_directory(real, ec)) return IoError("is a directory", path);
+    return out.str();
+  }
+
+  StatusOr<std::vector<std::string>> ListDirectory(const std::string& path) override {
+    std::error_code ec;
+    std::filesystem::directory_iterator it(Resolve(path), ec);
+    if (ec) {
+      if (ec == std::errc::no_such_file_or_directory)
+        return NotFoundError("no such directory", path);
+      return IoError("cannot list: " + ec.message(), path);
+    }
+    std::vector<std::string> names;
+    for (const auto& entry : it) names.push_back(entry.path().filename().string());
+    std::sort(names.begin(), names.end());
+    return names;
+  }
+
+  bool FileExists(const std::string& path) override {
+    std::error_code ec;
+    return std::filesystem::exists(Resolve(path), ec);
+  }
+
+  Status WriteFileAtomic(const std::string& path, std::string_view contents) override {
+    const std::string real = Resolve(path);
+    std::string tmp =
+        real + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(std::random_device{}());
+    int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd < 0) return IoError("cannot create temporary file: " + ErrnoText(errno), path);
+    size_t written = 0;
+    while (written < contents.size()) {
+      ssize_t n = ::write(fd, contents.data() + written, contents.size() - written);
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        const int err = errno;
+        ::close(fd);
+        ::unlink(tmp.c_str());
+        return IoError("write failed: " + ErrnoText(err), path);
+      }
+      written += static_cast<size_t>(n);
+    }
+    if (::fsync(fd) != 0 || ::close(fd) != 0) {
+      const int err = errno;
+      ::unlink(tmp.c_str());
+      return IoError("flush failed: " + ErrnoText(err), path);
+    }
+    if (::rename(tmp.c_str(), real.c_str()) != 0) {
+      const int err = errno;
+      ::unlink(tmp.c_str());
+      return IoError("rename failed: " + ErrnoText(err), path);
+    }
+    return OkStatus();
+  }
+
+  std::optional<std::string> GetVar(const std::string& name) override {
+    const char* value = std::getenv(name.c_str());
+    if (value == nullptr) return std::nullopt;
+    return std::string(value);
+  }
+
+ private:
+  std::string Resolve(const std::string& path) const {
+    if (root_.empty() || path.empty() || path.front() != '/') return path;
+    return root_ + path;
+  }
+
+  std::string root_;  // empty: the real root
+};
+
+}  // namespace
+
+Env* Env::Default() {
+  static Env* env = new PosixEnv(PosixEnvOptions{});  // never destroyed: usable at exit
+  return env;
+}
+
+std::unique_ptr<Env> NewPosixEnv(PosixEnvOptions options) {
+  return std::make_unique<PosixEnv>(std::move(options));
+}
+
+}  // namespace seedance::base

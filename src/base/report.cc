@@ -1,0 +1,204 @@
+#include "seedance/base/report.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <vector>
+
+namespace seedance::base {
+namespace {
+
+bool EndsWith(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+std::string WithThousands(std::string digits) {
+  const bool negative = !digits.empty() && digits.front() == '-';
+  if (negative) digits.erase(0, 1);
+  std::string out;
+  const size_t n = digits.size();
+  for (size_t i = 0; i < n; ++i) {
+    out += digits[i];
+    if ((n - i - 1) % 3 == 0 && i + 1 < n) out += ',';
+  }
+  return negative ? "-" + out : out;
+}
+
+std::string FormatDouble(double v) {
+  if (std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 1e15) {
+    return WithThousands(std::to_string(static_cast<long long>(v)));
+  }
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "%.6g", v);
+  return buf;
+}
+
+// One cell or value: scalars as text, anything nested as compact JSON.
+std::string Cell(std::string_view key, const Report& v) {
+  std::string text;
+  switch (v.type()) {
+    case Report::value_t::null:
+      return "-";
+    case Report::value_t::boolean:
+      return v.get<bool>() ? "true" : "false";
+    case Report::value_t::string:
+      return v.get<std::string>();
+    case Report::value_t::number_integer:
+      text = WithThousands(std::to_string(v.get<int64_t>()));
+      break;
+    case Report::value_t::number_unsigned:
+      text = WithThousands(std::to_string(v.get<uint64_t>()));
+      break;
+    case Report::value_t::number_float:
+      text = FormatDouble(v.get<double>());
+      break;
+    case Report::value_t::array: {
+      bool scalars =
+          std::all_of(v.begin(), v.end(), [](const Report& e) { return e.is_primitive(); });
+      if (scalars) {
+        std::string out;
+        for (const auto& e : v) out += (out.empty() ? "" : ", ") + Cell("", e);
+        return out.empty() ? "-" : out;
+      }
+      return v.dump();
+    }
+    default:
+      return v.dump();
+  }
+  if (EndsWith(key, "_bytes") && v.is_number()) text += " (" + HumanBytes(v.get<double>()) + ")";
+  return text;
+}
+
+std::string Title(std::string_view key) {
+  std::string out(key);
+  for (char& c : out)
+    c = c == '_' ? ' ' : static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return out;
+}
+
+bool IsListOfObjects(const Report& v) {
+  return v.is_array() && !v.empty() &&
+         std::all_of(v.begin(), v.end(), [](const Report& e) { return e.is_object(); });
+}
+
+void RenderColumns(const Report& rows, const std::string& indent, std::string& out) {
+  std::vector<std::string> keys;
+  for (const auto& row : rows) {
+    for (auto it = row.begin(); it != row.end(); ++it) {
+      if (std::find(keys.begin(), keys.end(), it.key()) == keys.end()) keys.push_back(it.key());
+    }
+  }
+  std::vector<std::vector<std::string>> cells;
+  std::vector<size_t> width(keys.size());
+  for (size_t c = 0; c < keys.size(); ++c) width[c] = Title(keys[c]).size();
+  for (const auto& row : rows) {
+    std::vector<std::string> line;
+    for (size_t c = 0; c < keys.size(); ++c) {
+      line.push_back(row.contains(keys[c]) ? Cell(keys[c], row[keys[c]]) : "-");
+      width[c] = std::max(width[c], line.back().size());
+    }
+    cells.push_back(std::move(line));
+  }
+  auto emit = [&](const std::vector<std::string>& line) {
+    std::string text = indent;
+    for (size_t c = 0; c < line.size(); ++c) {
+      text += line[c];
+      if (c + 1 < line.size()) text += std::string(width[c] - line[c].size() + 2, ' ');
+    }
+    out += text + "\n";
+  };
+  std::vector<std::string> header;
+  for (const auto& k : keys) header.push_back(Title(k));
+  emit(header);
+  for (const auto& line : cells) emit(line);
+}
+
+void RenderObject(const Report& obj, const std::string& indent, std::string& out) {
+  size_t width = 0;
+  for (auto it = obj.begin(); it != obj.end(); ++it) width = std::max(width, it.key().size());
+  for (auto it = obj.begin(); it != obj.end(); ++it) {
+    const Report& v = it.value();
+    if (v.is_object()) {
+      out += indent + it.key() + ":\n";
+      RenderObject(v, indent + "  ", out);
+    } else if (IsListOfObjects(v)) {
+      out += indent + it.key() + ":\n";
+      RenderColumns(v, indent + "  ", out);
+    } else {
+      out += indent + it.key() + std::string(width - it.key().size() + 2, ' ') + Cell(it.key(), v) +
+             "\n";
+    }
+  }
+}
+
+}  // namespace
+
+std::optional<OutputFormat> ParseOutputFormat(std::string_view text) {
+  if (text == "table") return OutputFormat::kTable;
+  if (text == "json") return OutputFormat::kJson;
+  return std::nullopt;
+}
+
+std::string RenderJson(const Report& report) { return report.dump(2) + "\n"; }
+
+std::string RenderTable(const Report& report) {
+  std::string out;
+  if (!report.is_object()) {
+    if (IsListOfObjects(report)) {
+      RenderColumns(report, "", out);
+    } else {
+      out = Cell("", report) + "\n";
+    }
+    return out;
+  }
+  // Consecutive top-level scalars form one aligned block; objects and lists
+  // of objects become titled sections separated by blank lines.
+  Report scalars = Report::object();
+  auto flush_scalars = [&] {
+    if (scalars.empty()) return;
+    if (!out.empty()) out += "\n";
+    RenderObject(scalars, "", out);
+    scalars = Report::object();
+  };
+  for (auto it = report.begin(); it != report.end(); ++it) {
+    const Report& v = it.value();
+    if (v.is_object() || IsListOfObjects(v)) {
+      flush_scalars();
+      if (!out.empty()) out += "\n";
+      out += Title(it.key()) + "\n";
+      if (v.is_object()) {
+        RenderObject(v, "  ", out);
+      } else {
+        RenderColumns(v, "  ", out);
+      }
+    } else {
+      scalars[it.key()] = v;
+    }
+  }
+  flush_scalars();
+  return out;
+}
+
+std::string Render(const Report& report, OutputFormat format) {
+  return format == OutputFormat::kJson ? RenderJson(report) : RenderTable(report);
+}
+
+std::string HumanBytes(double bytes) {
+  static constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  int unit = 0;
+  double v = bytes;
+  while (std::fabs(v) >= 1024.0 && unit < 6) {
+    v /= 1024.0;
+    ++unit;
+  }
+  char buf[32];
+  if (unit == 0) {
+    std::snprintf(buf, sizeof(buf), "%.0f B", v);
+  } else {
+    std::snprintf(buf, sizeof(buf), "%.3g %s", v, kUnits[unit]);
+  }
+  return buf;
+}
+
+}  // namespace seedance::base

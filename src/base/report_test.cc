@@ -1,0 +1,54 @@
+#include "seedance/base/report.h"
+
+#include <gtest/gtest.h>
+
+namespace seedance::base {
+namespace {
+
+TEST(ReportTest, JsonKeepsInsertionOrder) {
+  Report r;
+  r["zeta"] = 1;
+  r["alpha"] = 2;
+  EXPECT_EQ(RenderJson(r), "{\n  \"zeta\": 1,\n  \"alpha\": 2\n}\n");
+}
+
+TEST(ReportTest, TableRendersSectionsListsAndUnits) {
+  Report r;
+  r["name"] = "demo";
+  r["model"]["layers"] = 32;
+  r["model"]["weight_bytes"] = int64_t{3} * 1024 * 1024 * 1024;
+  r["model"]["ratio"] = 0.25;
+  r["gpus"] = Report::array(
+      {Report{{"id", "H100"}, {"memory_gb", 80}}, Report{{"id", "L4"}, {"memory_gb", 24}}});
+  r["tags"] = Report::array({"a", "b"});
+  const std::string expected =
+      "name  demo\n"
+      "\n"
+      "MODEL\n"
+      "  layers        32\n"
+      "  weight_bytes  3,221,225,472 (3 GiB)\n"
+      "  ratio         0.25\n"
+      "\n"
+      "GPUS\n"
+      "  ID    MEMORY GB\n"
+      "  H100  80\n"
+      "  L4    24\n"
+      "\n"
+      "tags  a, b\n";
+  EXPECT_EQ(RenderTable(r), expected);
+}
+
+TEST(ReportTest, HumanBytes) {
+  EXPECT_EQ(HumanBytes(512), "512 B");
+  EXPECT_EQ(HumanBytes(1536), "1.5 KiB");
+  EXPECT_EQ(HumanBytes(80.0 * (1ull << 30)), "80 GiB");
+}
+
+TEST(ReportTest, ParseOutputFormat) {
+  EXPECT_EQ(ParseOutputFormat("json"), OutputFormat::kJson);
+  EXPECT_EQ(ParseOutputFormat("table"), OutputFormat::kTable);
+  EXPECT_FALSE(ParseOutputFormat("yaml").has_value());
+}
+
+}  // namespace
+}  // namespace seedance::base

@@ -1,0 +1,150 @@
+#include "seedance/base/yaml_map.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+#include <string_view>
+
+namespace seedance::base {
+namespace {
+
+StatusOr<YamlMap> Load(std::string_view text) {
+  SEEDANCE_ASSIGN_OR_RETURN(YAML::Node root, ParseYaml(text, "t.yaml"));
+  return YamlMap::FromNode(root, "t.yaml", "");
+}
+
+constexpr std::string_view kDoc =
+    "name: demo\n"       // line 1
+    "model:\n"           // line 2
+    "  layers: 32\n"     // line 3
+    "  ratio: 0.5\n"     // line 4
+    "  quoted: \"8\"\n"  // line 5
+    "  flag: true\n"     // line 6
+    "  kind: llama\n"    // line 7
+    "items:\n"           // line 8
+    "  - a: 1\n"         // line 9
+    "  - a: 2\n";        // line 10
+
+TEST(YamlMapTest, TypedGetters) {
+  auto root = Load(kDoc);
+  ASSERT_TRUE(root.ok()) << root.status().ToString();
+  EXPECT_EQ(*root->GetString("name"), "demo");
+  auto model = root->GetMap("model");
+  ASSERT_TRUE(model.ok());
+  EXPECT_EQ(model->path(), "model");
+  EXPECT_EQ(*model->GetInt("layers", std::nullopt, 1), 32);
+  EXPECT_DOUBLE_EQ(*model->GetNumber("ratio"), 0.5);
+  EXPECT_EQ(*model->GetBool("flag"), true);
+  const std::string_view kinds[] = {"llama", "gpt"};
+  EXPECT_EQ(*model->GetChoice("kind", kinds), "llama");
+  EXPECT_EQ(*model->GetInt("absent", 7), 7);
+  auto items = root->GetMapList("items");
+  ASSERT_TRUE(items.ok());
+  ASSERT_EQ(items->size(), 2u);
+  EXPECT_EQ(*(*items)[1].GetInt("a"), 2);
+  EXPECT_EQ((*items)[1].path(), "items[1]");
+}
+
+TEST(YamlMapTest, ErrorsNameFileLineAndKey) {
+  auto model = Load(kDoc)->GetMap("model");
+  ASSERT_TRUE(model.ok());
+
+  Status quoted = model->GetInt("quoted").status();
+  EXPECT_EQ(quoted.where(), "t.yaml:5: model.quoted");
+  EXPECT_NE(quoted.message().find("must be an integer"), std::string_view::npos);
+
+  Status fractional = model->GetInt("ratio").status();
+  EXPECT_EQ(fractional.where(), "t.yaml:4: model.ratio");
+
+  Status range = model->GetInt("layers", std::nullopt, 1, 16).status();
+  EXPECT_EQ(range.message(), "'model.layers' must be between 1 and 16, got 32");
+
+  Status missing = model->GetInt("heads").status();
+  EXPECT_EQ(missing.message(), "missing required key 'model.heads'");
+  EXPECT_EQ(missing.where(), "t.yaml:3: model.heads");  // the mapping's first line
+
+  const std::string_view kinds[] = {"gpt"};
+  Status choice = model->GetChoice("kind", kinds).status();
+  EXPECT_EQ(choice.message(), "'model.kind' must be one of: gpt; got 'llama'");
+
+  Status unknown = model->CheckKeys({"layers", "ratio", "quoted", "flag"});
+  EXPECT_EQ(unknown.where(), "t.yaml:7: model.kind");
+  EXPECT_NE(unknown.message().find("unknown key 'model.kind'"), std::string_view::npos);
+
+  Status not_map = Load(kDoc)->GetMap("name").status();
+  EXPECT_EQ(not_map.where(), "t.yaml:1: name");
+}
+
+TEST(YamlMapTest, DuplicateKeysAreRejected) {
+  auto root = Load("a: 1\nb: 2\na: 3\n");
+  ASSERT_TRUE(root.ok());
+  Status s = root->CheckKeys({"a", "b"});
+  EXPECT_EQ(s.where(), "t.yaml:3: a");
+  EXPECT_NE(s.message().find("given twice"), std::string_view::npos);
+}
+
+TEST(YamlMapTest, OverflowAndNonFiniteAreRejected) {
+  auto root = Load("big: 99999999999999999999999\nnan: .nan\nneg: -3\n");
+  ASSERT_TRUE(root.ok());
+  EXPECT_FALSE(root->GetInt("big").ok());
+  EXPECT_FALSE(root->GetNumber("nan").ok());
+  EXPECT_EQ(root->GetInt("neg", std::nullopt, 0).status().message(),
+            "'neg' must be at least 0, got -3");
+}
+
+TEST(YamlMapTest, SyntaxErrorHasLineAndColumn) {
+  auto r = ParseYaml("a: 1\nb: [1, 2\n", "bad.yaml");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(r.status().where().substr(0, 9), "bad.yaml:");
+  EXPECT_NE(r.status().message().find("YAML syntax error"), std::string_view::npos);
+  EXPECT_FALSE(ParseYaml("", "empty.yaml").ok());
+  EXPECT_FALSE(Load("- 1\n- 2\n").ok());  // a list is not a mapping
+}
+
+// Property test: any byte-level mutation of a valid document either loads or
+// fails with an InvalidArgument whose `where` starts with the file name and a
+// line number. It never crashes and never throws.
+TEST(YamlMapTest, MutatedDocumentsFailCleanly) {
+  std::mt19937 rng(12345);
+  const std::string alphabet = ":-[]{}\"'#&*!|>%@` \n\t0123456789abcxyz.";
+  for (int iter = 0; iter < 3000; ++iter) {
+    std::string doc(kDoc);
+    const int edits = 1 + static_cast<int>(rng() % 4);
+    for (int e = 0; e < edits; ++e) {
+      const size_t pos = rng() % doc.size();
+      switch (rng() % 3) {
+        case 0:
+          doc[pos] = alphabet[rng() % alphabet.size()];
+          break;
+        case 1:
+          doc.insert(pos, 1, alphabet[rng() % alphabet.size()]);
+          break;
+        default:
+          doc.erase(pos, 1);
+          break;
+      }
+    }
+    auto root = Load(doc);
+    if (!root.ok()) {
+      EXPECT_EQ(root.status().code(), StatusCode::kInvalidArgument);
+      EXPECT_EQ(root.status().where().rfind("t.yaml:", 0), 0u) << doc;
+      continue;
+    }
+    // Exercise the getters on whatever survived.
+    (void)root->CheckKeys({"name", "model", "items"});
+    auto model = root->GetMap("model");
+    if (model.ok()) {
+      auto layers = model->GetInt("layers", std::nullopt, 1);
+      if (!layers.ok()) {
+        EXPECT_EQ(layers.status().where().rfind("t.yaml:", 0), 0u);
+      }
+      (void)model->GetNumber("ratio");
+      (void)model->GetBool("flag");
+    }
+    (void)root->GetMapList("items");
+  }
+}
+
+}  // namespace
+}  // namespace seedance::base

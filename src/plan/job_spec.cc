@@ -1,0 +1,252 @@
+#include "seedance/plan/job_spec.h"
+
+#include "seedance/base/yaml_map.h"
+
+namespace seedance::plan {
+namespace {
+
+using base::InvalidArgumentError;
+using base::NumericFormat;
+using base::Status;
+using base::StatusOr;
+using base::YamlMap;
+
+constexpr int64_t kMaxCount = int64_t{1} << 40;  // keeps every product below 2^63
+
+constexpr std::string_view kFamilies[] = {"llama", "gpt"};
+constexpr std::string_view kTrainingPrecisions[] = {"fp32", "tf32", "bf16", "fp16", "fp8"};
+constexpr std::string_view kServingPrecisions[] = {"fp32", "bf16", "fp16", "fp8", "int8"};
+constexpr std::string_view kOptimizers[] = {"adamw", "adam", "sgd", "sgd-momentum", "lion"};
+constexpr std::string_view kIntraNode[] = {"nvlink", "xgmi", "pcie"};
+constexpr std::string_view kInterNode[] = {"infiniband", "roce", "ethernet", "none"};
+
+StatusOr<int64_t> Count(const YamlMap& m, std::string_view key) {
+  return m.GetInt(key, std::nullopt, 1, kMaxCount);
+}
+
+StatusOr<ModelSpec> ParseModel(const YamlMap& m) {
+  SEEDANCE_RETURN_IF_ERROR(
+      m.CheckKeys({"family", "layers", "hidden_size", "attention_heads", "kv_heads", "ffn_size",
+                   "vocab_size", "sequence_length", "tie_embeddings"}));
+  ModelSpec model;
+  SEEDANCE_ASSIGN_OR_RETURN(model.family, m.GetChoice("family", kFamilies));
+  SEEDANCE_ASSIGN_OR_RETURN(model.layers, m.GetInt("layers", std::nullopt, 1, 100'000));
+  SEEDANCE_ASSIGN_OR_RETURN(model.hidden_size, m.GetInt("hidden_size", std::nullopt, 1, 1'000'000));
+  SEEDANCE_ASSIGN_OR_RETURN(model.attention_heads,
+                            m.GetInt("attention_heads", std::nullopt, 1, 100'000));
+  SEEDANCE_ASSIGN_OR_RETURN(model.kv_heads,
+                            m.GetInt("kv_heads", model.attention_heads, 1, 100'000));
+  SEEDANCE_ASSIGN_OR_RETURN(model.ffn_size, m.GetInt("ffn_size", std::nullopt, 1, 10'000'000));
+  SEEDANCE_ASSIGN_OR_RETURN(model.vocab_size, m.GetInt("vocab_size", std::nullopt, 1, 100'000'000));
+  SEEDANCE_ASSIGN_OR_RETURN(model.sequence_length,
+                            m.GetInt("sequence_length", std::nullopt, 1, 100'000'000));
+  SEEDANCE_ASSIGN_OR_RETURN(model.tie_embeddings,
+                            m.GetBool("tie_embeddings", model.family == "gpt"));
+  if (model.hidden_size % model.attention_heads != 0) {
+    return InvalidArgumentError("'model.hidden_size' (" + std::to_string(model.hidden_size) +
+                                    ") must be a multiple of 'model.attention_heads' (" +
+                                    std::to_string(model.attention_heads) + ")",
+                                m.Where("attention_heads"));
+  }
+  if (model.kv_heads > model.attention_heads || model.attention_heads % model.kv_heads != 0) {
+    return InvalidArgumentError("'model.kv_heads' (" + std::to_string(model.kv_heads) +
+                                    ") must divide 'model.attention_heads' (" +
+                                    std::to_string(model.attention_heads) + ")",
+                                m.Where("kv_heads"));
+  }
+  return model;
+}
+
+// The GPU must have a published peak for the format the job computes in.
+Status CheckGpuRuns(const YamlMap& m, std::string_view key, NumericFormat format,
+                    const cost::GpuSpec& gpu) {
+  if (gpu.DenseTflops(format)) return base::OkStatus();
+  return InvalidArgumentError("'" + m.KeyPath(key) + "' is " +
+                                  std::string(base::NumericFormatName(format)) + ", which GPU '" +
+                                  gpu.id + "' does not run (the catalog has no " +
+                                  std::string(base::NumericFormatName(format)) + " peak for it)",
+                              m.Where(key));
+}
+
+StatusOr<TrainingSpec> ParseTraining(const YamlMap& m, const cost::GpuSpec& gpu) {
+  SEEDANCE_RETURN_IF_ERROR(m.CheckKeys({"global_batch", "micro_batch", "precision", "optimizer"}));
+  TrainingSpec t;
+  SEEDANCE_ASSIGN_OR_RETURN(t.global_batch, Count(m, "global_batch"));
+  SEEDANCE_ASSIGN_OR_RETURN(t.micro_batch, Count(m, "micro_batch"));
+  SEEDANCE_ASSIGN_OR_RETURN(std::string precision, m.GetChoice("precision", kTrainingPrecisions));
+  t.precision = *base::ParseNumericFormat(precision);
+  SEEDANCE_RETURN_IF_ERROR(CheckGpuRuns(m, "precision", t.precision, gpu));
+  SEEDANCE_ASSIGN_OR_RETURN(t.optimizer, m.GetChoice("optimizer", kOptimizers, "adamw"));
+  if (t.micro_batch > t.global_batch) {
+    return InvalidArgumentError("'training.micro_batch' (" + std::to_string(t.micro_batch) +
+                                    ") must not exceed 'training.global_batch' (" +
+                                    std::to_string(t.global_batch) + ")",
+                                m.Where("micro_batch"));
+  }
+  return t;
+}
+
+StatusOr<ServingSpec> ParseServing(const YamlMap& m, const cost::GpuSpec& gpu) {
+  SEEDANCE_RETURN_IF_ERROR(m.CheckKeys({"context_length", "concurrent_requests", "precision"}));
+  ServingSpec s;
+  SEEDANCE_ASSIGN_OR_RETURN(s.context_length, Count(m, "context_length"));
+  SEEDANCE_ASSIGN_OR_RETURN(s.concurrent_requests, Count(m, "concurrent_requests"));
+  SEEDANCE_ASSIGN_OR_RETURN(std::string precision,
+                            m.GetChoice("precision", kServingPrecisions, "bf16"));
+  s.precision = *base::ParseNumericFormat(precision);
+  SEEDANCE_RETURN_IF_ERROR(CheckGpuRuns(m, "precision", s.precision, gpu));
+  return s;
+}
+
+StatusOr<HardwareSpec> ParseHardware(const YamlMap& m, const cost::GpuCatalog& catalog,
+                                     const cost::GpuSpec** gpu_out) {
+  SEEDANCE_RETURN_IF_ERROR(m.CheckKeys({"gpu", "gpus_per_node", "nodes", "interconnect"}));
+  HardwareSpec h;
+  SEEDANCE_ASSIGN_OR_RETURN(std::string gpu_name, m.GetString("gpu"));
+  auto gpu = catalog.Get(gpu_name);
+  if (!gpu.ok()) return gpu.status().WithWhere(m.Where("gpu"));
+  *gpu_out = *gpu;
+  h.gpu = (*gpu)->id;
+  SEEDANCE_ASSIGN_OR_RETURN(h.gpus_per_node, m.GetInt("gpus_per_node", std::nullopt, 1, 1024));
+  SEEDANCE_ASSIGN_OR_RETURN(h.nodes, m.GetInt("nodes", int64_t{1}, 1, 1'000'000));
+
+  // Defaults follow the form factor: SXM boards have NVLink, OAM boards
+  // Infinity Fabric (xGMI), PCIe cards talk over PCIe.
+  const std::string& ff = (*gpu)->form_factor;
+  std::string intra_default = ff.rfind("SXM", 0) == 0 ? "nvlink" : ff == "OAM" ? "xgmi" : "pcie";
+  std::string inter_default = h.nodes > 1 ? "infiniband" : "none";
+  SEEDANCE_ASSIGN_OR_RETURN(std::optional<YamlMap> ic, m.GetOptionalMap("interconnect"));
+  if (ic) {
+    SEEDANCE_RETURN_IF_ERROR(ic->CheckKeys({"intra_node", "inter_node"}));
+    SEEDANCE_ASSIGN_OR_RETURN(h.intra_node, ic->GetChoice("intra_node", kIntraNode, intra_default));
+    SEEDANCE_ASSIGN_OR_RETURN(h.inter_node, ic->GetChoice("inter_node", kInterNode, inter_default));
+    if (h.intra_node != intra_default && h.intra_node != "pcie") {
+      return InvalidArgumentError("'hardware.interconnect.intra_node' is " + h.intra_node +
+                                      ", but GPU '" + h.gpu + "' (" + ff + ") has " +
+                                      intra_default + " at most",
+                                  ic->Where("intra_node"));
+    }
+    if (h.nodes > 1 && h.inter_node == "none") {
+      return InvalidArgumentError(
+          "'hardware.interconnect.inter_node' is none, but 'hardware.nodes' is " +
+              std::to_string(h.nodes),
+          ic->Where("inter_node"));
+    }
+  } else {
+    h.intra_node = intra_default;
+    h.inter_node = inter_default;
+  }
+  return h;
+}
+
+}  // namespace
+
+std::string_view JobKindName(JobKind kind) {
+  return kind == JobKind::kTraining ? "training" : "serving";
+}
+
+StatusOr<JobSpec> ParseJobSpec(std::string_view yaml, const std::string& file,
+                               const cost::GpuCatalog& catalog) {
+  SEEDANCE_ASSIGN_OR_RETURN(YAML::Node root, base::ParseYaml(yaml, file));
+  SEEDANCE_ASSIGN_OR_RETURN(YamlMap doc, YamlMap::FromNode(root, file, ""));
+  SEEDANCE_RETURN_IF_ERROR(doc.CheckKeys(
+      {"name", "model", "training", "serving", "hardware", "price_per_gpu_hour_usd"}));
+
+  JobSpec spec;
+  spec.source = file;
+  SEEDANCE_ASSIGN_OR_RETURN(spec.name, doc.GetString("name"));
+
+  // Hardware first: the other sections are checked against the GPU.
+  const cost::GpuSpec* gpu = nullptr;
+  SEEDANCE_ASSIGN_OR_RETURN(YamlMap hardware, doc.GetMap("hardware"));
+  SEEDANCE_ASSIGN_OR_RETURN(spec.hardware, ParseHardware(hardware, catalog, &gpu));
+
+  SEEDANCE_ASSIGN_OR_RETURN(YamlMap model, doc.GetMap("model"));
+  SEEDANCE_ASSIGN_OR_RETURN(spec.model, ParseModel(model));
+
+  const bool has_training = doc.Has("training");
+  const bool has_serving = doc.Has("serving");
+  if (has_training == has_serving) {
+    return InvalidArgumentError(has_training ? "give either 'training' or 'serving', not both"
+                                             : "missing section: give 'training' or 'serving'",
+                                has_training ? doc.Where("serving") : doc.WhereSelf());
+  }
+  if (has_training) {
+    spec.kind = JobKind::kTraining;
+    SEEDANCE_ASSIGN_OR_RETURN(YamlMap t, doc.GetMap("training"));
+    SEEDANCE_ASSIGN_OR_RETURN(spec.training, ParseTraining(t, *gpu));
+    const int64_t per_step = spec.training.micro_batch * spec.hardware.total_gpus();
+    if (spec.training.global_batch % per_step != 0) {
+      return InvalidArgumentError(
+          "'training.global_batch' (" + std::to_string(spec.training.global_batch) +
+              ") must be a multiple of micro_batch x GPUs (" +
+              std::to_string(spec.training.micro_batch) + " x " +
+              std::to_string(spec.hardware.total_gpus()) + " = " + std::to_string(per_step) +
+              ") so that every GPU runs whole micro-batches",
+          t.Where("global_batch"));
+    }
+  } else {
+    spec.kind = JobKind::kServing;
+    SEEDANCE_ASSIGN_OR_RETURN(YamlMap s, doc.GetMap("serving"));
+    SEEDANCE_ASSIGN_OR_RETURN(spec.serving, ParseServing(s, *gpu));
+  }
+
+  if (doc.Has("price_per_gpu_hour_usd")) {
+    SEEDANCE_ASSIGN_OR_RETURN(spec.price_per_gpu_hour_usd,
+                              doc.GetNumber("price_per_gpu_hour_usd", std::nullopt, 0.0, 1e6));
+    spec.price_origin = "job spec";
+  } else {
+    spec.price_per_gpu_hour_usd = gpu->price_per_hour_usd;
+    spec.price_origin = "catalog: " + gpu->price_source + ", " + gpu->price_date;
+  }
+  return spec;
+}
+
+base::Report JobSpecToReport(const JobSpec& spec) {
+  base::Report r = base::Report::object();
+  r["job"]["name"] = spec.name;
+  r["job"]["kind"] = JobKindName(spec.kind);
+  r["job"]["source"] = spec.source;
+
+  base::Report& model = r["model"];
+  model["family"] = spec.model.family;
+  model["layers"] = spec.model.layers;
+  model["hidden_size"] = spec.model.hidden_size;
+  model["attention_heads"] = spec.model.attention_heads;
+  model["kv_heads"] = spec.model.kv_heads;
+  model["head_dim"] = spec.model.head_dim();
+  model["ffn_size"] = spec.model.ffn_size;
+  model["vocab_size"] = spec.model.vocab_size;
+  model["sequence_length"] = spec.model.sequence_length;
+  model["tie_embeddings"] = spec.model.tie_embeddings;
+
+  if (spec.kind == JobKind::kTraining) {
+    base::Report& t = r["training"];
+    t["global_batch"] = spec.training.global_batch;
+    t["micro_batch"] = spec.training.micro_batch;
+    t["precision"] = base::NumericFormatName(spec.training.precision);
+    t["optimizer"] = spec.training.optimizer;
+  } else {
+    base::Report& s = r["serving"];
+    s["context_length"] = spec.serving.context_length;
+    s["concurrent_requests"] = spec.serving.concurrent_requests;
+    s["precision"] = base::NumericFormatName(spec.serving.precision);
+  }
+
+  base::Report& hw = r["hardware"];
+  hw["gpu"] = spec.hardware.gpu;
+  hw["gpus_per_node"] = spec.hardware.gpus_per_node;
+  hw["nodes"] = spec.hardware.nodes;
+  hw["gpus_total"] = spec.hardware.total_gpus();
+  hw["intra_node"] = spec.hardware.intra_node;
+  hw["inter_node"] = spec.hardware.inter_node;
+
+  base::Report& price = r["price"];
+  price["per_gpu_hour_usd"] = spec.price_per_gpu_hour_usd;
+  price["origin"] = spec.price_origin;
+  price["cluster_per_hour_usd"] =
+      spec.price_per_gpu_hour_usd * static_cast<double>(spec.hardware.total_gpus());
+  return r;
+}
+
+}  // namespace seedance::plan

@@ -1,0 +1,158 @@
+#include "seedance/plan/job_spec.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+
+namespace seedance::plan {
+namespace {
+
+const cost::GpuCatalog& Catalog() { return cost::GpuCatalog::BuiltIn(); }
+
+TEST(JobSpecTest, DefaultJobParses) {
+  auto spec = ParseJobSpec(DefaultJobYaml(), "default.yaml", Catalog());
+  ASSERT_TRUE(spec.ok()) << spec.status().ToString();
+  EXPECT_EQ(spec->name, "llama-7b-pretrain");
+  EXPECT_EQ(spec->kind, JobKind::kTraining);
+  EXPECT_EQ(spec->hardware.gpu, "H100-SXM");
+  EXPECT_EQ(spec->hardware.total_gpus(), 16);
+  EXPECT_EQ(spec->training.precision, base::NumericFormat::kBf16);
+  EXPECT_FALSE(spec->model.tie_embeddings);
+  EXPECT_DOUBLE_EQ(spec->price_per_gpu_hour_usd, 12.29);
+  EXPECT_EQ(spec->price_origin.rfind("catalog: ", 0), 0u);
+}
+
+constexpr const char* kServing =
+    "name: chat\n"
+    "model: {family: gpt, layers: 2, hidden_size: 64, attention_heads: 4, ffn_size: 256,\n"
+    "        vocab_size: 100, sequence_length: 128}\n"
+    "serving: {context_length: 4096, concurrent_requests: 8}\n"
+    "hardware: {gpu: l4, gpus_per_node: 1}\n"
+    "price_per_gpu_hour_usd: 0.5\n";
+
+TEST(JobSpecTest, ServingDefaultsAreFilledIn) {
+  auto spec = ParseJobSpec(kServing, "s.yaml", Catalog());
+  ASSERT_TRUE(spec.ok()) << spec.status().ToString();
+  EXPECT_EQ(spec->kind, JobKind::kServing);
+  EXPECT_EQ(spec->hardware.gpu, "L4");  // catalog spelling
+  EXPECT_EQ(spec->hardware.nodes, 1);
+  EXPECT_EQ(spec->hardware.intra_node, "pcie");
+  EXPECT_EQ(spec->hardware.inter_node, "none");
+  EXPECT_EQ(spec->model.kv_heads, 4);
+  EXPECT_TRUE(spec->model.tie_embeddings);  // gpt default
+  EXPECT_EQ(spec->serving.precision, base::NumericFormat::kBf16);
+  EXPECT_EQ(spec->price_origin, "job spec");
+  base::Report r = JobSpecToReport(*spec);
+  EXPECT_EQ(r["serving"]["precision"], "bf16");
+  EXPECT_EQ(r["hardware"]["gpus_total"], 1);
+  EXPECT_FALSE(r.contains("training"));
+}
+
+// Each broken spec, and the `where` its error must carry.
+struct BadSpec {
+  const char* name;
+  std::string from;  // text in the default job to replace ...
+  std::string to;    // ... with this
+  const char* where;
+  const char* message_part;
+};
+
+void PrintTo(const BadSpec& spec, std::ostream* os) { *os << spec.name; }
+
+class BadJobSpecTest : public testing::TestWithParam<BadSpec> {};
+
+TEST_P(BadJobSpecTest, ErrorNamesFileLineAndKey) {
+  const BadSpec& tc = GetParam();
+  std::string yaml(DefaultJobYaml());
+  const size_t pos = yaml.find(tc.from);
+  ASSERT_NE(pos, std::string::npos) << tc.from;
+  yaml.replace(pos, tc.from.size(), tc.to);
+  auto spec = ParseJobSpec(yaml, "bad.yaml", Catalog());
+  ASSERT_FALSE(spec.ok()) << tc.name;
+  EXPECT_EQ(spec.status().where(), tc.where) << spec.status().ToString();
+  EXPECT_NE(spec.status().message().find(tc.message_part), std::string_view::npos)
+      << spec.status().ToString();
+}
+
+// Line numbers refer to examples/default-job.yaml (name is on line 4).
+INSTANTIATE_TEST_SUITE_P(
+    Cases, BadJobSpecTest,
+    testing::Values(
+        BadSpec{"unknown key", "  layers: 32", "  layerz: 32", "bad.yaml:7: model.layerz",
+                "unknown key 'model.layerz'"},
+        BadSpec{"unknown top key", "name:", "nmae:", "bad.yaml:4: nmae", "unknown key 'nmae'"},
+        BadSpec{"wrong type", "layers: 32", "layers: many", "bad.yaml:7: model.layers",
+                "must be an integer"},
+        BadSpec{"quoted number", "layers: 32", "layers: \"32\"", "bad.yaml:7: model.layers",
+                "must be an integer"},
+        BadSpec{"negative count", "nodes: 2", "nodes: -2", "bad.yaml:22: hardware.nodes",
+                "must be between 1 and"},
+        BadSpec{"zero count", "micro_batch: 4", "micro_batch: 0",
+                "bad.yaml:16: training.micro_batch", "must be between 1 and"},
+        BadSpec{"unknown gpu", "gpu: H100-SXM", "gpu: H900", "bad.yaml:20: hardware.gpu",
+                "unknown GPU model 'H900'"},
+        BadSpec{"precision gpu lacks", "gpu: H100-SXM", "gpu: V100",
+                "bad.yaml:17: training.precision", "does not run"},
+        BadSpec{"bad precision name", "precision: bf16", "precision: fp4",
+                "bad.yaml:17: training.precision", "must be one of"},
+        BadSpec{"heads do not divide", "attention_heads: 32", "attention_heads: 30",
+                "bad.yaml:9: model.attention_heads", "multiple of"},
+        BadSpec{"kv heads do not divide", "kv_heads: 32", "kv_heads: 5",
+                "bad.yaml:10: model.kv_heads", "must divide"},
+        BadSpec{"batch not divisible", "global_batch: 512", "global_batch: 500",
+                "bad.yaml:15: training.global_batch", "multiple of micro_batch x GPUs"},
+        BadSpec{"both sections",
+                "hardware:", "serving: {context_length: 1, concurrent_requests: 1}\nhardware:",
+                "bad.yaml:19: serving", "not both"},
+        BadSpec{"nvlink on pcie card", "gpu: H100-SXM", "gpu: L40S",
+                "bad.yaml:24: hardware.interconnect.intra_node", "has pcie at most"},
+        BadSpec{"multi-node without network", "inter_node: infiniband", "inter_node: none",
+                "bad.yaml:25: hardware.interconnect.inter_node", "nodes' is 2"},
+        BadSpec{"missing section", "hardware:", "hardwar:", "bad.yaml:19: hardwar", "unknown key"},
+        BadSpec{"syntax error", "  family: llama", "  family: [llama", "bad.yaml:7:9",
+                "YAML syntax"}));
+
+TEST(JobSpecTest, SyntaxErrorWhereHasLineAndColumn) {
+  auto spec = ParseJobSpec("name: x\nmodel: {layers: 1\n", "y.yaml", Catalog());
+  ASSERT_FALSE(spec.ok());
+  EXPECT_EQ(spec.status().where().rfind("y.yaml:", 0), 0u);
+  EXPECT_NE(spec.status().message().find("YAML syntax error"), std::string_view::npos);
+}
+
+// Property test: random edits of the default job either still parse or give
+// an InvalidArgument/NotFound naming bad.yaml and a line; never a crash.
+TEST(JobSpecTest, MutatedSpecsFailCleanly) {
+  std::mt19937 rng(2026);
+  const std::string alphabet = ":-[]{}\"'#,0123456789 \nabcxyz-.";
+  const std::string original(DefaultJobYaml());
+  int parsed = 0;
+  for (int iter = 0; iter < 2000; ++iter) {
+    std::string doc = original;
+    const int edits = 1 + static_cast<int>(rng() % 3);
+    for (int e = 0; e < edits; ++e) {
+      const size_t pos = rng() % doc.size();
+      switch (rng() % 3) {
+        case 0:
+          doc[pos] = alphabet[rng() % alphabet.size()];
+          break;
+        case 1:
+          doc.insert(pos, 1, alphabet[rng() % alphabet.size()]);
+          break;
+        default:
+          doc.erase(pos, 1);
+          break;
+      }
+    }
+    auto spec = ParseJobSpec(doc, "bad.yaml", Catalog());
+    if (spec.ok()) {
+      ++parsed;
+      continue;
+    }
+    EXPECT_EQ(spec.status().where().rfind("bad.yaml:", 0), 0u) << spec.status().ToString() << "\n"
+                                                               << doc;
+  }
+  EXPECT_GT(parsed, 0);  // edits inside comments keep the document valid
+}
+
+}  // namespace
+}  // namespace seedance::plan

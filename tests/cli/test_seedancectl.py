@@ -1,0 +1,127 @@
+"""Golden-behaviour tests of the seedancectl binary: output formats, help at
+every level, and the `error: <what> (<where>)` contract with exit codes."""
+
+from __future__ import annotations
+
+import json
+import pathlib
+import subprocess
+
+import pytest
+
+import seedance
+
+REPO = pathlib.Path(__file__).resolve().parents[2]
+DEFAULT_JOB = (REPO / "examples" / "default-job.yaml").read_text()
+
+# Every command that reports, with the arguments it needs.
+REPORTING = [["version"], ["optimize"], ["optimize", "--dry-run"], ["catalog", "list"]]
+
+
+def run(binary, *args, **kwargs):
+    return subprocess.run([str(binary), *map(str, args)], capture_output=True, text=True,
+                          timeout=60, **kwargs)
+
+
+@pytest.mark.parametrize("command", REPORTING, ids=" ".join)
+def test_json_output_is_one_document(seedancectl, command):
+    r = run(seedancectl, *command, "--output", "json")
+    assert r.returncode == 0, r.stderr
+    assert isinstance(json.loads(r.stdout), dict)
+    assert r.stderr == ""
+
+
+@pytest.mark.parametrize("command", REPORTING, ids=" ".join)
+def test_table_output_is_the_default(seedancectl, command):
+    r = run(seedancectl, *command)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == run(seedancectl, *command, "-o", "table").stdout
+    with pytest.raises(json.JSONDecodeError):
+        json.loads(r.stdout)
+
+
+@pytest.mark.parametrize("command", [[], ["version"], ["optimize"], ["catalog"], ["catalog", "list"]],
+                         ids=lambda c: " ".join(c) or "top")
+def test_help_at_every_level(seedancectl, command):
+    r = run(seedancectl, *command, "--help")
+    assert r.returncode == 0
+    assert "Usage:" in r.stdout
+
+
+def test_cli_report_equals_python_report(seedancectl):
+    r = run(seedancectl, "optimize", "--output", "json")
+    assert json.loads(r.stdout) == seedance.optimize()
+
+
+def test_optimize_file_argument_and_flags(seedancectl, tmp_path):
+    job = tmp_path / "job.yaml"
+    job.write_text(DEFAULT_JOB)
+    report = json.loads(run(seedancectl, "optimize", job, "--profile", "prod", "-o", "json").stdout)
+    assert report["job"]["source"] == str(job)
+    assert report["job"]["profile"] == "prod"
+    assert report["derived"]["parameters"] == 6_738_415_616
+
+
+def check_error(result, *parts):
+    assert result.returncode != 0
+    assert result.stdout == ""
+    line = result.stderr.strip()
+    assert line.startswith("error: "), line
+    assert line.endswith(")"), line
+    for part in parts:
+        assert part in line, line
+
+
+def test_unknown_key_names_key_and_line(seedancectl, tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(DEFAULT_JOB.replace("  layers: 32", "  layerz: 32"))
+    check_error(run(seedancectl, "optimize", bad), "unknown key 'model.layerz'",
+                f"({bad}:7: model.layerz)")
+
+
+def test_missing_file(seedancectl, tmp_path):
+    check_error(run(seedancectl, "optimize", tmp_path / "nope.yaml"), "no such file",
+                f"({tmp_path / 'nope.yaml'})")
+
+
+def test_yaml_syntax_error_has_line_and_column(seedancectl, tmp_path):
+    bad = tmp_path / "syntax.yaml"
+    bad.write_text("name: x\nmodel: {layers: 2\n")
+    check_error(run(seedancectl, "optimize", bad), "YAML syntax error", f"({bad}:")
+
+
+@pytest.mark.parametrize("old,new,where", [
+    ("  layers: 32", "  layers: thirty-two", ":7: model.layers"),
+    ("nodes: 2", "nodes: -1", ":22: hardware.nodes"),
+    ("gpu: H100-SXM", "gpu: RTX-9090", ":20: hardware.gpu"),
+])
+def test_wrong_type_negative_count_unknown_gpu(seedancectl, tmp_path, old, new, where):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(DEFAULT_JOB.replace(old, new))
+    check_error(run(seedancectl, "optimize", bad), f"({bad}{where})")
+
+
+def test_usage_errors_exit_2(seedancectl):
+    for args in (["frobnicate"], ["optimize", "--output", "xml"], ["optimize", "--profile", "x"],
+                 ["catalog"]):
+        r = run(seedancectl, *args)
+        assert r.returncode == 2, args
+        assert r.stderr.startswith("error: "), r.stderr
+
+
+def test_catalog_override_flag_and_env(seedancectl, tmp_path):
+    cat = tmp_path / "cat.yaml"
+    cat.write_text("gpus:\n  - id: L4\n    price_per_hour_usd: 0.5\n")
+    for r in (run(seedancectl, "--catalog", cat, "catalog", "list", "-o", "json"),
+              run(seedancectl, "catalog", "list", "-o", "json",
+                  env={"SEEDANCE_GPU_CATALOG": str(cat), "PATH": "/usr/bin:/bin"})):
+        gpus = {g["id"]: g for g in json.loads(r.stdout)["gpus"]}
+        assert gpus["L4"]["price_per_hour_usd"] == 0.5
+    cat.write_text("gpus:\n  - id: L4\n    tdp_watts: hot\n")
+    check_error(run(seedancectl, "--catalog", cat, "catalog", "list"), f"({cat}:3: gpus[0].tdp_watts)")
+
+
+def test_version_reports_cuda(seedancectl):
+    info = json.loads(run(seedancectl, "version", "-o", "json").stdout)
+    assert info["version"] == seedance.__version__
+    assert set(info["cuda"]) >= {"compiled", "device_count"}

@@ -1,0 +1,42 @@
+// Shared plumbing of seedancectl's subcommands: the global options, the
+// `--output` flag, printing reports, and turning a Status into the CLI's
+// error line. Each subcommand lives in its own cmd_*.cc file and registers
+// itself through one Register* function declared here.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <string>
+
+#include "seedance/base/report.h"
+#include "seedance/base/status.h"
+#include "seedance/cost/gpu_catalog.h"
+
+namespace seedance::cli {
+
+// Exit codes: 0 success, 1 the command failed (bad input, failed check),
+// 2 the command line itself is wrong.
+inline constexpr int kExitFailure = 1;
+inline constexpr int kExitUsage = 2;
+
+struct Context {
+  std::string catalog_file;  // --catalog / SEEDANCE_GPU_CATALOG
+  int exit_code = 0;
+};
+
+// Adds `--output,-o table|json` (default table) to a reporting command.
+void AddOutputFlag(CLI::App* command, std::string* output);
+
+// Prints `report` to stdout in the chosen format; returns 0.
+int PrintReport(const base::Report& report, const std::string& output);
+
+// Prints `error: <message> (<where>)` to stderr; returns kExitFailure.
+int PrintError(const base::Status& status);
+
+// The built-in catalog, with the --catalog file applied when one was given.
+base::StatusOr<cost::GpuCatalog> LoadCatalog(const Context& context);
+
+void RegisterVersion(CLI::App& app, Context& context);
+void RegisterOptimize(CLI::App& app, Context& context);
+void RegisterCatalog(CLI::App& app, Context& context);
+
+}  // namespace seedance::cli

@@ -1,0 +1,50 @@
+// seedancectl: the command-line face of Seedance, `seedancectl <noun> <verb>`
+// in the style of kubectl. This file only wires the subcommands together;
+// each one is a cmd_*.cc file.
+#include <iostream>
+
+#include "seedance/version.h"
+#include "tools/seedancectl/cli.h"
+
+int main(int argc, char** argv) {
+  using namespace seedance::cli;
+  CLI::App app{"seedancectl: cut the cost of GPU training and serving"};
+  app.name("seedancectl");
+  app.require_subcommand(1);
+  app.set_version_flag("--version", std::string(seedance::kVersion));
+
+  Context context;
+  app.add_option("--catalog", context.catalog_file,
+                 "YAML file that overrides or extends the built-in GPU catalog")
+      ->envname("SEEDANCE_GPU_CATALOG");
+
+  RegisterVersion(app, context);
+  RegisterOptimize(app, context);
+  RegisterCatalog(app, context);
+
+  // CLI11 would only say "a subcommand is required" for a misspelt noun.
+  auto is_command = [&app](const std::string& name) {
+    for (const CLI::App* sub : app.get_subcommands({})) {
+      if (sub->check_name(name)) return true;
+    }
+    return false;
+  };
+  if (argc > 1 && argv[1][0] != '-' && !is_command(argv[1])) {
+    std::cerr << "error: unknown command '" << argv[1]
+              << "' (command line; see 'seedancectl --help')" << std::endl;
+    return kExitUsage;
+  }
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::cerr << "error: " << e.what() << " (command line; see 'seedancectl --help')" << std::endl;
+    return kExitUsage;
+  }
+  return context.exit_code;
+}
