@@ -5,6 +5,8 @@
 #include <random>
 #include <string_view>
 
+#include "seedance/base/testing/text_mutator.h"
+
 namespace seedance::base {
 namespace {
 
@@ -107,24 +109,8 @@ TEST(YamlMapTest, SyntaxErrorHasLineAndColumn) {
 // line number. It never crashes and never throws.
 TEST(YamlMapTest, MutatedDocumentsFailCleanly) {
   std::mt19937 rng(12345);
-  const std::string alphabet = ":-[]{}\"'#&*!|>%@` \n\t0123456789abcxyz.";
   for (int iter = 0; iter < 3000; ++iter) {
-    std::string doc(kDoc);
-    const int edits = 1 + static_cast<int>(rng() % 4);
-    for (int e = 0; e < edits; ++e) {
-      const size_t pos = rng() % doc.size();
-      switch (rng() % 3) {
-        case 0:
-          doc[pos] = alphabet[rng() % alphabet.size()];
-          break;
-        case 1:
-          doc.insert(pos, 1, alphabet[rng() % alphabet.size()]);
-          break;
-        default:
-          doc.erase(pos, 1);
-          break;
-      }
-    }
+    const std::string doc = testing::MutateText(std::string(kDoc), rng, 4);
     auto root = Load(doc);
     if (!root.ok()) {
       EXPECT_EQ(root.status().code(), StatusCode::kInvalidArgument);

@@ -4,6 +4,8 @@
 
 #include <random>
 
+#include "seedance/base/testing/text_mutator.h"
+
 namespace seedance::plan {
 namespace {
 
@@ -123,26 +125,10 @@ TEST(JobSpecTest, SyntaxErrorWhereHasLineAndColumn) {
 // an InvalidArgument/NotFound naming bad.yaml and a line; never a crash.
 TEST(JobSpecTest, MutatedSpecsFailCleanly) {
   std::mt19937 rng(2026);
-  const std::string alphabet = ":-[]{}\"'#,0123456789 \nabcxyz-.";
   const std::string original(DefaultJobYaml());
   int parsed = 0;
   for (int iter = 0; iter < 2000; ++iter) {
-    std::string doc = original;
-    const int edits = 1 + static_cast<int>(rng() % 3);
-    for (int e = 0; e < edits; ++e) {
-      const size_t pos = rng() % doc.size();
-      switch (rng() % 3) {
-        case 0:
-          doc[pos] = alphabet[rng() % alphabet.size()];
-          break;
-        case 1:
-          doc.insert(pos, 1, alphabet[rng() % alphabet.size()]);
-          break;
-        default:
-          doc.erase(pos, 1);
-          break;
-      }
-    }
+    const std::string doc = base::testing::MutateText(original, rng);
     auto spec = ParseJobSpec(doc, "bad.yaml", Catalog());
     if (spec.ok()) {
       ++parsed;
