@@ -196,7 +196,8 @@ std::string HumanBytes(double bytes) {
   if (unit == 0) {
     std::snprintf(buf, sizeof(buf), "%.0f B", v);
   } else {
-    std::snprintf(buf, sizeof(buf), "%.3g %s", v, kUnits[unit]);
+    // Three significant digits, without switching to exponent form (1020 KiB).
+    std::snprintf(buf, sizeof(buf), v >= 100 ? "%.0f %s" : "%.3g %s", v, kUnits[unit]);
   }
   return buf;
 }

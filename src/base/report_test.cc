@@ -42,6 +42,7 @@ TEST(ReportTest, HumanBytes) {
   EXPECT_EQ(HumanBytes(512), "512 B");
   EXPECT_EQ(HumanBytes(1536), "1.5 KiB");
   EXPECT_EQ(HumanBytes(80.0 * (1ull << 30)), "80 GiB");
+  EXPECT_EQ(HumanBytes(1044480), "1020 KiB");
 }
 
 TEST(ReportTest, ParseOutputFormat) {

@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include "seedance/base/testing/data.h"
+
 namespace seedance::plan {
 namespace {
 
@@ -50,18 +52,8 @@ TEST(ModelFiguresTest, Llama2_7BMatchesTheReleasedCheckpoint) {
 // header, then every parameter as float32, then the unused RoPE tables
 // (2 * seq_len * head_dim / 2 floats). So the file size tells the count.
 TEST(ModelFiguresTest, TinyLlamaMatchesItsCheckpointFileSize) {
-  const char* dir = std::getenv("SEEDANCE_DATA_DIR");
-  std::filesystem::path data = dir ? dir : "";
-  if (!dir) {
-    const char* src = std::getenv("SEEDANCE_SOURCE_DIR");
-    data = std::filesystem::path(src ? src : ".") / ".." / "shared" / "data";
-  }
-  const auto path = data / "tiny-llama" / "aidreams260K.bin";
-  if (!std::filesystem::exists(path)) {
-    const char* ci = std::getenv("CI");
-    if (ci && std::string(ci) == "true") FAIL() << "data set missing under CI: " << path;
-    GTEST_SKIP() << "data set not found: " << path;
-  }
+  const auto path = base::testing::DataDir() / "tiny-llama" / "aidreams260K.bin";
+  SEEDANCE_REQUIRE_DATA(path);
   std::ifstream in(path, std::ios::binary);
   int32_t header[7];
   in.read(reinterpret_cast<char*>(header), sizeof(header));

@@ -40,7 +40,8 @@ def test_table_output_is_the_default(seedancectl, command):
         json.loads(r.stdout)
 
 
-@pytest.mark.parametrize("command", [[], ["version"], ["optimize"], ["catalog"], ["catalog", "list"]],
+@pytest.mark.parametrize("command", [[], ["version"], ["optimize"], ["catalog"], ["catalog", "list"],
+                                     ["mem"], ["mem", "plan"], ["mem", "check"]],
                          ids=lambda c: " ".join(c) or "top")
 def test_help_at_every_level(seedancectl, command):
     r = run(seedancectl, *command, "--help")

@@ -38,5 +38,6 @@ base::StatusOr<cost::GpuCatalog> LoadCatalog(const Context& context);
 void RegisterVersion(CLI::App& app, Context& context);
 void RegisterOptimize(CLI::App& app, Context& context);
 void RegisterCatalog(CLI::App& app, Context& context);
+void RegisterMem(CLI::App& app, Context& context);
 
 }  // namespace seedance::cli

@@ -1,0 +1,68 @@
+// The buffer model of the memory engine (SPEC MEM-1, MEM-4): each buffer is
+// live over a half-open interval of abstract time [lower, upper) and needs
+// `size` bytes. Two buffers conflict when their lifetimes intersect:
+//   a.lower < b.upper && b.lower < a.upper.
+//
+// The CSV form is MiniMalloc's: a header `id,lower,upper,size` (any order),
+// optionally `kind` (weight, activation, gradient, optimizer_state,
+// workspace) and `offset`. The reader is strict: a duplicate id, lower >=
+// upper, a zero, negative or too large size, a missing column or field, or a
+// non-number is an error naming the file, line and field.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "seedance/base/status.h"
+
+namespace seedance::mem {
+
+enum class BufferKind {
+  kUnspecified,
+  kWeight,
+  kActivation,
+  kGradient,
+  kOptimizerState,
+  kWorkspace
+};
+
+std::string_view BufferKindName(BufferKind kind);
+std::optional<BufferKind> ParseBufferKind(std::string_view name);
+
+struct Buffer {
+  std::string id;
+  int64_t lower = 0;  // first time step at which the buffer is live
+  int64_t upper = 0;  // first time step at which it is dead again (exclusive)
+  int64_t size = 0;   // bytes
+  BufferKind kind = BufferKind::kUnspecified;
+};
+
+// Sizes above 2^50 bytes (1 PiB) are rejected, so sums over millions of
+// buffers cannot overflow int64.
+inline constexpr int64_t kMaxBufferSize = int64_t{1} << 50;
+
+// A lifetime CSV with its optional offset column (a plan, when present).
+struct LifetimeFile {
+  std::vector<Buffer> buffers;
+  std::vector<int64_t> offsets;  // empty when the file has no `offset` column
+};
+
+base::StatusOr<LifetimeFile> ParseLifetimeCsv(std::string_view text, const std::string& file);
+
+// The same checks as the CSV reader, for buffers built in code. `where`
+// prefixes the errors (e.g. the step name of a recorded trace).
+base::Status ValidateBuffers(std::span<const Buffer> buffers, std::string_view where);
+
+// The max-live lower bound: the largest total size live at one time. No
+// placement can have a smaller peak. O(n log n).
+int64_t MaxLiveBytes(std::span<const Buffer> buffers);
+
+// CSV text `id,lower,upper,size[,kind][,offset]`; `kind` is written when any
+// buffer has one, `offset` when `offsets` is not empty.
+std::string LifetimesToCsv(std::span<const Buffer> buffers, std::span<const int64_t> offsets = {});
+
+}  // namespace seedance::mem

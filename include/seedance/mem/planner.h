@@ -1,0 +1,60 @@
+// The offline reuse planner (SPEC MEM-2): byte offsets in one arena for a
+// set of buffers with known lifetimes, so that no two buffers live at the
+// same time overlap, with the smallest peak (max offset + size) it can find.
+//
+//   - greedy: several orders (size, lifetime length, area, start time), each
+//     placing every buffer in the best-fitting gap left by the buffers
+//     already placed that it conflicts with (as TFLite's and XLA's planners
+//     do); the best order wins.
+//   - exact: a depth-first search over canonical placements (buffers sit at
+//     the lowest "floor" of the time sections they span), pruned by the
+//     remaining load of every section, any-time: it starts from the best
+//     greedy plan and keeps the best plan found when the time limit expires.
+//     Independent groups of buffers (no lifetime overlaps between groups)
+//     are searched separately.
+//
+// `optimal` is true only when proven: the peak equals the max-live lower
+// bound, or the exact search exhausted its space. Time is read through Env.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "seedance/base/env.h"
+#include "seedance/base/status.h"
+#include "seedance/mem/lifetime.h"
+
+namespace seedance::mem {
+
+enum class PlanAlgo { kAuto, kGreedy, kExact };
+
+std::string_view PlanAlgoName(PlanAlgo algo);
+base::StatusOr<PlanAlgo> ParsePlanAlgo(std::string_view name);
+
+struct PlanOptions {
+  // auto: greedy, then the exact search on groups of at most
+  // `exact_max_buffers` buffers whose peak is above the lower bound.
+  PlanAlgo algo = PlanAlgo::kAuto;
+  double time_limit_s = 1.0;  // wall clock for the whole exact phase
+  int64_t alignment = 1;      // every offset is a multiple of this (sizes padded to it)
+  int64_t exact_max_buffers = 4096;
+};
+
+struct Plan {
+  std::vector<int64_t> offsets;  // offsets[i] belongs to buffers[i]
+  int64_t peak_bytes = 0;
+  int64_t lower_bound_bytes = 0;
+  int64_t greedy_peak_bytes = 0;  // best greedy order, before the search
+  bool optimal = false;
+  std::string algo;  // what produced the final plan, e.g. "greedy/size" or "exact"
+  double solve_ms = 0;
+  double time_to_best_ms = 0;
+  int64_t search_nodes = 0;
+};
+
+base::StatusOr<Plan> PlanOffsets(std::span<const Buffer> buffers, const PlanOptions& options,
+                                 base::Env* env = base::Env::Default());
+
+}  // namespace seedance::mem

@@ -1,0 +1,43 @@
+// Private to src/mem: the exact search of the offline planner over one group
+// of buffers whose lifetimes overlap transitively.
+//
+// Decision form: "is there a placement with peak <= capacity?" The search
+// follows MiniMalloc (Moffitt, ASPLOS 2023): time is cut into sections at the
+// lifetime endpoints; buffers are placed in non-decreasing offset order, each
+// at its canonical offset (the highest top of the placed buffers it overlaps),
+// ties broken by a static preorder so that each placement is reached once.
+// Pruning, all valid for this canonical order:
+//   - section inference: in every section, what is left to place must fit
+//     above the section's floor, where the floor is the highest of (a) the
+//     tops placed there, (b) the last offset placed (offsets never decrease),
+//     (c) the lowest canonical offset of any buffer still to place there;
+//   - dominance: no buffer is placed at or above the lowest top that some
+//     other unplaced buffer could reach (that buffer would fit in the gap).
+// Several preorders are tried round-robin with a node budget that doubles
+// after every round, as MiniMalloc does.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "seedance/base/env.h"
+
+namespace seedance::mem::internal {
+
+enum class Decision { kFound, kInfeasible, kUnknown };
+
+struct DecisionResult {
+  Decision decision = Decision::kUnknown;
+  std::vector<int64_t> offsets;  // when found
+  int64_t peak = 0;              // when found
+  int64_t nodes = 0;
+};
+
+// Searches for offsets with every offset + size <= capacity until found,
+// proven impossible, or `deadline_nanos` passes on env's monotonic clock.
+DecisionResult DecideCapacity(std::span<const int64_t> lowers, std::span<const int64_t> uppers,
+                              std::span<const int64_t> sizes, int64_t capacity, base::Env* env,
+                              int64_t deadline_nanos);
+
+}  // namespace seedance::mem::internal

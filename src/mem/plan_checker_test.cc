@@ -1,0 +1,62 @@
+#include "seedance/mem/plan_checker.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+
+namespace seedance::mem {
+namespace {
+
+// Reference: compare every pair (O(n^2)).
+bool BruteValid(const std::vector<Buffer>& b, const std::vector<int64_t>& off) {
+  for (size_t i = 0; i < b.size(); ++i) {
+    for (size_t j = i + 1; j < b.size(); ++j) {
+      const bool time = b[i].lower < b[j].upper && b[j].lower < b[i].upper;
+      const bool space = off[i] < off[j] + b[j].size && off[j] < off[i] + b[i].size;
+      if (time && space) return false;
+    }
+  }
+  return true;
+}
+
+TEST(PlanCheckerTest, AgreesWithPairwiseCheckOnRandomPlans) {
+  std::mt19937 rng(11);
+  int invalid = 0;
+  for (int trial = 0; trial < 2000; ++trial) {
+    std::vector<Buffer> b;
+    std::vector<int64_t> off;
+    const int n = 1 + static_cast<int>(rng() % 8);
+    for (int i = 0; i < n; ++i) {
+      const int64_t lower = rng() % 10;
+      b.push_back({std::to_string(i), lower, lower + 1 + static_cast<int64_t>(rng() % 5),
+                   1 + static_cast<int64_t>(rng() % 6)});
+      off.push_back(rng() % 12);
+    }
+    const PlanCheck c = CheckPlan(b, off);
+    EXPECT_EQ(c.ok(), BruteValid(b, off));
+    invalid += !c.ok();
+  }
+  EXPECT_GT(invalid, 100);  // the random plans exercise both answers
+}
+
+TEST(PlanCheckerTest, HalfOpenLifetimesMayShareSpace) {
+  std::vector<Buffer> b = {{"a", 0, 5, 10}, {"b", 5, 9, 10}};
+  EXPECT_TRUE(CheckPlan(b, std::vector<int64_t>{0, 0}).ok());
+  EXPECT_EQ(CheckPlan(b, std::vector<int64_t>{0, 0}).peak_bytes, 10);
+}
+
+TEST(PlanCheckerTest, ReportsOverlapAlignmentAndShape) {
+  std::vector<Buffer> b = {{"a", 0, 5, 10}, {"b", 4, 9, 10}};
+  PlanCheck c = CheckPlan(b, std::vector<int64_t>{0, 8});
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.violations[0].find("'a' [0, 10) and 'b' [8, 18) overlap at time 4"),
+            std::string::npos)
+      << c.violations[0];
+  EXPECT_FALSE(CheckPlan(b, std::vector<int64_t>{0, 12}, 8).ok());  // 12 is not 8-aligned
+  EXPECT_TRUE(CheckPlan(b, std::vector<int64_t>{0, 16}, 8).ok());
+  EXPECT_FALSE(CheckPlan(b, std::vector<int64_t>{0}).ok());
+  EXPECT_FALSE(CheckPlan(b, std::vector<int64_t>{-10, 16}).ok());
+}
+
+}  // namespace
+}  // namespace seedance::mem

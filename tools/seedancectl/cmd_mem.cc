@@ -1,0 +1,162 @@
+// `seedancectl mem plan|check`: the offline reuse planner and its checker
+// (SPEC MEM-2, MEM-4).
+#include <unordered_map>
+
+#include "seedance/base/env.h"
+#include "seedance/mem/lifetime.h"
+#include "seedance/mem/plan_checker.h"
+#include "seedance/mem/planner.h"
+#include "tools/seedancectl/cli.h"
+
+namespace seedance::cli {
+namespace {
+
+base::StatusOr<mem::LifetimeFile> ReadLifetimes(const std::string& path) {
+  auto text = base::Env::Default()->ReadFile(path);
+  if (!text.ok()) return text.status().Annotate("cannot read the lifetime file");
+  return mem::ParseLifetimeCsv(*text, path);
+}
+
+void RegisterPlan(CLI::App* noun, Context& context) {
+  struct Flags {
+    std::string input, algo = "auto", offsets_out, output;
+    double time_limit_s = 1.0;
+    int64_t alignment = 1;
+  };
+  auto f = std::make_shared<Flags>();
+  CLI::App* cmd = noun->add_subcommand("plan", "Place buffers in one arena with a minimal peak");
+  cmd->add_option("--input", f->input, "Lifetime CSV (id,lower,upper,size)")->required();
+  cmd->add_option("--algo", f->algo, "auto, greedy or exact")
+      ->check(CLI::IsMember({"auto", "greedy", "exact"}))
+      ->capture_default_str();
+  cmd->add_option("--time-limit", f->time_limit_s, "Seconds for the exact search")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  cmd->add_option("--alignment", f->alignment, "Every offset is a multiple of this many bytes")
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 30))
+      ->capture_default_str();
+  cmd->add_option("--offsets-out", f->offsets_out,
+                  "Write the plan as CSV (the input columns plus offset), atomically");
+  AddOutputFlag(cmd, &f->output);
+  cmd->callback([f, &context] {
+    auto file = ReadLifetimes(f->input);
+    if (!file.ok()) {
+      context.exit_code = PrintError(file.status());
+      return;
+    }
+    mem::PlanOptions options;
+    options.algo = *mem::ParsePlanAlgo(f->algo);
+    options.time_limit_s = f->time_limit_s;
+    options.alignment = f->alignment;
+    auto plan = mem::PlanOffsets(file->buffers, options);
+    if (!plan.ok()) {
+      context.exit_code = PrintError(plan.status());
+      return;
+    }
+    if (!f->offsets_out.empty()) {
+      base::Status s = base::Env::Default()->WriteFileAtomic(
+          f->offsets_out, mem::LifetimesToCsv(file->buffers, plan->offsets));
+      if (!s.ok()) {
+        context.exit_code = PrintError(s.Annotate("cannot write the offsets"));
+        return;
+      }
+    }
+    base::Report r;
+    r["buffers"] = file->buffers.size();
+    r["peak_bytes"] = plan->peak_bytes;
+    r["lower_bound_bytes"] = plan->lower_bound_bytes;
+    r["ratio"] = plan->lower_bound_bytes
+                     ? static_cast<double>(plan->peak_bytes) / plan->lower_bound_bytes
+                     : 1.0;
+    r["optimal"] = plan->optimal;
+    r["solve_ms"] = plan->solve_ms;
+    r["algo"] = plan->algo;
+    r["greedy_peak_bytes"] = plan->greedy_peak_bytes;
+    r["time_to_best_ms"] = plan->time_to_best_ms;
+    r["search_nodes"] = plan->search_nodes;
+    r["alignment_bytes"] = f->alignment;
+    context.exit_code = PrintReport(r, f->output);
+  });
+}
+
+void RegisterCheck(CLI::App* noun, Context& context) {
+  struct Flags {
+    std::string input, offsets, output;
+    int64_t alignment = 1;
+  };
+  auto f = std::make_shared<Flags>();
+  CLI::App* cmd = noun->add_subcommand(
+      "check", "Verify a plan: no two live buffers overlap, offsets aligned; exit 1 otherwise");
+  cmd->add_option("--input", f->input, "Lifetime CSV the plan was made for")->required();
+  cmd->add_option("--offsets", f->offsets, "The plan: CSV with id and offset columns")->required();
+  cmd->add_option("--alignment", f->alignment, "Required offset alignment in bytes")
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 30))
+      ->capture_default_str();
+  AddOutputFlag(cmd, &f->output);
+  cmd->callback([f, &context] {
+    auto input = ReadLifetimes(f->input);
+    if (!input.ok()) {
+      context.exit_code = PrintError(input.status());
+      return;
+    }
+    auto plan = ReadLifetimes(f->offsets);
+    if (!plan.ok()) {
+      context.exit_code = PrintError(plan.status());
+      return;
+    }
+    if (plan->offsets.empty()) {
+      context.exit_code =
+          PrintError(base::InvalidArgumentError("the plan has no 'offset' column", f->offsets));
+      return;
+    }
+    // Match the plan's rows to the input by id; lifetimes and sizes must agree.
+    std::unordered_map<std::string, size_t> row;
+    for (size_t i = 0; i < plan->buffers.size(); ++i) row.emplace(plan->buffers[i].id, i);
+    std::vector<int64_t> offsets(input->buffers.size(), 0);
+    for (size_t i = 0; i < input->buffers.size(); ++i) {
+      const mem::Buffer& b = input->buffers[i];
+      auto it = row.find(b.id);
+      if (it == row.end()) {
+        context.exit_code = PrintError(
+            base::InvalidArgumentError("buffer '" + b.id + "' has no offset", f->offsets));
+        return;
+      }
+      const mem::Buffer& p = plan->buffers[it->second];
+      if (p.lower != b.lower || p.upper != b.upper || p.size != b.size) {
+        context.exit_code = PrintError(base::InvalidArgumentError(
+            "buffer '" + b.id + "' has a different lifetime or size in the plan", f->offsets));
+        return;
+      }
+      offsets[i] = plan->offsets[it->second];
+    }
+    if (row.size() != input->buffers.size()) {
+      context.exit_code = PrintError(base::InvalidArgumentError(
+          "the plan has buffers that the input does not have", f->offsets));
+      return;
+    }
+    const mem::PlanCheck check = mem::CheckPlan(input->buffers, offsets, f->alignment);
+    base::Report r;
+    r["buffers"] = input->buffers.size();
+    r["peak_bytes"] = check.peak_bytes;
+    r["lower_bound_bytes"] = mem::MaxLiveBytes(input->buffers);
+    r["valid"] = check.ok();
+    r["violation_count"] = check.violation_count;
+    r["violations"] = check.violations;
+    PrintReport(r, f->output);
+    if (!check.ok()) {
+      context.exit_code = PrintError(base::InvalidArgumentError(
+          std::to_string(check.violation_count) + " violation(s) in the plan", f->offsets));
+    }
+  });
+}
+
+}  // namespace
+
+void RegisterMem(CLI::App& app, Context& context) {
+  CLI::App* noun = app.add_subcommand("mem", "Memory reuse: offline planner and allocator replay");
+  noun->require_subcommand(1);
+  RegisterPlan(noun, context);
+  RegisterCheck(noun, context);
+}
+
+}  // namespace seedance::cli
