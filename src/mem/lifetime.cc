@@ -141,6 +141,21 @@ int64_t MaxLiveBytes(std::span<const Buffer> buffers) {
   return peak;
 }
 
+std::vector<LifetimeEvent> OrderedEvents(std::span<const Buffer> buffers) {
+  std::vector<LifetimeEvent> events;
+  events.reserve(2 * buffers.size());
+  for (size_t i = 0; i < buffers.size(); ++i) {
+    events.push_back({buffers[i].lower, true, i});
+    events.push_back({buffers[i].upper, false, i});
+  }
+  std::sort(events.begin(), events.end(), [](const LifetimeEvent& a, const LifetimeEvent& b) {
+    if (a.time != b.time) return a.time < b.time;
+    if (a.is_alloc != b.is_alloc) return !a.is_alloc;
+    return a.index < b.index;
+  });
+  return events;
+}
+
 std::string LifetimesToCsv(std::span<const Buffer> buffers, std::span<const int64_t> offsets) {
   const bool with_kind = std::any_of(buffers.begin(), buffers.end(), [](const Buffer& b) {
     return b.kind != BufferKind::kUnspecified;

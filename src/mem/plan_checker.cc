@@ -27,25 +27,12 @@ PlanCheck CheckPlan(std::span<const Buffer> buffers, std::span<const int64_t> of
   }
 
   // Sweep: at each time, frees happen before allocations (half-open lives).
-  struct Event {
-    int64_t time;
-    int is_alloc;  // 0: free, 1: alloc; frees sort first
-    size_t index;
-  };
-  std::vector<Event> events;
-  events.reserve(2 * buffers.size());
-  for (size_t i = 0; i < buffers.size(); ++i) {
-    events.push_back({buffers[i].lower, 1, i});
-    events.push_back({buffers[i].upper, 0, i});
-  }
-  std::sort(events.begin(), events.end(), [](const Event& a, const Event& b) {
-    return a.time != b.time ? a.time < b.time : a.is_alloc < b.is_alloc;
-  });
+  const std::vector<LifetimeEvent> events = OrderedEvents(buffers);
   // Live buffers keyed by (offset, index). Live ranges never overlap each
   // other, except where a violation was already reported; the neighbours of
   // a new range are enough to find any overlap with it.
   std::set<std::pair<int64_t, size_t>> live;
-  for (const Event& e : events) {
+  for (const LifetimeEvent& e : events) {
     const size_t i = e.index;
     const int64_t lo = offsets[i];
     const int64_t hi = offsets[i] + buffers[i].size;

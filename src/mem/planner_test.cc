@@ -125,7 +125,11 @@ TEST(PlannerTest, MiniMallocInstances) {
     ASSERT_TRUE(text.ok()) << path;
     auto file = ParseLifetimeCsv(*text, path.string());
     ASSERT_TRUE(file.ok()) << file.status().ToString();
-    auto plan = PlanOffsets(file->buffers, {.time_limit_s = 0.3});
+    // C and H: the search stops as soon as it meets the bound (milliseconds
+    // in a release build); the generous limit only keeps sanitizer builds,
+    // which run far slower, from failing on time. Not a timing assertion.
+    const bool reaches_bound = std::string(name) == "C" || std::string(name) == "H";
+    auto plan = PlanOffsets(file->buffers, {.time_limit_s = reaches_bound ? 60.0 : 0.2});
     ASSERT_TRUE(plan.ok());
     const PlanCheck check = CheckPlan(file->buffers, plan->offsets);
     EXPECT_TRUE(check.ok()) << name;

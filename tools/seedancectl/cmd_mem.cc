@@ -6,6 +6,7 @@
 #include "seedance/mem/lifetime.h"
 #include "seedance/mem/plan_checker.h"
 #include "seedance/mem/planner.h"
+#include "seedance/mem/replay.h"
 #include "tools/seedancectl/cli.h"
 
 namespace seedance::cli {
@@ -150,6 +151,52 @@ void RegisterCheck(CLI::App* noun, Context& context) {
   });
 }
 
+void RegisterReplay(CLI::App* noun, Context& context) {
+  struct Flags {
+    std::string input, policy = "seedance", output;
+    bool check = false;
+  };
+  auto f = std::make_shared<Flags>();
+  CLI::App* cmd = noun->add_subcommand(
+      "replay", "Replay a lifetime file through a caching-allocator policy (virtual memory)");
+  cmd->add_option("--input", f->input, "Lifetime CSV (id,lower,upper,size)")->required();
+  cmd->add_option("--policy", f->policy,
+                  "seedance, seedance-stitch, best-fit, first-fit, caching-2mib")
+      ->check(
+          CLI::IsMember({"seedance", "seedance-stitch", "best-fit", "first-fit", "caching-2mib"}))
+      ->capture_default_str();
+  cmd->add_flag("--check", f->check, "Run the allocator's validity walker after every operation");
+  AddOutputFlag(cmd, &f->output);
+  cmd->callback([f, &context] {
+    auto file = ReadLifetimes(f->input);
+    if (!file.ok()) {
+      context.exit_code = PrintError(file.status());
+      return;
+    }
+    mem::ReplayOptions options;
+    options.check_every_op = f->check;
+    auto r = mem::Replay(file->buffers, *mem::ParseAllocatorPolicy(f->policy), options);
+    if (!r.ok()) {
+      context.exit_code = PrintError(r.status());
+      return;
+    }
+    base::Report out;
+    out["policy"] = f->policy;
+    out["reserved_peak_bytes"] = r->reserved_peak_bytes;
+    out["allocated_peak_bytes"] = r->allocated_peak_bytes;
+    out["lower_bound_bytes"] = r->lower_bound_bytes;
+    out["reserved_over_bound"] =
+        r->lower_bound_bytes ? static_cast<double>(r->reserved_peak_bytes) / r->lower_bound_bytes
+                             : 1.0;
+    out["fragmentation"] = r->fragmentation;
+    out["ops"] = r->ops;
+    out["ns_per_op"] = r->ns_per_op;
+    out["segments"] = r->segments;
+    out["stitches"] = r->stitches;
+    context.exit_code = PrintReport(out, f->output);
+  });
+}
+
 }  // namespace
 
 void RegisterMem(CLI::App& app, Context& context) {
@@ -157,6 +204,7 @@ void RegisterMem(CLI::App& app, Context& context) {
   noun->require_subcommand(1);
   RegisterPlan(noun, context);
   RegisterCheck(noun, context);
+  RegisterReplay(noun, context);
 }
 
 }  // namespace seedance::cli

@@ -61,6 +61,17 @@ base::Status ValidateBuffers(std::span<const Buffer> buffers, std::string_view w
 // placement can have a smaller peak. O(n log n).
 int64_t MaxLiveBytes(std::span<const Buffer> buffers);
 
+// One allocation (at `lower`) or free (at `upper`) of buffers[index].
+struct LifetimeEvent {
+  int64_t time = 0;
+  bool is_alloc = false;
+  size_t index = 0;
+};
+
+// The 2n events in time order; at equal times frees come before allocations
+// (lifetimes are half-open), then by buffer index.
+std::vector<LifetimeEvent> OrderedEvents(std::span<const Buffer> buffers);
+
 // CSV text `id,lower,upper,size[,kind][,offset]`; `kind` is written when any
 // buffer has one, `offset` when `offsets` is not empty.
 std::string LifetimesToCsv(std::span<const Buffer> buffers, std::span<const int64_t> offsets = {});
