@@ -1,5 +1,7 @@
 #include "seedance/plan/optimize.h"
 
+#include "seedance/mem/planner.h"
+#include "seedance/mem/training_step.h"
 #include "seedance/plan/model_figures.h"
 
 namespace seedance::plan {
@@ -33,6 +35,93 @@ Report TrainingFigures(const JobSpec& spec, const cost::GpuSpec& gpu, const Mode
   r["step_seconds_lower_bound"] = step_seconds;
   r["step_cost_usd_lower_bound"] =
       step_seconds / 3600.0 * spec.price_per_gpu_hour_usd * static_cast<double>(gpus);
+  return r;
+}
+
+// What one GPU holds during a training step (pure data parallelism: every
+// GPU keeps the whole model), for a given micro-batch.
+mem::TrainingStepShape StepShape(const JobSpec& spec, const ModelFigures& f, int64_t micro_batch) {
+  const TrainingSpec& t = spec.training;
+  const bool low_precision = t.precision != base::NumericFormat::kFp32 &&
+                             t.precision != base::NumericFormat::kTf32;
+  mem::TrainingStepShape shape;
+  shape.layers = spec.model.layers;
+  shape.layer_parameters = f.layer_parameters;
+  shape.embedding_parameters = f.embedding_parameters;
+  shape.head_parameters = f.lm_head_parameters;
+  shape.other_parameters = f.parameters - f.embedding_parameters -
+                           spec.model.layers * f.layer_parameters - f.lm_head_parameters;
+  shape.hidden_size = spec.model.hidden_size;
+  shape.attention_heads = spec.model.attention_heads;
+  shape.sequence_length = spec.model.sequence_length;
+  shape.micro_batch = micro_batch;
+  shape.vocab_size = spec.model.vocab_size;
+  // FP8 training keeps weights, gradients and saved activations in 16 bits
+  // and casts to FP8 for the matrix multiplies (as Transformer Engine does).
+  shape.bytes_per_element = low_precision ? 2 : 4;
+  shape.fp32_master_weights = low_precision;
+  shape.optimizer_bytes_per_param = t.optimizer == "adamw" || t.optimizer == "adam" ? 8
+                                    : t.optimizer == "sgd"                         ? 0
+                                                                                   : 4;
+  return shape;
+}
+
+base::StatusOr<Report> MemorySection(const JobSpec& spec, const cost::GpuSpec& gpu,
+                                     const ModelFigures& f, const ProfileSettings& settings) {
+  const auto buffers = mem::TrainingStepLifetimes(StepShape(spec, f, spec.training.micro_batch));
+  SEEDANCE_ASSIGN_OR_RETURN(
+      mem::Plan plan, mem::PlanOffsets(buffers, {.time_limit_s = settings.search_time_limit_s}));
+  int64_t no_reuse = 0;
+  int64_t persistent = 0;
+  for (const mem::Buffer& b : buffers) {
+    no_reuse += b.size;
+    if (b.kind == mem::BufferKind::kWeight || b.kind == mem::BufferKind::kGradient ||
+        b.kind == mem::BufferKind::kOptimizerState) {
+      persistent += b.size;
+    }
+  }
+  const int64_t capacity = gpu.MemoryBytes();
+  // The largest micro-batch whose planned step fits: the peak grows with the
+  // micro-batch, so bisect; each probe is a greedy plan of a few hundred buffers.
+  auto fits = [&](int64_t b) -> base::StatusOr<bool> {
+    const auto probe = mem::TrainingStepLifetimes(StepShape(spec, f, b));
+    if (mem::MaxLiveBytes(probe) > capacity) return false;
+    SEEDANCE_ASSIGN_OR_RETURN(mem::Plan p,
+                              mem::PlanOffsets(probe, {.algo = mem::PlanAlgo::kGreedy}));
+    return p.peak_bytes <= capacity;
+  };
+  int64_t lo = 0;  // largest known to fit
+  int64_t hi = 1;  // smallest known not to fit (once found)
+  while (true) {
+    SEEDANCE_ASSIGN_OR_RETURN(bool ok, fits(hi));
+    if (!ok) break;
+    lo = hi;
+    if (hi >= spec.training.global_batch) {
+      hi = spec.training.global_batch + 1;
+      break;
+    }
+    hi *= 2;
+  }
+  while (hi - lo > 1) {
+    const int64_t mid = lo + (hi - lo) / 2;
+    SEEDANCE_ASSIGN_OR_RETURN(bool ok, fits(mid));
+    (ok ? lo : hi) = mid;
+  }
+
+  Report r = Report::object();
+  r["scope"] = "one GPU, one micro-batch step, no model parallelism";
+  r["buffers"] = buffers.size();
+  r["persistent_bytes"] = persistent;
+  r["activations_per_layer_bytes"] =
+      mem::ActivationBytesPerLayer(StepShape(spec, f, spec.training.micro_batch));
+  r["peak_without_reuse_bytes"] = no_reuse;
+  r["planned_peak_bytes"] = plan.peak_bytes;
+  r["lower_bound_bytes"] = plan.lower_bound_bytes;
+  r["planner"] = plan.algo;
+  r["planner_optimal"] = plan.optimal;
+  r["gpu_memory_bytes"] = capacity;
+  r["fits"] = plan.peak_bytes <= capacity;
+  r["max_micro_batch"] = std::min(lo, spec.training.global_batch);
   return r;
 }
 
@@ -85,6 +174,10 @@ base::StatusOr<Report> Optimize(const JobSpec& spec, const cost::GpuCatalog& cat
   const ModelFigures figures = ComputeModelFigures(spec.model);
   report["derived"] = spec.kind == JobKind::kTraining ? TrainingFigures(spec, *gpu, figures)
                                                       : ServingFigures(spec, *gpu, figures);
+  if (spec.kind == JobKind::kTraining) {
+    SEEDANCE_ASSIGN_OR_RETURN(report["memory"],
+                              MemorySection(spec, *gpu, figures, SettingsFor(options.profile)));
+  }
   return report;
 }
 

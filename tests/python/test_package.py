@@ -26,7 +26,8 @@ def test_optimize_default_job():
     assert report["job"]["source"].startswith("built-in default")
     assert report["derived"]["parameters"] == 6_738_415_616
     assert report["derived"]["tokens_per_step"] == 512 * 4096
-    assert list(report) == ["job", "model", "training", "hardware", "price", "derived"]
+    assert list(report) == ["job", "model", "training", "hardware", "price", "derived", "memory"]
+    assert report["memory"]["planned_peak_bytes"] >= report["memory"]["lower_bound_bytes"]
 
 
 def test_optimize_from_path_and_dry_run(tmp_path):
