@@ -10,6 +10,9 @@
 
 #include "seedance/base/report.h"
 #include "seedance/cost/gpu_catalog.h"
+#include "seedance/mem/lifetime.h"
+#include "seedance/mem/planner.h"
+#include "seedance/mem/replay.h"
 #include "seedance/plan/optimize.h"
 #include "seedance/port/cuda_info.h"
 #include "seedance/version.h"
@@ -68,6 +71,46 @@ std::string GpuCatalogJson(const std::optional<std::string>& catalog_yaml,
   return gpus.dump();
 }
 
+std::string MemPlan(const std::string& csv, const std::string& source, const std::string& algo,
+                    double time_limit_s, int64_t alignment) {
+  mem::LifetimeFile file = ValueOrRaise(mem::ParseLifetimeCsv(csv, source));
+  mem::PlanOptions options;
+  options.algo = ValueOrRaise(mem::ParsePlanAlgo(algo));
+  options.time_limit_s = time_limit_s;
+  options.alignment = alignment;
+  base::StatusOr<mem::Plan> result = base::InternalError("not run");
+  {
+    py::gil_scoped_release release;
+    result = mem::PlanOffsets(file.buffers, options);
+  }
+  const mem::Plan plan = ValueOrRaise(std::move(result));
+  base::Report r;
+  r["buffers"] = file.buffers.size();
+  r["peak_bytes"] = plan.peak_bytes;
+  r["lower_bound_bytes"] = plan.lower_bound_bytes;
+  r["optimal"] = plan.optimal;
+  r["algo"] = plan.algo;
+  r["solve_ms"] = plan.solve_ms;
+  base::Report offsets = base::Report::object();
+  for (size_t i = 0; i < file.buffers.size(); ++i) offsets[file.buffers[i].id] = plan.offsets[i];
+  r["offsets"] = offsets;
+  return r.dump();
+}
+
+std::string MemReplay(const std::string& csv, const std::string& source, const std::string& policy) {
+  mem::LifetimeFile file = ValueOrRaise(mem::ParseLifetimeCsv(csv, source));
+  const mem::AllocatorPolicy p = ValueOrRaise(mem::ParseAllocatorPolicy(policy));
+  const mem::ReplayResult x = ValueOrRaise(mem::Replay(file.buffers, p));
+  base::Report r;
+  r["policy"] = policy;
+  r["reserved_peak_bytes"] = x.reserved_peak_bytes;
+  r["allocated_peak_bytes"] = x.allocated_peak_bytes;
+  r["lower_bound_bytes"] = x.lower_bound_bytes;
+  r["fragmentation"] = x.fragmentation;
+  r["ops"] = x.ops;
+  return r.dump();
+}
+
 py::dict CudaInfo() {
   const port::CudaInfo info = port::QueryCuda();
   py::list devices;
@@ -102,4 +145,8 @@ PYBIND11_MODULE(_core, m) {
   m.def("gpu_catalog", &GpuCatalogJson, py::arg("catalog_yaml"), py::arg("catalog_source"),
         "Every GPU of the catalog as JSON text");
   m.def("cuda_info", &CudaInfo, "What CUDA this build and machine offer");
+  m.def("mem_plan", &MemPlan, py::arg("csv"), py::arg("source"), py::arg("algo"),
+        py::arg("time_limit_s"), py::arg("alignment"), "Offline plan of a lifetime CSV, as JSON");
+  m.def("mem_replay", &MemReplay, py::arg("csv"), py::arg("source"), py::arg("policy"),
+        "Replay of a lifetime CSV through an allocator policy, as JSON");
 }

@@ -6,6 +6,8 @@
 
 #include <cstring>
 
+#include "seedance/port/cuda_vmm.h"
+
 namespace seedance::mem {
 namespace {
 
@@ -75,7 +77,32 @@ class VirtualBackend final : public SegmentBackend {
   uintptr_t next_ = uintptr_t{1} << 40;  // looks like an address, is never dereferenced
 };
 
+class CudaBackend final : public SegmentBackend {
+ public:
+  explicit CudaBackend(std::unique_ptr<port::CudaVmm> vmm) : vmm_(std::move(vmm)) {}
+  std::string_view name() const override { return "cuda"; }
+  size_t page_size() const override { return vmm_->page_size(); }
+  base::StatusOr<uintptr_t> ReserveAddressSpace(size_t bytes) override {
+    return vmm_->Reserve(bytes);
+  }
+  base::Status Map(uintptr_t addr, size_t bytes) override { return vmm_->Map(addr, bytes); }
+  base::Status Unmap(uintptr_t addr, size_t bytes) override { return vmm_->Unmap(addr, bytes); }
+  bool CanRemap() const override { return true; }
+  base::Status Remap(uintptr_t from, uintptr_t to, size_t bytes) override {
+    return vmm_->Remap(from, to, bytes);
+  }
+  void ReleaseAddressSpace(uintptr_t addr, size_t bytes) override { vmm_->Free(addr, bytes); }
+
+ private:
+  std::unique_ptr<port::CudaVmm> vmm_;
+};
+
 }  // namespace
+
+base::StatusOr<std::unique_ptr<SegmentBackend>> NewCudaBackend(int device) {
+  SEEDANCE_ASSIGN_OR_RETURN(std::unique_ptr<port::CudaVmm> vmm, port::NewCudaVmm(device));
+  return std::unique_ptr<SegmentBackend>(new CudaBackend(std::move(vmm)));
+}
 
 std::unique_ptr<SegmentBackend> NewHostBackend() { return std::make_unique<HostBackend>(); }
 std::unique_ptr<SegmentBackend> NewVirtualBackend(size_t page_size) {

@@ -6,8 +6,8 @@ namespace seedance::mem {
 
 int64_t ActivationBytesPerLayer(const TrainingStepShape& t) {
   const int64_t sbh = t.sequence_length * t.micro_batch * t.hidden_size;
-  const int64_t attention = 5 * t.attention_heads * t.sequence_length * t.sequence_length *
-                            t.micro_batch;  // 5·a·s²·b
+  const int64_t attention =
+      5 * t.attention_heads * t.sequence_length * t.sequence_length * t.micro_batch;  // 5·a·s²·b
   return (34 * sbh + attention) * t.bytes_per_element / 2;
 }
 
@@ -22,7 +22,8 @@ std::vector<Buffer> TrainingStepLifetimes(const TrainingStepShape& t) {
   auto persistent = [&](const std::string& name, int64_t params) {
     add(name + ".weight", 0, end, params * e, BufferKind::kWeight);
     add(name + ".grad", 0, end, params * e, BufferKind::kGradient);
-    if (t.fp32_master_weights) add(name + ".master", 0, end, params * 4, BufferKind::kOptimizerState);
+    if (t.fp32_master_weights)
+      add(name + ".master", 0, end, params * 4, BufferKind::kOptimizerState);
     add(name + ".optimizer", 0, end, params * t.optimizer_bytes_per_param,
         BufferKind::kOptimizerState);
   };

@@ -8,9 +8,15 @@ namespace seedance::mem {
 namespace {
 
 TrainingStepShape Small() {
-  return TrainingStepShape{.layers = 4, .layer_parameters = 1000, .embedding_parameters = 500,
-                           .head_parameters = 500, .hidden_size = 8, .attention_heads = 2,
-                           .sequence_length = 16, .micro_batch = 2, .vocab_size = 50};
+  return TrainingStepShape{.layers = 4,
+                           .layer_parameters = 1000,
+                           .embedding_parameters = 500,
+                           .head_parameters = 500,
+                           .hidden_size = 8,
+                           .attention_heads = 2,
+                           .sequence_length = 16,
+                           .micro_batch = 2,
+                           .vocab_size = 50};
 }
 
 TEST(TrainingStepTest, ActivationFormulaTable) {

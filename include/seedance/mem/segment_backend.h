@@ -6,8 +6,8 @@
 //   host:    mmap'ed address space; Map/Unmap with mprotect/madvise; Remap with
 //            mremap(MREMAP_FIXED), which moves the pages themselves;
 //   virtual: bookkeeping only, no memory at all, for replaying traces;
-//   CUDA:    the virtual-memory API (cuMemAddressReserve/cuMemCreate/cuMemMap),
-//            in src/port, when built with CUDA (not yet built).
+//   CUDA:    the virtual-memory API (cuMemAddressReserve/cuMemCreate/cuMemMap)
+//            through port::CudaVmm; Remap moves physical pages between addresses.
 //
 // Thread safety: a back end is used under the allocator's lock.
 #pragma once
@@ -42,6 +42,8 @@ class SegmentBackend {
 };
 
 std::unique_ptr<SegmentBackend> NewHostBackend();
+// Unavailable without CUDA, a driver, or virtual-memory support on `device`.
+base::StatusOr<std::unique_ptr<SegmentBackend>> NewCudaBackend(int device);
 // `page_size` defaults to 2 MiB, the CUDA virtual-memory granularity.
 std::unique_ptr<SegmentBackend> NewVirtualBackend(size_t page_size = size_t{2} << 20);
 

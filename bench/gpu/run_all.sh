@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# The GPU checks, for a session that is lent a GPU machine: build with CUDA,
+# run the unit tests, the device self-test, then the allocator benchmark
+# against PyTorch's allocator. Prints everything; writes JSON lines to
+# ${OUT:-.}/gpu-results.jsonl.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+out="${OUT:-.}/gpu-results.jsonl"
+cmake --preset dev -DSEEDANCE_CUDA=ON >/dev/null && cmake --build build -j "$(nproc)" || exit 1
+(cd build && ctest -j "$(nproc)" 2>&1 | tail -3)
+build/bin/seedancectl version --check-gpu -o json | tee -a "$out"
+PYTHONPATH=build/python python3 bench/gpu/allocator_vs_torch.py --steps 30 | tee -a "$out"
