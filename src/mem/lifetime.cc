@@ -70,6 +70,7 @@ StatusOr<LifetimeFile> ParseLifetimeCsv(std::string_view text, const std::string
   const std::optional<size_t> c_offset = table.Column("offset");
 
   LifetimeFile out;
+  out.has_offsets = c_offset.has_value();
   out.buffers.reserve(table.records().size());
   std::unordered_map<std::string, int> first_line;
   first_line.reserve(table.records().size());
@@ -156,23 +157,33 @@ std::vector<LifetimeEvent> OrderedEvents(std::span<const Buffer> buffers) {
   return events;
 }
 
-std::string LifetimesToCsv(std::span<const Buffer> buffers, std::span<const int64_t> offsets) {
+namespace {
+
+std::string ToCsv(std::span<const Buffer> buffers, const std::span<const int64_t>* offsets) {
   const bool with_kind = std::any_of(buffers.begin(), buffers.end(), [](const Buffer& b) {
     return b.kind != BufferKind::kUnspecified;
   });
   std::string out = "id,lower,upper,size";
   if (with_kind) out += ",kind";
-  if (!offsets.empty()) out += ",offset";
+  if (offsets) out += ",offset";
   out += '\n';
   for (size_t i = 0; i < buffers.size(); ++i) {
     const Buffer& b = buffers[i];
     out += CsvField(b.id) + ',' + std::to_string(b.lower) + ',' + std::to_string(b.upper) + ',' +
            std::to_string(b.size);
     if (with_kind) out += ',' + std::string(BufferKindName(b.kind));
-    if (!offsets.empty()) out += ',' + std::to_string(offsets[i]);
+    if (offsets) out += ',' + std::to_string((*offsets)[i]);
     out += '\n';
   }
   return out;
+}
+
+}  // namespace
+
+std::string LifetimesToCsv(std::span<const Buffer> buffers) { return ToCsv(buffers, nullptr); }
+
+std::string PlanToCsv(std::span<const Buffer> buffers, std::span<const int64_t> offsets) {
+  return ToCsv(buffers, &offsets);
 }
 
 }  // namespace seedance::mem

@@ -33,6 +33,7 @@ TEST(LifetimeTest, ParsesMiniMallocFormatAndOptionalColumns) {
   EXPECT_EQ(f->buffers[1].id, "b2");
   EXPECT_EQ(f->buffers[1].upper, 9);
   EXPECT_TRUE(f->offsets.empty());
+  EXPECT_FALSE(f->has_offsets);
   auto g = ParseLifetimeCsv("size,kind,id,upper,lower,offset\n8,weight,w,10,0,64\n", "y.csv");
   ASSERT_TRUE(g.ok()) << g.status().ToString();
   EXPECT_EQ(g->buffers[0].kind, BufferKind::kWeight);
@@ -89,12 +90,16 @@ TEST(LifetimeTest, MaxLiveMatchesBruteForce) {
 TEST(LifetimeTest, CsvRoundTrip) {
   std::vector<Buffer> buffers = {{"a,b", 0, 4, 16, BufferKind::kActivation},
                                  {"c", 2, 9, 8, BufferKind::kGradient}};
-  const std::string csv = LifetimesToCsv(buffers, std::vector<int64_t>{0, 16});
+  const std::string csv = PlanToCsv(buffers, std::vector<int64_t>{0, 16});
   auto back = ParseLifetimeCsv(csv, "rt.csv");
   ASSERT_TRUE(back.ok()) << back.status().ToString() << "\n" << csv;
   EXPECT_EQ(back->buffers[0].id, "a,b");
   EXPECT_EQ(back->buffers[1].kind, BufferKind::kGradient);
   EXPECT_EQ(back->offsets, (std::vector<int64_t>{0, 16}));
+  // An empty plan still has its offset column.
+  auto empty = ParseLifetimeCsv(PlanToCsv({}, {}), "e.csv");
+  ASSERT_TRUE(empty.ok());
+  EXPECT_TRUE(empty->has_offsets);
 }
 
 TEST(LifetimeTest, MutatedFilesFailCleanly) {

@@ -131,3 +131,12 @@ def test_replay_check_mode_and_errors(seedancectl, tmp_path):
     assert json.loads(r.stdout)["lower_bound_bytes"] == 8000100
     r = run(seedancectl, "mem", "replay", "--input", src, "--policy", "tcmalloc")
     assert r.returncode == 2
+
+
+def test_empty_lifetime_file(seedancectl, tmp_path):
+    src = tmp_path / "empty.csv"
+    src.write_text("id,lower,upper,size\n")
+    plan = tmp_path / "empty.plan.csv"
+    r = run(seedancectl, "mem", "plan", "--input", src, "--offsets-out", plan, "-o", "json")
+    assert r.returncode == 0 and json.loads(r.stdout)["peak_bytes"] == 0
+    assert run(seedancectl, "mem", "check", "--input", src, "--offsets", plan).returncode == 0

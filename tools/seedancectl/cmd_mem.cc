@@ -56,7 +56,7 @@ void RegisterPlan(CLI::App* noun, Context& context) {
     }
     if (!f->offsets_out.empty()) {
       base::Status s = base::Env::Default()->WriteFileAtomic(
-          f->offsets_out, mem::LifetimesToCsv(file->buffers, plan->offsets));
+          f->offsets_out, mem::PlanToCsv(file->buffers, plan->offsets));
       if (!s.ok()) {
         context.exit_code = PrintError(s.Annotate("cannot write the offsets"));
         return;
@@ -105,7 +105,7 @@ void RegisterCheck(CLI::App* noun, Context& context) {
       context.exit_code = PrintError(plan.status());
       return;
     }
-    if (plan->offsets.empty()) {
+    if (!plan->has_offsets) {
       context.exit_code =
           PrintError(base::InvalidArgumentError("the plan has no 'offset' column", f->offsets));
       return;

@@ -48,7 +48,8 @@ inline constexpr int64_t kMaxBufferSize = int64_t{1} << 50;
 // A lifetime CSV with its optional offset column (a plan, when present).
 struct LifetimeFile {
   std::vector<Buffer> buffers;
-  std::vector<int64_t> offsets;  // empty when the file has no `offset` column
+  bool has_offsets = false;      // the file has an `offset` column
+  std::vector<int64_t> offsets;  // offsets[i] of buffers[i] when it has
 };
 
 base::StatusOr<LifetimeFile> ParseLifetimeCsv(std::string_view text, const std::string& file);
@@ -72,8 +73,10 @@ struct LifetimeEvent {
 // (lifetimes are half-open), then by buffer index.
 std::vector<LifetimeEvent> OrderedEvents(std::span<const Buffer> buffers);
 
-// CSV text `id,lower,upper,size[,kind][,offset]`; `kind` is written when any
-// buffer has one, `offset` when `offsets` is not empty.
-std::string LifetimesToCsv(std::span<const Buffer> buffers, std::span<const int64_t> offsets = {});
+// CSV text `id,lower,upper,size[,kind]`; `kind` is written when any buffer
+// has one.
+std::string LifetimesToCsv(std::span<const Buffer> buffers);
+// The same with an `offset` column (a plan); offsets[i] belongs to buffers[i].
+std::string PlanToCsv(std::span<const Buffer> buffers, std::span<const int64_t> offsets);
 
 }  // namespace seedance::mem
