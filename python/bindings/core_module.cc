@@ -97,7 +97,8 @@ std::string MemPlan(const std::string& csv, const std::string& source, const std
   return r.dump();
 }
 
-std::string MemReplay(const std::string& csv, const std::string& source, const std::string& policy) {
+std::string MemReplay(const std::string& csv, const std::string& source,
+                      const std::string& policy) {
   mem::LifetimeFile file = ValueOrRaise(mem::ParseLifetimeCsv(csv, source));
   const mem::AllocatorPolicy p = ValueOrRaise(mem::ParseAllocatorPolicy(policy));
   const mem::ReplayResult x = ValueOrRaise(mem::Replay(file.buffers, p));

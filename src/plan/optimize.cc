@@ -42,8 +42,8 @@ Report TrainingFigures(const JobSpec& spec, const cost::GpuSpec& gpu, const Mode
 // GPU keeps the whole model), for a given micro-batch.
 mem::TrainingStepShape StepShape(const JobSpec& spec, const ModelFigures& f, int64_t micro_batch) {
   const TrainingSpec& t = spec.training;
-  const bool low_precision = t.precision != base::NumericFormat::kFp32 &&
-                             t.precision != base::NumericFormat::kTf32;
+  const bool low_precision =
+      t.precision != base::NumericFormat::kFp32 && t.precision != base::NumericFormat::kTf32;
   mem::TrainingStepShape shape;
   shape.layers = spec.model.layers;
   shape.layer_parameters = f.layer_parameters;
@@ -61,8 +61,8 @@ mem::TrainingStepShape StepShape(const JobSpec& spec, const ModelFigures& f, int
   shape.bytes_per_element = low_precision ? 2 : 4;
   shape.fp32_master_weights = low_precision;
   shape.optimizer_bytes_per_param = t.optimizer == "adamw" || t.optimizer == "adam" ? 8
-                                    : t.optimizer == "sgd"                         ? 0
-                                                                                   : 4;
+                                    : t.optimizer == "sgd"                          ? 0
+                                                                                    : 4;
   return shape;
 }
 
