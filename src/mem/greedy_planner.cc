@@ -1,7 +1,9 @@
 #include "src/mem/greedy_planner.h"
 
 #include <algorithm>
+#include <map>
 #include <numeric>
+#include <set>
 
 #include "src/mem/interval_index.h"
 
@@ -58,15 +60,19 @@ std::vector<size_t> Order(std::span<const int64_t> lowers, std::span<const int64
 
 }  // namespace
 
-GreedyPlan PlaceGreedy(std::span<const int64_t> lowers, std::span<const int64_t> uppers,
-                       std::span<const int64_t> sizes, GreedyOrder order, int64_t alignment) {
+std::optional<GreedyPlan> PlaceGreedy(std::span<const int64_t> lowers,
+                                      std::span<const int64_t> uppers,
+                                      std::span<const int64_t> sizes, GreedyOrder order,
+                                      int64_t alignment, const std::function<bool()>& expired) {
   const size_t n = sizes.size();
   GreedyPlan plan;
   plan.offsets.assign(n, 0);
   IntervalIndex index(lowers, uppers);
   std::vector<size_t> overlapping;
   std::vector<std::pair<int64_t, int64_t>> ranges;  // (offset, end) of conflicting placed items
+  size_t placed = 0;
   for (size_t i : Order(lowers, uppers, sizes, order)) {
+    if (expired && (++placed & 255) == 0 && expired()) return std::nullopt;
     overlapping.clear();
     index.PlacedOverlapping(lowers[i], uppers[i], overlapping);
     ranges.clear();
@@ -88,6 +94,84 @@ GreedyPlan PlaceGreedy(std::span<const int64_t> lowers, std::span<const int64_t>
     plan.offsets[i] = best_offset;
     plan.peak = std::max(plan.peak, best_offset + sizes[i]);
     index.MarkPlaced(i);
+  }
+  return plan;
+}
+
+GreedyPlan PlaceByStartSweep(std::span<const int64_t> lowers, std::span<const int64_t> uppers,
+                             std::span<const int64_t> sizes, int64_t alignment) {
+  const size_t n = sizes.size();
+  GreedyPlan plan;
+  plan.offsets.assign(n, 0);
+  // Events: frees first at equal times; allocations at equal times in the
+  // start order's tie-break (larger first, then index).
+  struct Event {
+    int64_t time;
+    bool alloc;
+    size_t index;
+  };
+  std::vector<Event> events;
+  events.reserve(2 * n);
+  for (size_t i = 0; i < n; ++i) {
+    events.push_back({lowers[i], true, i});
+    events.push_back({uppers[i], false, i});
+  }
+  std::sort(events.begin(), events.end(), [&](const Event& a, const Event& b) {
+    if (a.time != b.time) return a.time < b.time;
+    if (a.alloc != b.alloc) return !a.alloc;
+    if (a.alloc && sizes[a.index] != sizes[b.index]) return sizes[a.index] > sizes[b.index];
+    return a.index < b.index;
+  });
+  std::map<int64_t, int64_t> live;             // offset -> end of each live item
+  std::set<std::pair<int64_t, int64_t>> gaps;  // (size, start) between live items
+  auto gap_before = [&](std::map<int64_t, int64_t>::iterator it) {
+    const int64_t start = it == live.begin() ? 0 : std::prev(it)->second;
+    return std::make_pair(AlignUp(start, alignment), it->first);
+  };
+  auto add_gap = [&](int64_t start, int64_t end) {
+    if (end > start) gaps.emplace(end - start, start);
+  };
+  auto drop_gap = [&](int64_t start, int64_t end) {
+    if (end > start) gaps.erase({end - start, start});
+  };
+  for (const Event& e : events) {
+    const size_t i = e.index;
+    if (!e.alloc) {
+      auto it = live.find(plan.offsets[i]);
+      const auto [before_start, before_end] = gap_before(it);
+      drop_gap(before_start, before_end);
+      auto next = std::next(it);
+      if (next != live.end()) {
+        const auto [after_start, after_end] = gap_before(next);
+        drop_gap(after_start, after_end);
+      }
+      live.erase(it);
+      if (next != live.end()) {
+        const auto [start, end] = gap_before(next);
+        add_gap(start, end);
+      }
+      continue;
+    }
+    // The smallest gap that fits, lowest offset among equal sizes (the set is
+    // ordered by (size, start)); else on top of every live item.
+    int64_t offset;
+    auto fit = gaps.lower_bound({sizes[i], INT64_MIN});
+    if (fit != gaps.end()) {
+      offset = fit->second;
+      gaps.erase(fit);
+    } else {
+      offset = live.empty() ? 0 : AlignUp(std::prev(live.end())->second, alignment);
+    }
+    auto it = live.emplace(offset, offset + sizes[i]).first;
+    // The item starts its gap, so only the space after it, up to the next
+    // live item, is a gap again.
+    auto next = std::next(it);
+    if (next != live.end()) {
+      const auto [start, end] = gap_before(next);
+      add_gap(start, end);
+    }
+    plan.offsets[i] = offset;
+    plan.peak = std::max(plan.peak, offset + sizes[i]);
   }
   return plan;
 }

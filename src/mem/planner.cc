@@ -90,13 +90,24 @@ StatusOr<Plan> PlanOffsets(std::span<const Buffer> buffers, const PlanOptions& o
   Plan plan;
   plan.lower_bound_bytes = MaxLiveBytes(buffers);
 
-  // Greedy: every order, keep the best.
+  // Greedy: every order; the first always completes, the others only while
+  // the time limit lasts.
+  const int64_t deadline = t0 + static_cast<int64_t>(options.time_limit_s * 1e9);
+  auto expired = [&] { return env->NowMonotonicNanos() > deadline; };
   internal::GreedyPlan best;
   for (internal::GreedyOrder order : internal::kAllGreedyOrders) {
-    internal::GreedyPlan g =
-        internal::PlaceGreedy(lowers, uppers, padded, order, options.alignment);
-    if (best.offsets.empty() || real_peak(g.offsets) < real_peak(best.offsets)) {
-      best = std::move(g);
+    std::optional<internal::GreedyPlan> g;
+    if (order == internal::GreedyOrder::kStart) {
+      g = internal::PlaceByStartSweep(lowers, uppers, padded, options.alignment);
+    } else {
+      const bool first = order == internal::kAllGreedyOrders[0];
+      if (!first && expired()) continue;
+      g = internal::PlaceGreedy(lowers, uppers, padded, order, options.alignment,
+                                first ? std::function<bool()>() : std::function<bool()>(expired));
+      if (!g) continue;
+    }
+    if (best.offsets.empty() || real_peak(g->offsets) < real_peak(best.offsets)) {
+      best = std::move(*g);
       plan.algo = "greedy/" + std::string(internal::GreedyOrderName(order));
     }
   }
@@ -106,7 +117,6 @@ StatusOr<Plan> PlanOffsets(std::span<const Buffer> buffers, const PlanOptions& o
 
   bool proven = plan.greedy_peak_bytes == plan.lower_bound_bytes;
   if (options.algo != PlanAlgo::kGreedy && !proven) {
-    const int64_t deadline = t0 + static_cast<int64_t>(options.time_limit_s * 1e9);
     const int64_t granularity = Gcd(padded);
     struct Group {
       std::vector<size_t> members;
@@ -160,7 +170,9 @@ StatusOr<Plan> PlanOffsets(std::span<const Buffer> buffers, const PlanOptions& o
             first ? soft_lo
                   : soft_lo + (g.peak - granularity - soft_lo) / 2 / granularity * granularity;
         capacity = std::max(capacity, soft_lo);
-        const int64_t slice = first ? (deadline - now) / 2 : (deadline - now) / 3;
+        // Most instances are feasible at their bound: give that question most
+        // of the time, then bisect with what is left.
+        const int64_t slice = first ? (deadline - now) / 20 * 17 : (deadline - now) / 3;
         first = false;
         internal::DecisionResult r =
             internal::DecideCapacity(lo, up, sz, capacity, env, now + std::max<int64_t>(slice, 1));

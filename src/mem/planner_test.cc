@@ -11,6 +11,7 @@
 #include "seedance/base/fake_env.h"
 #include "seedance/base/testing/data.h"
 #include "seedance/mem/plan_checker.h"
+#include "src/mem/greedy_planner.h"
 
 namespace seedance::mem {
 namespace {
@@ -77,6 +78,28 @@ TEST(PlannerTest, GreedyPlansAreValidAndNeverClaimOptimalityWrongly) {
     if (plan->optimal) {
       EXPECT_EQ(plan->peak_bytes, BruteOptimum(buffers));
     }
+  }
+}
+
+// The O(n log n) sweep must place exactly as the general greedy does in
+// start-time order.
+TEST(PlannerTest, StartSweepEqualsGreedyInStartOrder) {
+  std::mt19937 rng(21);
+  for (int trial = 0; trial < 500; ++trial) {
+    const auto buffers = RandomBuffers(rng, 1 + static_cast<int>(rng() % 40), 12);
+    const int64_t alignment = trial % 2 ? 4 : 1;
+    std::vector<int64_t> lo, up, sz;
+    for (const Buffer& b : buffers) {
+      lo.push_back(b.lower);
+      up.push_back(b.upper);
+      sz.push_back((b.size + alignment - 1) / alignment * alignment);
+    }
+    const auto general =
+        internal::PlaceGreedy(lo, up, sz, internal::GreedyOrder::kStart, alignment);
+    const auto sweep = internal::PlaceByStartSweep(lo, up, sz, alignment);
+    ASSERT_TRUE(general.has_value());
+    EXPECT_EQ(sweep.offsets, general->offsets) << "trial " << trial;
+    EXPECT_EQ(sweep.peak, general->peak);
   }
 }
 
