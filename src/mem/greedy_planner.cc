@@ -1,6 +1,7 @@
 #include "src/mem/greedy_planner.h"
 
 #include <algorithm>
+#include <bit>
 #include <map>
 #include <numeric>
 #include <set>
@@ -19,6 +20,10 @@ std::string_view GreedyOrderName(GreedyOrder order) {
       return "area";
     case GreedyOrder::kStart:
       return "start";
+    case GreedyOrder::kLoad:
+      return "load";
+    case GreedyOrder::kLoadLength:
+      return "load-length";
   }
   return "?";
 }
@@ -29,8 +34,47 @@ int64_t AlignUp(int64_t value, int64_t alignment) {
   return alignment <= 1 ? value : (value + alignment - 1) / alignment * alignment;
 }
 
+// For each item, the largest total size live at any time of its lifetime:
+// loads per elementary time section, then range maxima from a sparse table.
+std::vector<int64_t> PeakLoads(std::span<const int64_t> lowers, std::span<const int64_t> uppers,
+                               std::span<const int64_t> sizes) {
+  const size_t n = sizes.size();
+  std::vector<int64_t> times(lowers.begin(), lowers.end());
+  times.insert(times.end(), uppers.begin(), uppers.end());
+  std::sort(times.begin(), times.end());
+  times.erase(std::unique(times.begin(), times.end()), times.end());
+  auto at = [&](int64_t t) {
+    return static_cast<size_t>(std::lower_bound(times.begin(), times.end(), t) - times.begin());
+  };
+  std::vector<int64_t> load(times.size() + 1, 0);
+  for (size_t i = 0; i < n; ++i) {
+    load[at(lowers[i])] += sizes[i];
+    load[at(uppers[i])] -= sizes[i];
+  }
+  for (size_t k = 1; k < load.size(); ++k) load[k] += load[k - 1];
+  std::vector<std::vector<int64_t>> table{load};
+  for (size_t width = 1; 2 * width <= load.size(); width *= 2) {
+    const auto& prev = table.back();
+    std::vector<int64_t> next(load.size() - 2 * width + 1);
+    for (size_t k = 0; k < next.size(); ++k) next[k] = std::max(prev[k], prev[k + width]);
+    table.push_back(std::move(next));
+  }
+  std::vector<int64_t> peak(n);
+  for (size_t i = 0; i < n; ++i) {
+    const size_t lo = at(lowers[i]);
+    const size_t hi = at(uppers[i]);  // sections lo .. hi-1
+    const size_t level = static_cast<size_t>(std::bit_width(hi - lo) - 1);
+    peak[i] = std::max(table[level][lo], table[level][hi - (size_t{1} << level)]);
+  }
+  return peak;
+}
+
 std::vector<size_t> Order(std::span<const int64_t> lowers, std::span<const int64_t> uppers,
                           std::span<const int64_t> sizes, GreedyOrder order) {
+  std::vector<int64_t> peak;
+  if (order == GreedyOrder::kLoad || order == GreedyOrder::kLoadLength) {
+    peak = PeakLoads(lowers, uppers, sizes);
+  }
   std::vector<size_t> idx(sizes.size());
   std::iota(idx.begin(), idx.end(), size_t{0});
   auto length = [&](size_t i) { return uppers[i] - lowers[i]; };
@@ -52,6 +96,15 @@ std::vector<size_t> Order(std::span<const int64_t> lowers, std::span<const int64
       case GreedyOrder::kStart:
         if (lowers[a] != lowers[b]) return lowers[a] < lowers[b];
         return sizes[a] > sizes[b];
+      case GreedyOrder::kLoad:
+        if (peak[a] != peak[b]) return peak[a] > peak[b];
+        if (sizes[a] != sizes[b]) return sizes[a] > sizes[b];
+        return lowers[a] < lowers[b];
+      case GreedyOrder::kLoadLength:
+        if (peak[a] != peak[b]) return peak[a] > peak[b];
+        if (length(a) != length(b)) return length(a) > length(b);
+        if (sizes[a] != sizes[b]) return sizes[a] > sizes[b];
+        return lowers[a] < lowers[b];
     }
     return false;
   });

@@ -10,13 +10,16 @@
 
 namespace seedance::mem::internal {
 
-// The orders tried by the greedy planner: size first (TFLite's choice, the
-// best single order on most traces), then start time (a sweep in O(n log n)),
-// then lifetime length and area. All but the start order cost
+// The orders tried by the greedy planner, in this order: size (TFLite's
+// choice); the peak load over the item's lifetime, ties by size ("load") or by
+// lifetime length ("load-length") — items live at the busiest times first, in
+// the spirit of TFLite's "greedy by breadth"; start time (a sweep in
+// O(n log n)); lifetime length; area. All but the start order cost
 // O(n log n + Σ k log k) for k conflicting placed items per item.
-enum class GreedyOrder { kSize, kStart, kLength, kArea };
-inline constexpr GreedyOrder kAllGreedyOrders[] = {GreedyOrder::kSize, GreedyOrder::kStart,
-                                                   GreedyOrder::kLength, GreedyOrder::kArea};
+enum class GreedyOrder { kSize, kLoad, kLoadLength, kStart, kLength, kArea };
+inline constexpr GreedyOrder kAllGreedyOrders[] = {GreedyOrder::kSize,       GreedyOrder::kLoad,
+                                                   GreedyOrder::kLoadLength, GreedyOrder::kStart,
+                                                   GreedyOrder::kLength,     GreedyOrder::kArea};
 std::string_view GreedyOrderName(GreedyOrder order);
 
 struct GreedyPlan {

@@ -18,20 +18,22 @@ IntervalIndex::IntervalIndex(std::span<const int64_t> lowers, std::span<const in
   std::stable_sort(order_.begin(), order_.end(),
                    [&](size_t a, size_t b) { return lowers[a] < lowers[b]; });
   sorted_lower_.resize(n);
+  sorted_upper_.assign(n, kNone);
   position_.resize(n);
   for (size_t i = 0; i < n; ++i) {
     sorted_lower_[i] = lowers[order_[i]];
     position_[order_[i]] = i;
   }
-  while (leaves_ < std::max<size_t>(n, 1)) leaves_ *= 2;
+  const size_t buckets = std::max<size_t>((n + kBucket - 1) / kBucket, 1);
+  while (leaves_ < buckets) leaves_ *= 2;
   tree_.assign(2 * leaves_, kNone);
 }
 
-void IntervalIndex::Reset() { std::fill(tree_.begin(), tree_.end(), kNone); }
-
 void IntervalIndex::MarkPlaced(size_t item) {
-  size_t node = leaves_ + position_[item];
-  tree_[node] = uppers_[item];
+  const size_t pos = position_[item];
+  sorted_upper_[pos] = uppers_[item];
+  size_t node = leaves_ + pos / kBucket;
+  tree_[node] = std::max(tree_[node], uppers_[item]);
   for (node /= 2; node >= 1; node /= 2) {
     tree_[node] = std::max(tree_[2 * node], tree_[2 * node + 1]);
   }
@@ -46,16 +48,19 @@ void IntervalIndex::PlacedOverlapping(int64_t lower, int64_t upper,
   Collect(1, 0, leaves_, limit, lower, out);
 }
 
-void IntervalIndex::Collect(size_t node, size_t node_lo, size_t node_hi, size_t limit,
+void IntervalIndex::Collect(size_t node, size_t bucket_lo, size_t bucket_hi, size_t limit,
                             int64_t lower, std::vector<size_t>& out) const {
-  if (node_lo >= limit || tree_[node] <= lower) return;  // nothing here reaches past `lower`
+  if (bucket_lo * kBucket >= limit || tree_[node] <= lower) return;
   if (node >= leaves_) {
-    out.push_back(order_[node - leaves_]);
+    const size_t end = std::min(limit, (bucket_lo + 1) * kBucket);
+    for (size_t i = bucket_lo * kBucket; i < end; ++i) {
+      if (sorted_upper_[i] > lower) out.push_back(order_[i]);  // unplaced ones hold kNone
+    }
     return;
   }
-  const size_t mid = (node_lo + node_hi) / 2;
-  Collect(2 * node, node_lo, mid, limit, lower, out);
-  Collect(2 * node + 1, mid, node_hi, limit, lower, out);
+  const size_t mid = (bucket_lo + bucket_hi) / 2;
+  Collect(2 * node, bucket_lo, mid, limit, lower, out);
+  Collect(2 * node + 1, mid, bucket_hi, limit, lower, out);
 }
 
 }  // namespace seedance::mem::internal

@@ -95,6 +95,7 @@ StatusOr<Plan> PlanOffsets(std::span<const Buffer> buffers, const PlanOptions& o
   const int64_t deadline = t0 + static_cast<int64_t>(options.time_limit_s * 1e9);
   auto expired = [&] { return env->NowMonotonicNanos() > deadline; };
   internal::GreedyPlan best;
+  int64_t best_nanos = t0;
   for (internal::GreedyOrder order : internal::kAllGreedyOrders) {
     std::optional<internal::GreedyPlan> g;
     if (order == internal::GreedyOrder::kStart) {
@@ -109,11 +110,11 @@ StatusOr<Plan> PlanOffsets(std::span<const Buffer> buffers, const PlanOptions& o
     if (best.offsets.empty() || real_peak(g->offsets) < real_peak(best.offsets)) {
       best = std::move(*g);
       plan.algo = "greedy/" + std::string(internal::GreedyOrderName(order));
+      best_nanos = env->NowMonotonicNanos();
     }
   }
   plan.offsets = std::move(best.offsets);
   plan.greedy_peak_bytes = n ? real_peak(plan.offsets) : 0;
-  int64_t best_nanos = env->NowMonotonicNanos();
 
   bool proven = plan.greedy_peak_bytes == plan.lower_bound_bytes;
   if (options.algo != PlanAlgo::kGreedy && !proven) {
