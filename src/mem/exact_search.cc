@@ -40,6 +40,17 @@ class Search {
                  1;
       for (int s = first_[i]; s <= last_[i]; ++s) load_[s] += sizes[i];
     }
+    // Buffers whose lifetimes intersect, per buffer: a placement raises the
+    // canonical offsets of exactly these.
+    overlaps_.assign(n_, {});
+    for (int a = 0; a < n_; ++a) {
+      for (int b = a + 1; b < n_; ++b) {
+        if (first_[a] <= last_[b] && first_[b] <= last_[a]) {
+          overlaps_[a].push_back(b);
+          overlaps_[b].push_back(a);
+        }
+      }
+    }
     total_.resize(n_);
     area_.resize(n_);
     for (int i = 0; i < n_; ++i) {
@@ -111,6 +122,8 @@ class Search {
     saved_.clear();
     candidates_.clear();
     canonical_.assign(n_, 0);
+    canonical_log_.clear();
+    canonical_marks_.clear();
     lowest_.assign(sections_, 0);
   }
 
@@ -121,15 +134,14 @@ class Search {
     }
     if (placed_count_ == n_) return Outcome::kFound;
 
-    // Canonical offsets of the unplaced buffers and, per section, the lowest
-    // of them (no buffer still to place can start lower there).
+    // Per section, the lowest canonical offset of the buffers still to place
+    // there (none of them can start lower). canonical_ is kept up to date by
+    // Place/Unplace: the highest top among placed buffers that overlap.
     std::fill(lowest_.begin(), lowest_.end(), kInf);
     int64_t min_top = kInf;
     for (int b = 0; b < n_; ++b) {
       if (placed_[b]) continue;
-      int64_t y = 0;
-      for (int s = first_[b]; s <= last_[b]; ++s) y = std::max(y, floor_[s]);
-      canonical_[b] = y;
+      const int64_t y = canonical_[b];
       min_top = std::min(min_top, y + sizes_[b]);
       for (int s = first_[b]; s <= last_[b]; ++s) lowest_[s] = std::min(lowest_[s], y);
     }
@@ -173,6 +185,14 @@ class Search {
     placed_[b] = true;
     offsets_[b] = offset;
     ++placed_count_;
+    const int64_t top = offset + sizes_[b];
+    canonical_marks_.push_back(canonical_log_.size());
+    for (int c : overlaps_[b]) {
+      if (!placed_[c] && canonical_[c] < top) {
+        canonical_log_.emplace_back(c, canonical_[c]);
+        canonical_[c] = top;
+      }
+    }
     for (int s = first_[b]; s <= last_[b]; ++s) {
       saved_.push_back(floor_[s]);
       floor_[s] = offset + sizes_[b];
@@ -182,6 +202,12 @@ class Search {
   }
 
   void Unplace(int b) {
+    const size_t mark = canonical_marks_.back();
+    canonical_marks_.pop_back();
+    while (canonical_log_.size() > mark) {
+      canonical_[canonical_log_.back().first] = canonical_log_.back().second;
+      canonical_log_.pop_back();
+    }
     for (int s = last_[b]; s >= first_[b]; --s) {
       floor_[s] = saved_.back();
       saved_.pop_back();
@@ -208,6 +234,9 @@ class Search {
   std::vector<int64_t> load_, total_;
   std::vector<double> area_;
   std::vector<int64_t> floor_, rem_, canonical_, lowest_;
+  std::vector<std::vector<int>> overlaps_;
+  std::vector<std::pair<int, int64_t>> canonical_log_;  // (buffer, previous canonical offset)
+  std::vector<size_t> canonical_marks_;                 // log size before each placement
   std::vector<int> count_;
   std::vector<bool> placed_;
   std::vector<int64_t> offsets_;
