@@ -125,7 +125,7 @@ std::optional<GreedyPlan> PlaceGreedy(std::span<const int64_t> lowers,
   std::vector<std::pair<int64_t, int64_t>> ranges;  // (offset, end) of conflicting placed items
   size_t placed = 0;
   for (size_t i : Order(lowers, uppers, sizes, order)) {
-    if (expired && (++placed & 255) == 0 && expired()) return std::nullopt;
+    if (expired && (++placed & 31) == 0 && expired()) return std::nullopt;
     overlapping.clear();
     index.PlacedOverlapping(lowers[i], uppers[i], overlapping);
     ranges.clear();
