@@ -27,6 +27,12 @@ int PrintError(const base::Status& status) {
   return kExitFailure;
 }
 
+bool Failed(const base::Status& status, Context& context) {
+  if (status.ok()) return false;
+  context.exit_code = PrintError(status);
+  return true;
+}
+
 base::StatusOr<cost::GpuCatalog> LoadCatalog(const Context& context) {
   if (context.catalog_file.empty()) return cost::GpuCatalog::BuiltIn();
   auto text = base::Env::Default()->ReadFile(context.catalog_file);

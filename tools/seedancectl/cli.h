@@ -32,6 +32,9 @@ int PrintReport(const base::Report& report, const std::string& output);
 // Prints `error: <message> (<where>)` to stderr; returns kExitFailure.
 int PrintError(const base::Status& status);
 
+// When `status` is an error: prints it, sets the exit code, returns true.
+bool Failed(const base::Status& status, Context& context);
+
 // The built-in catalog, with the --catalog file applied when one was given.
 base::StatusOr<cost::GpuCatalog> LoadCatalog(const Context& context);
 

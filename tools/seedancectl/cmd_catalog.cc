@@ -42,10 +42,7 @@ void RegisterCatalog(CLI::App& app, Context& context) {
   AddOutputFlag(list, output.get());
   list->callback([output, &context] {
     auto catalog = LoadCatalog(context);
-    if (!catalog.ok()) {
-      context.exit_code = PrintError(catalog.status());
-      return;
-    }
+    if (Failed(catalog.status(), context)) return;
     if (*output == "json") {
       base::Report r;
       r["gpus"] = base::Report::array();

@@ -41,19 +41,13 @@ void RegisterPlan(CLI::App* noun, Context& context) {
   AddOutputFlag(cmd, &f->output);
   cmd->callback([f, &context] {
     auto file = ReadLifetimes(f->input);
-    if (!file.ok()) {
-      context.exit_code = PrintError(file.status());
-      return;
-    }
+    if (Failed(file.status(), context)) return;
     mem::PlanOptions options;
     options.algo = *mem::ParsePlanAlgo(f->algo);
     options.time_limit_s = f->time_limit_s;
     options.alignment = f->alignment;
     auto plan = mem::PlanOffsets(file->buffers, options);
-    if (!plan.ok()) {
-      context.exit_code = PrintError(plan.status());
-      return;
-    }
+    if (Failed(plan.status(), context)) return;
     if (!f->offsets_out.empty()) {
       base::Status s = base::Env::Default()->WriteFileAtomic(
           f->offsets_out, mem::PlanToCsv(file->buffers, plan->offsets));
@@ -96,15 +90,9 @@ void RegisterCheck(CLI::App* noun, Context& context) {
   AddOutputFlag(cmd, &f->output);
   cmd->callback([f, &context] {
     auto input = ReadLifetimes(f->input);
-    if (!input.ok()) {
-      context.exit_code = PrintError(input.status());
-      return;
-    }
+    if (Failed(input.status(), context)) return;
     auto plan = ReadLifetimes(f->offsets);
-    if (!plan.ok()) {
-      context.exit_code = PrintError(plan.status());
-      return;
-    }
+    if (Failed(plan.status(), context)) return;
     if (!plan->has_offsets) {
       context.exit_code =
           PrintError(base::InvalidArgumentError("the plan has no 'offset' column", f->offsets));
@@ -169,17 +157,11 @@ void RegisterReplay(CLI::App* noun, Context& context) {
   AddOutputFlag(cmd, &f->output);
   cmd->callback([f, &context] {
     auto file = ReadLifetimes(f->input);
-    if (!file.ok()) {
-      context.exit_code = PrintError(file.status());
-      return;
-    }
+    if (Failed(file.status(), context)) return;
     mem::ReplayOptions options;
     options.check_every_op = f->check;
     auto r = mem::Replay(file->buffers, *mem::ParseAllocatorPolicy(f->policy), options);
-    if (!r.ok()) {
-      context.exit_code = PrintError(r.status());
-      return;
-    }
+    if (Failed(r.status(), context)) return;
     base::Report out;
     out["policy"] = f->policy;
     out["reserved_peak_bytes"] = r->reserved_peak_bytes;

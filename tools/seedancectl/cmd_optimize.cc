@@ -24,10 +24,7 @@ void RegisterOptimize(CLI::App& app, Context& context) {
   AddOutputFlag(cmd, &flags->output);
   cmd->callback([flags, &context] {
     auto catalog = LoadCatalog(context);
-    if (!catalog.ok()) {
-      context.exit_code = PrintError(catalog.status());
-      return;
-    }
+    if (Failed(catalog.status(), context)) return;
     std::string yaml(plan::DefaultJobYaml());
     std::string source(plan::kDefaultJobSource);
     if (!flags->job_file.empty()) {
@@ -43,10 +40,7 @@ void RegisterOptimize(CLI::App& app, Context& context) {
     options.profile = *plan::ParseProfile(flags->profile);  // checked by CLI11 above
     options.dry_run = flags->dry_run;
     auto report = plan::OptimizeYaml(yaml, source, *catalog, options);
-    if (!report.ok()) {
-      context.exit_code = PrintError(report.status());
-      return;
-    }
+    if (Failed(report.status(), context)) return;
     context.exit_code = PrintReport(*report, flags->output);
   });
 }
