@@ -13,6 +13,7 @@
 #include "seedance/mem/lifetime.h"
 #include "seedance/mem/planner.h"
 #include "seedance/mem/replay.h"
+#include "seedance/mem/reports.h"
 #include "seedance/plan/optimize.h"
 #include "seedance/port/cuda_info.h"
 #include "seedance/version.h"
@@ -84,13 +85,7 @@ std::string MemPlan(const std::string& csv, const std::string& source, const std
     result = mem::PlanOffsets(file.buffers, options);
   }
   const mem::Plan plan = ValueOrRaise(std::move(result));
-  base::Report r;
-  r["buffers"] = file.buffers.size();
-  r["peak_bytes"] = plan.peak_bytes;
-  r["lower_bound_bytes"] = plan.lower_bound_bytes;
-  r["optimal"] = plan.optimal;
-  r["algo"] = plan.algo;
-  r["solve_ms"] = plan.solve_ms;
+  base::Report r = mem::PlanReport(plan, file.buffers.size(), alignment);
   base::Report offsets = base::Report::object();
   for (size_t i = 0; i < file.buffers.size(); ++i) offsets[file.buffers[i].id] = plan.offsets[i];
   r["offsets"] = offsets;
@@ -102,13 +97,7 @@ std::string MemReplay(const std::string& csv, const std::string& source,
   mem::LifetimeFile file = ValueOrRaise(mem::ParseLifetimeCsv(csv, source));
   const mem::AllocatorPolicy p = ValueOrRaise(mem::ParseAllocatorPolicy(policy));
   const mem::ReplayResult x = ValueOrRaise(mem::Replay(file.buffers, p));
-  base::Report r;
-  r["policy"] = policy;
-  r["reserved_peak_bytes"] = x.reserved_peak_bytes;
-  r["allocated_peak_bytes"] = x.allocated_peak_bytes;
-  r["lower_bound_bytes"] = x.lower_bound_bytes;
-  r["fragmentation"] = x.fragmentation;
-  r["ops"] = x.ops;
+  const base::Report r = mem::ReplayReport(x, policy);
   return r.dump();
 }
 

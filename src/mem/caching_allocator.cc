@@ -188,8 +188,15 @@ class CachingAllocator::Impl {
     b->state = State::kFree;
     b->requested = 0;
     Pool& pool = *pool_of_[b->segment];
-    if (b->prev && b->prev->state == State::kFree) b = Merge(pool, b->prev, b);
-    if (b->next && b->next->state == State::kFree) b = Merge(pool, b, b->next);
+    // Coalesce: a free neighbour leaves the free sets, absorbs or is absorbed.
+    if (b->prev && b->prev->state == State::kFree) {
+      RemoveFree(pool, b->prev);
+      b = Merge(b->prev, b);
+    }
+    if (b->next && b->next->state == State::kFree) {
+      RemoveFree(pool, b->next);
+      b = Merge(b, b->next);
+    }
     InsertFree(pool, b);
     return base::OkStatus();
   }
@@ -291,11 +298,8 @@ class CachingAllocator::Impl {
     if (config_.select == Select::kFirst) pool.free_by_addr.erase(b);
   }
 
-  // `a` and `b` are adjacent and free; `b` is not in the free sets. Returns
-  // the merged block, which is not in the free sets either.
-  Block* Merge(Pool& pool, Block* a, Block* b) {
-    if (a->state == State::kFree && pool.free_by_size.count(a)) RemoveFree(pool, a);
-    if (b->state == State::kFree && pool.free_by_size.count(b)) RemoveFree(pool, b);
+  // `a` and `b` are adjacent, free and in no free set; `a` absorbs `b`.
+  Block* Merge(Block* a, Block* b) {
     a->size += b->size;
     a->next = b->next;
     if (b->next) b->next->prev = a;

@@ -96,6 +96,7 @@ StatusOr<Plan> PlanOffsets(std::span<const Buffer> buffers, const PlanOptions& o
   const int64_t deadline = t0 + static_cast<int64_t>(options.time_limit_s * 0.98e9);
   auto expired = [&] { return env->NowMonotonicNanos() > deadline; };
   internal::GreedyPlan best;
+  int64_t best_peak = 0;  // real sizes
   int64_t best_nanos = t0;
   for (internal::GreedyOrder order : internal::kAllGreedyOrders) {
     std::optional<internal::GreedyPlan> g;
@@ -108,14 +109,16 @@ StatusOr<Plan> PlanOffsets(std::span<const Buffer> buffers, const PlanOptions& o
                                 first ? std::function<bool()>() : std::function<bool()>(expired));
       if (!g) continue;
     }
-    if (best.offsets.empty() || real_peak(g->offsets) < real_peak(best.offsets)) {
+    const int64_t peak = real_peak(g->offsets);
+    if (best.offsets.empty() || peak < best_peak) {
       best = std::move(*g);
+      best_peak = peak;
       plan.algo = "greedy/" + std::string(internal::GreedyOrderName(order));
       best_nanos = env->NowMonotonicNanos();
     }
   }
   plan.offsets = std::move(best.offsets);
-  plan.greedy_peak_bytes = n ? real_peak(plan.offsets) : 0;
+  plan.greedy_peak_bytes = best_peak;
 
   bool proven = plan.greedy_peak_bytes == plan.lower_bound_bytes;
   if (options.algo != PlanAlgo::kGreedy && !proven) {

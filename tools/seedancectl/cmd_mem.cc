@@ -7,6 +7,7 @@
 #include "seedance/mem/plan_checker.h"
 #include "seedance/mem/planner.h"
 #include "seedance/mem/replay.h"
+#include "seedance/mem/reports.h"
 #include "tools/seedancectl/cli.h"
 
 namespace seedance::cli {
@@ -56,20 +57,7 @@ void RegisterPlan(CLI::App* noun, Context& context) {
         return;
       }
     }
-    base::Report r;
-    r["buffers"] = file->buffers.size();
-    r["peak_bytes"] = plan->peak_bytes;
-    r["lower_bound_bytes"] = plan->lower_bound_bytes;
-    r["ratio"] = plan->lower_bound_bytes
-                     ? static_cast<double>(plan->peak_bytes) / plan->lower_bound_bytes
-                     : 1.0;
-    r["optimal"] = plan->optimal;
-    r["solve_ms"] = plan->solve_ms;
-    r["algo"] = plan->algo;
-    r["greedy_peak_bytes"] = plan->greedy_peak_bytes;
-    r["time_to_best_ms"] = plan->time_to_best_ms;
-    r["search_nodes"] = plan->search_nodes;
-    r["alignment_bytes"] = f->alignment;
+    const base::Report r = mem::PlanReport(*plan, file->buffers.size(), f->alignment);
     context.exit_code = PrintReport(r, f->output);
   });
 }
@@ -162,19 +150,7 @@ void RegisterReplay(CLI::App* noun, Context& context) {
     options.check_every_op = f->check;
     auto r = mem::Replay(file->buffers, *mem::ParseAllocatorPolicy(f->policy), options);
     if (Failed(r.status(), context)) return;
-    base::Report out;
-    out["policy"] = f->policy;
-    out["reserved_peak_bytes"] = r->reserved_peak_bytes;
-    out["allocated_peak_bytes"] = r->allocated_peak_bytes;
-    out["lower_bound_bytes"] = r->lower_bound_bytes;
-    out["reserved_over_bound"] =
-        r->lower_bound_bytes ? static_cast<double>(r->reserved_peak_bytes) / r->lower_bound_bytes
-                             : 1.0;
-    out["fragmentation"] = r->fragmentation;
-    out["ops"] = r->ops;
-    out["ns_per_op"] = r->ns_per_op;
-    out["segments"] = r->segments;
-    out["stitches"] = r->stitches;
+    const base::Report out = mem::ReplayReport(*r, f->policy);
     context.exit_code = PrintReport(out, f->output);
   });
 }

@@ -1,0 +1,45 @@
+#include "seedance/mem/reports.h"
+
+#include <string>
+
+namespace seedance::mem {
+namespace {
+
+double Ratio(int64_t value, int64_t bound) {
+  return bound ? static_cast<double>(value) / static_cast<double>(bound) : 1.0;
+}
+
+}  // namespace
+
+base::Report PlanReport(const Plan& plan, size_t buffers, int64_t alignment) {
+  base::Report r;
+  r["buffers"] = buffers;
+  r["peak_bytes"] = plan.peak_bytes;
+  r["lower_bound_bytes"] = plan.lower_bound_bytes;
+  r["ratio"] = Ratio(plan.peak_bytes, plan.lower_bound_bytes);
+  r["optimal"] = plan.optimal;
+  r["solve_ms"] = plan.solve_ms;
+  r["algo"] = plan.algo;
+  r["greedy_peak_bytes"] = plan.greedy_peak_bytes;
+  r["time_to_best_ms"] = plan.time_to_best_ms;
+  r["search_nodes"] = plan.search_nodes;
+  r["alignment_bytes"] = alignment;
+  return r;
+}
+
+base::Report ReplayReport(const ReplayResult& result, std::string_view policy) {
+  base::Report r;
+  r["policy"] = std::string(policy);
+  r["reserved_peak_bytes"] = result.reserved_peak_bytes;
+  r["allocated_peak_bytes"] = result.allocated_peak_bytes;
+  r["lower_bound_bytes"] = result.lower_bound_bytes;
+  r["reserved_over_bound"] = Ratio(result.reserved_peak_bytes, result.lower_bound_bytes);
+  r["fragmentation"] = result.fragmentation;
+  r["ops"] = result.ops;
+  r["ns_per_op"] = result.ns_per_op;
+  r["segments"] = result.segments;
+  r["stitches"] = result.stitches;
+  return r;
+}
+
+}  // namespace seedance::mem
