@@ -14,7 +14,7 @@ BUILD_PACKAGES=(cmake ninja-build g++ git pkg-config
   libcli11-dev nlohmann-json3-dev libyaml-cpp-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   pybind11-dev python3-dev)
-TEST_PACKAGES=(python3-pytest python3-numpy python3-torch clang-format)
+TEST_PACKAGES=(python3-pytest python3-numpy python3-torch clang-format dataset-fashion-mnist)
 
 install_missing() {
   local missing=()

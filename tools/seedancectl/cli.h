@@ -42,5 +42,6 @@ void RegisterVersion(CLI::App& app, Context& context);
 void RegisterOptimize(CLI::App& app, Context& context);
 void RegisterCatalog(CLI::App& app, Context& context);
 void RegisterMem(CLI::App& app, Context& context);
+void RegisterPrecision(CLI::App& app, Context& context);
 
 }  // namespace seedance::cli

@@ -22,6 +22,7 @@ int main(int argc, char** argv) {
   RegisterOptimize(app, context);
   RegisterCatalog(app, context);
   RegisterMem(app, context);
+  RegisterPrecision(app, context);
 
   // CLI11 would only say "a subcommand is required" for a misspelt noun.
   auto is_command = [&app](const std::string& name) {

@@ -1,0 +1,237 @@
+#include "seedance/precision/loss_scaler.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+namespace seedance::precision {
+namespace {
+
+base::Status Positive(double v, const char* field) {
+  if (std::isfinite(v) && v > 0) return base::OkStatus();
+  return base::InvalidArgumentError("must be a finite number > 0", field);
+}
+
+}  // namespace
+
+std::string_view ScalerModeName(ScalerMode mode) {
+  switch (mode) {
+    case ScalerMode::kStatic:
+      return "static";
+    case ScalerMode::kDynamic:
+      return "dynamic";
+    case ScalerMode::kGradNorm:
+      return "grad-norm";
+  }
+  return "dynamic";
+}
+
+std::optional<ScalerMode> ParseScalerMode(std::string_view name) {
+  for (ScalerMode m : {ScalerMode::kStatic, ScalerMode::kDynamic, ScalerMode::kGradNorm}) {
+    if (ScalerModeName(m) == name) return m;
+  }
+  return std::nullopt;
+}
+
+base::Status LossScalerConfig::Validate() const {
+  SEEDANCE_RETURN_IF_ERROR(Positive(init_scale, "init_scale"));
+  SEEDANCE_RETURN_IF_ERROR(Positive(growth_factor, "growth_factor"));
+  SEEDANCE_RETURN_IF_ERROR(Positive(backoff_factor, "backoff_factor"));
+  SEEDANCE_RETURN_IF_ERROR(Positive(max_scale, "max_scale"));
+  SEEDANCE_RETURN_IF_ERROR(Positive(decay_factor, "decay_factor"));
+  SEEDANCE_RETURN_IF_ERROR(Positive(grad_norm_max_scale, "grad_norm_max_scale"));
+  SEEDANCE_RETURN_IF_ERROR(Positive(grad_norm_min_scale, "grad_norm_min_scale"));
+  if (growth_factor < 1) return base::InvalidArgumentError("must be >= 1", "growth_factor");
+  if (backoff_factor >= 1) return base::InvalidArgumentError("must be < 1", "backoff_factor");
+  if (decay_factor >= 1) return base::InvalidArgumentError("must be < 1", "decay_factor");
+  if (!(min_scale >= 0 && min_scale <= max_scale)) {
+    return base::InvalidArgumentError("must be in [0, max_scale]", "min_scale");
+  }
+  if (growth_interval < 1) return base::InvalidArgumentError("must be >= 1", "growth_interval");
+  if (hysteresis < 1) return base::InvalidArgumentError("must be >= 1", "hysteresis");
+  if (eval_interval < 1) return base::InvalidArgumentError("must be >= 1", "eval_interval");
+  if (!(rise_ratio >= 0 && collapse_ratio >= 0 && collapse_ratio <= rise_ratio)) {
+    return base::InvalidArgumentError("need 0 <= collapse_ratio <= rise_ratio", "collapse_ratio");
+  }
+  return base::OkStatus();
+}
+
+LossScalerConfig GradNormConfigForSequenceLength(int64_t sequence_length) {
+  LossScalerConfig c;
+  c.mode = ScalerMode::kGradNorm;
+  if (sequence_length < 512) {
+    c.init_scale = 8192;
+    c.decay_factor = 0.92;
+  } else if (sequence_length <= 2048) {
+    c.init_scale = 4096;
+    c.decay_factor = 0.85;
+  } else {
+    c.init_scale = 2048;
+    c.decay_factor = 0.80;
+  }
+  return c;
+}
+
+LossScaler::LossScaler(const LossScalerConfig& config) : config_(config) {
+  state_.scale = config.init_scale;
+  state_.hysteresis_left = config.hysteresis;
+}
+
+base::StatusOr<LossScaler> LossScaler::Create(const LossScalerConfig& config) {
+  SEEDANCE_RETURN_IF_ERROR(config.Validate());
+  return LossScaler(config);
+}
+
+void LossScaler::BackOff() {
+  state_.scale = std::max(state_.scale * config_.backoff_factor, config_.min_scale);
+}
+
+bool LossScaler::Update(bool found_non_finite, double grad_norm) {
+  ++state_.steps;
+  if (found_non_finite) ++state_.skipped_steps;
+  switch (config_.mode) {
+    case ScalerMode::kStatic:
+      return !found_non_finite;
+
+    case ScalerMode::kDynamic:
+      if (found_non_finite) {
+        if (state_.hysteresis_left <= 1) {
+          BackOff();
+        } else {
+          --state_.hysteresis_left;
+        }
+        state_.growth_tracker = 0;
+        return false;
+      }
+      if (config_.consecutive_hysteresis) state_.hysteresis_left = config_.hysteresis;
+      if (++state_.growth_tracker == config_.growth_interval) {
+        if (!config_.consecutive_hysteresis) state_.hysteresis_left = config_.hysteresis;
+        const double grown = state_.scale * config_.growth_factor;
+        if (grown <= config_.max_scale) {
+          state_.scale = grown;
+        } else if (state_.scale < config_.max_scale) {
+          state_.scale = config_.max_scale;
+        }
+        state_.growth_tracker = 0;
+      }
+      return true;
+
+    case ScalerMode::kGradNorm:
+      if (found_non_finite) {
+        state_.scale = std::max(state_.scale * config_.backoff_factor, config_.grad_norm_min_scale);
+        return false;
+      }
+      if (++state_.growth_tracker >= config_.eval_interval) {
+        state_.growth_tracker = 0;
+        const double prev = state_.last_eval_norm;
+        if (prev >= 0) {
+          if (grad_norm > config_.rise_ratio * prev) {
+            state_.scale = std::min(state_.scale * 2.0, config_.grad_norm_max_scale);
+          } else if (grad_norm < config_.collapse_ratio * prev) {
+            state_.scale =
+                std::max(state_.scale * config_.decay_factor, config_.grad_norm_min_scale);
+          }
+        }
+        state_.last_eval_norm = grad_norm;
+      }
+      return true;
+  }
+  return !found_non_finite;
+}
+
+base::Report LossScaler::ToJson() const {
+  base::Report r;
+  base::Report& c = r["config"];
+  c["mode"] = std::string(ScalerModeName(config_.mode));
+  c["init_scale"] = config_.init_scale;
+  c["growth_factor"] = config_.growth_factor;
+  c["backoff_factor"] = config_.backoff_factor;
+  c["growth_interval"] = config_.growth_interval;
+  c["hysteresis"] = config_.hysteresis;
+  c["consecutive_hysteresis"] = config_.consecutive_hysteresis;
+  c["min_scale"] = config_.min_scale;
+  c["max_scale"] = config_.max_scale;
+  c["eval_interval"] = config_.eval_interval;
+  c["rise_ratio"] = config_.rise_ratio;
+  c["collapse_ratio"] = config_.collapse_ratio;
+  c["decay_factor"] = config_.decay_factor;
+  c["grad_norm_max_scale"] = config_.grad_norm_max_scale;
+  c["grad_norm_min_scale"] = config_.grad_norm_min_scale;
+  base::Report& s = r["state"];
+  s["scale"] = state_.scale;
+  s["steps"] = state_.steps;
+  s["skipped_steps"] = state_.skipped_steps;
+  s["growth_tracker"] = state_.growth_tracker;
+  s["hysteresis_left"] = state_.hysteresis_left;
+  s["last_eval_norm"] = state_.last_eval_norm;
+  return r;
+}
+
+namespace {
+
+// Reads json[section][key] into `out`, with the field's path in any error.
+template <typename T>
+base::Status Read(const base::Report& json, const char* section, const char* key, T& out) {
+  const std::string where = std::string(section) + "." + key;
+  if (!json.contains(section) || !json[section].is_object() || !json[section].contains(key)) {
+    return base::InvalidArgumentError("missing field", where);
+  }
+  const base::Report& v = json[section][key];
+  if constexpr (std::is_same_v<T, bool>) {
+    if (!v.is_boolean()) return base::InvalidArgumentError("expected true or false", where);
+  } else if constexpr (std::is_integral_v<T>) {
+    if (!v.is_number_integer()) return base::InvalidArgumentError("expected an integer", where);
+  } else if constexpr (std::is_floating_point_v<T>) {
+    if (!v.is_number()) return base::InvalidArgumentError("expected a number", where);
+  } else {
+    if (!v.is_string()) return base::InvalidArgumentError("expected a string", where);
+  }
+  out = v.get<T>();
+  return base::OkStatus();
+}
+
+}  // namespace
+
+base::StatusOr<LossScaler> LossScaler::FromJson(const base::Report& json) {
+  LossScalerConfig c;
+  std::string mode;
+  SEEDANCE_RETURN_IF_ERROR(Read(json, "config", "mode", mode));
+  const auto parsed = ParseScalerMode(mode);
+  if (!parsed) {
+    return base::InvalidArgumentError("unknown mode '" + mode + "' (static, dynamic, grad-norm)",
+                                      "config.mode");
+  }
+  c.mode = *parsed;
+  SEEDANCE_RETURN_IF_ERROR(Read(json, "config", "init_scale", c.init_scale));
+  SEEDANCE_RETURN_IF_ERROR(Read(json, "config", "growth_factor", c.growth_factor));
+  SEEDANCE_RETURN_IF_ERROR(Read(json, "config", "backoff_factor", c.backoff_factor));
+  SEEDANCE_RETURN_IF_ERROR(Read(json, "config", "growth_interval", c.growth_interval));
+  SEEDANCE_RETURN_IF_ERROR(Read(json, "config", "hysteresis", c.hysteresis));
+  SEEDANCE_RETURN_IF_ERROR(Read(json, "config", "consecutive_hysteresis", c.consecutive_hysteresis));
+  SEEDANCE_RETURN_IF_ERROR(Read(json, "config", "min_scale", c.min_scale));
+  SEEDANCE_RETURN_IF_ERROR(Read(json, "config", "max_scale", c.max_scale));
+  SEEDANCE_RETURN_IF_ERROR(Read(json, "config", "eval_interval", c.eval_interval));
+  SEEDANCE_RETURN_IF_ERROR(Read(json, "config", "rise_ratio", c.rise_ratio));
+  SEEDANCE_RETURN_IF_ERROR(Read(json, "config", "collapse_ratio", c.collapse_ratio));
+  SEEDANCE_RETURN_IF_ERROR(Read(json, "config", "decay_factor", c.decay_factor));
+  SEEDANCE_RETURN_IF_ERROR(Read(json, "config", "grad_norm_max_scale", c.grad_norm_max_scale));
+  SEEDANCE_RETURN_IF_ERROR(Read(json, "config", "grad_norm_min_scale", c.grad_norm_min_scale));
+  SEEDANCE_ASSIGN_OR_RETURN(LossScaler scaler, Create(c));
+  ScalerState& s = scaler.state_;
+  SEEDANCE_RETURN_IF_ERROR(Read(json, "state", "scale", s.scale));
+  SEEDANCE_RETURN_IF_ERROR(Read(json, "state", "steps", s.steps));
+  SEEDANCE_RETURN_IF_ERROR(Read(json, "state", "skipped_steps", s.skipped_steps));
+  SEEDANCE_RETURN_IF_ERROR(Read(json, "state", "growth_tracker", s.growth_tracker));
+  SEEDANCE_RETURN_IF_ERROR(Read(json, "state", "hysteresis_left", s.hysteresis_left));
+  SEEDANCE_RETURN_IF_ERROR(Read(json, "state", "last_eval_norm", s.last_eval_norm));
+  if (!(std::isfinite(s.scale) && s.scale > 0)) {
+    return base::InvalidArgumentError("must be a finite number > 0", "state.scale");
+  }
+  if (s.steps < 0 || s.skipped_steps < 0 || s.skipped_steps > s.steps || s.growth_tracker < 0 ||
+      s.hysteresis_left < 1 || s.hysteresis_left > c.hysteresis) {
+    return base::InvalidArgumentError("counters out of range", "state");
+  }
+  return scaler;
+}
+
+}  // namespace seedance::precision
