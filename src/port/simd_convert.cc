@@ -53,15 +53,17 @@ SEEDANCE_AVX2 inline __m256i Fp8Codes(__m256 x, bool saturate) {
   float magic_f;
   std::memcpy(&magic_f, &magic_bits, 4);
   const __m256 magic = _mm256_set1_ps(magic_f);
-  const __m256i sub = _mm256_sub_epi32(
-      _mm256_castps_si256(_mm256_add_ps(_mm256_castsi256_ps(abs), magic)), _mm256_castps_si256(magic));
+  const __m256i sub =
+      _mm256_sub_epi32(_mm256_castps_si256(_mm256_add_ps(_mm256_castsi256_ps(abs), magic)),
+                       _mm256_castps_si256(magic));
 
   const __m256i min_normal = _mm256_set1_epi32((kEmin + 127) << 23);
   const __m256i is_sub = _mm256_cmpgt_epi32(min_normal, abs);
   __m256i code = _mm256_blendv_epi8(normal, sub, is_sub);
 
   const __m256i over = _mm256_cmpgt_epi32(code, _mm256_set1_epi32(static_cast<int>(kMaxCode)));
-  const __m256i over_code = _mm256_set1_epi32(static_cast<int>(saturate ? kMaxCode : kOverflowCode));
+  const __m256i over_code =
+      _mm256_set1_epi32(static_cast<int>(saturate ? kMaxCode : kOverflowCode));
   code = _mm256_or_si256(_mm256_blendv_epi8(code, over_code, over), sign);
 
   const __m256i is_nan = _mm256_cmpgt_epi32(abs, _mm256_set1_epi32(0x7F800000));
@@ -73,7 +75,8 @@ SEEDANCE_AVX2 size_t Fp8Loop(const float* in, uint8_t* out, size_t n, bool satur
   const __m256i order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
   size_t i = 0;
   for (; i + 32 <= n; i += 32) {
-    const __m256i a = Fp8Codes<kMan, kBias, kMaxCode, kOverflowCode>(_mm256_loadu_ps(in + i), saturate);
+    const __m256i a =
+        Fp8Codes<kMan, kBias, kMaxCode, kOverflowCode>(_mm256_loadu_ps(in + i), saturate);
     const __m256i b =
         Fp8Codes<kMan, kBias, kMaxCode, kOverflowCode>(_mm256_loadu_ps(in + i + 8), saturate);
     const __m256i c =

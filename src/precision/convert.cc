@@ -160,8 +160,7 @@ base::StatusOr<Int8Tensor> QuantizeInt8(std::span<const float> in, size_t channe
     float amax = 0;
     for (size_t i = c * per; i < (c + 1) * per; ++i) {
       if (!std::isfinite(in[i])) {
-        return base::InvalidArgumentError("INT8: non-finite value",
-                                          "index " + std::to_string(i));
+        return base::InvalidArgumentError("INT8: non-finite value", "index " + std::to_string(i));
       }
       amax = std::max(amax, std::fabs(in[i]));
     }

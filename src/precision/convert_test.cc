@@ -66,7 +66,8 @@ TEST(Convert, CudaKernelsAgreeWithScalarReference) {
     for (bool sat : {false, true}) {
       std::vector<uint8_t> host(xs.size() * CodeBytes(f)), dev(host.size());
       ASSERT_TRUE(ConvertFromFloat(f, xs, host.data(), sat, Kernel::kScalar).ok());
-      ASSERT_TRUE(port::CudaFloatToCodesHost(xs.data(), dev.data(), xs.size(), targets[t], sat).ok());
+      ASSERT_TRUE(
+          port::CudaFloatToCodesHost(xs.data(), dev.data(), xs.size(), targets[t], sat).ok());
       ASSERT_EQ(host, dev) << Info(f).name << " saturate=" << sat;
     }
   }
@@ -91,7 +92,8 @@ TEST(Convert, Int8PerTensorAndPerChannel) {
   std::normal_distribution<float> g(0, 1);
   const size_t channels = 8, per = 500;
   std::vector<float> xs(channels * per);
-  for (size_t i = 0; i < xs.size(); ++i) xs[i] = g(rng) * float(1 + i / per);  // channel c: sigma c+1
+  for (size_t i = 0; i < xs.size(); ++i)
+    xs[i] = g(rng) * float(1 + i / per);  // channel c: sigma c+1
   for (size_t ch : {size_t{1}, channels}) {
     auto q = QuantizeInt8(xs, ch);
     ASSERT_TRUE(q.ok());

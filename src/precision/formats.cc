@@ -72,8 +72,7 @@ float DecodeNarrow(const FormatInfo& f, uint32_t code) {
   if (!f.has_infinity && mag == f.nan_code) {
     v = std::numeric_limits<float>::quiet_NaN();
   } else if (f.has_infinity && exp_field == exp_max) {
-    v = man == 0 ? std::numeric_limits<float>::infinity()
-                 : std::numeric_limits<float>::quiet_NaN();
+    v = man == 0 ? std::numeric_limits<float>::infinity() : std::numeric_limits<float>::quiet_NaN();
   } else if (exp_field == 0) {
     v = std::ldexp(static_cast<float>(man), 1 - f.bias - m);
   } else {

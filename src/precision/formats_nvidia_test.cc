@@ -118,8 +118,8 @@ void ExpectAgree(Format f, const std::vector<float>& xs, const char* what) {
       ASSERT_EQ(Encode(f, xs[i], sat), want)
           << Info(f).name << " " << what << " x=" << xs[i] << " (bits 0x" << std::hex
           << std::bit_cast<uint32_t>(xs[i]) << ") saturate=" << sat;
-      const uint32_t bulk = CodeBytes(f) == 2 ? reinterpret_cast<uint16_t*>(simd.data())[i]
-                                              : simd[i];
+      const uint32_t bulk =
+          CodeBytes(f) == 2 ? reinterpret_cast<uint16_t*>(simd.data())[i] : simd[i];
       ASSERT_EQ(bulk, want) << Info(f).name << " " << what << " bulk kernel x=" << xs[i];
     }
   }

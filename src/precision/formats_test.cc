@@ -35,8 +35,8 @@ TEST(Formats, KnownCodes) {
   EXPECT_EQ(Bf16ToFloat(0x7F80), kInf);
 
   EXPECT_EQ(FloatToE4M3(448.0f), 0x7E);
-  EXPECT_EQ(FloatToE4M3(464.0f), 0x7E);    // the tie goes to the even mantissa (448)
-  EXPECT_EQ(FloatToE4M3(465.0f), 0x7F);    // past the tie: overflow, NaN
+  EXPECT_EQ(FloatToE4M3(464.0f), 0x7E);  // the tie goes to the even mantissa (448)
+  EXPECT_EQ(FloatToE4M3(465.0f), 0x7F);  // past the tie: overflow, NaN
   EXPECT_EQ(FloatToE4M3(465.0f, true), 0x7E);
   EXPECT_EQ(FloatToE4M3(-1e9f), 0xFF);
   EXPECT_EQ(FloatToE4M3(-1e9f, true), 0xFE);

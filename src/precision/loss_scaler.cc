@@ -207,7 +207,8 @@ base::StatusOr<LossScaler> LossScaler::FromJson(const base::Report& json) {
   SEEDANCE_RETURN_IF_ERROR(Read(json, "config", "backoff_factor", c.backoff_factor));
   SEEDANCE_RETURN_IF_ERROR(Read(json, "config", "growth_interval", c.growth_interval));
   SEEDANCE_RETURN_IF_ERROR(Read(json, "config", "hysteresis", c.hysteresis));
-  SEEDANCE_RETURN_IF_ERROR(Read(json, "config", "consecutive_hysteresis", c.consecutive_hysteresis));
+  SEEDANCE_RETURN_IF_ERROR(
+      Read(json, "config", "consecutive_hysteresis", c.consecutive_hysteresis));
   SEEDANCE_RETURN_IF_ERROR(Read(json, "config", "min_scale", c.min_scale));
   SEEDANCE_RETURN_IF_ERROR(Read(json, "config", "max_scale", c.max_scale));
   SEEDANCE_RETURN_IF_ERROR(Read(json, "config", "eval_interval", c.eval_interval));

@@ -33,15 +33,15 @@ TEST(LossScaler, DynamicFollowsGradScaler) {
   c.init_scale = 8;
   c.growth_interval = 3;
   ExpectTrajectory(c, {{C, 0, true, 8},
-          {C, 0, true, 8},
-          {C, 0, true, 16},   // 3 clean steps: x2
-          {O, 0, false, 8},   // overflow: x0.5, skipped, count restarts
-          {C, 0, true, 8},
-          {C, 0, true, 8},
-          {O, 0, false, 4},   // 2 clean steps were not enough
-          {C, 0, true, 4},
-          {C, 0, true, 4},
-          {C, 0, true, 8}});  // 3 clean again
+                       {C, 0, true, 8},
+                       {C, 0, true, 16},  // 3 clean steps: x2
+                       {O, 0, false, 8},  // overflow: x0.5, skipped, count restarts
+                       {C, 0, true, 8},
+                       {C, 0, true, 8},
+                       {O, 0, false, 4},  // 2 clean steps were not enough
+                       {C, 0, true, 4},
+                       {C, 0, true, 4},
+                       {C, 0, true, 8}});  // 3 clean again
 }
 
 TEST(LossScaler, DefaultsAreGradScalers) {
@@ -61,20 +61,20 @@ TEST(LossScaler, DeepSpeedHysteresis) {
   c.init_scale = 8;
   c.growth_interval = 3;
   c.hysteresis = 2;
-  ExpectTrajectory(c, {{O, 0, false, 8},   // first overflow: hysteresis 2 -> 1, no back-off
-          {O, 0, false, 4},   // second: back off
-          {O, 0, false, 2},   // hysteresis stays spent until a growth
-          {C, 0, true, 2},
-          {C, 0, true, 2},
-          {C, 0, true, 4},    // growth refills the hysteresis
-          {O, 0, false, 4},   // tolerated again
-          {C, 0, true, 4},
-          {O, 0, false, 2}});  // not consecutive, but no growth in between: back off
+  ExpectTrajectory(c, {{O, 0, false, 8},  // first overflow: hysteresis 2 -> 1, no back-off
+                       {O, 0, false, 4},  // second: back off
+                       {O, 0, false, 2},  // hysteresis stays spent until a growth
+                       {C, 0, true, 2},
+                       {C, 0, true, 2},
+                       {C, 0, true, 4},   // growth refills the hysteresis
+                       {O, 0, false, 4},  // tolerated again
+                       {C, 0, true, 4},
+                       {O, 0, false, 2}});  // not consecutive, but no growth in between: back off
   c.consecutive_hysteresis = true;
   ExpectTrajectory(c, {{O, 0, false, 8},
-          {C, 0, true, 8},    // a clean step refills it
-          {O, 0, false, 8},
-          {O, 0, false, 4}});
+                       {C, 0, true, 8},  // a clean step refills it
+                       {O, 0, false, 8},
+                       {O, 0, false, 4}});
 }
 
 TEST(LossScaler, Bounds) {
@@ -84,11 +84,11 @@ TEST(LossScaler, Bounds) {
   c.min_scale = 2;
   c.max_scale = 16;
   ExpectTrajectory(c, {{O, 0, false, 2},
-          {O, 0, false, 2},  // floor
-          {C, 0, true, 4},
-          {C, 0, true, 8},
-          {C, 0, true, 16},
-          {C, 0, true, 16}});  // ceiling
+                       {O, 0, false, 2},  // floor
+                       {C, 0, true, 4},
+                       {C, 0, true, 8},
+                       {C, 0, true, 16},
+                       {C, 0, true, 16}});  // ceiling
 }
 
 TEST(LossScaler, StaticNeverChanges) {
@@ -108,22 +108,25 @@ TEST(LossScaler, GradNormRuleOfNote000) {
   EXPECT_EQ(GradNormConfigForSequenceLength(4096).decay_factor, 0.80);
   EXPECT_EQ(c.eval_interval, 50);
   c.eval_interval = 2;
-  ExpectTrajectory(c, {{C, 1.0, true, 4096},
-          {C, 1.0, true, 4096},      // first evaluation: records 1.0
-          {C, 9.0, true, 4096},
-          {C, 0.5, true, 8192},      // 0.5 > 0.1 * 1.0: x2
-          {C, 0.5, true, 8192},
-          {C, 0.04, true, 8192},     // 0.04 is between 0.05*0.5=0.025 and 0.1*0.5=0.05: keep
-          {C, 0.04, true, 8192},
-          {C, 0.001, true, 6963.2},  // 0.001 < 0.05 * 0.04: x0.85
-          {O, 0.0, false, 3481.6},   // overflow: skipped, x0.5
-          {C, 0.001, true, 3481.6},
-          {C, 0.001, true, 6963.2}});  // 0.001 > 0.1 * 0.001: x2
+  ExpectTrajectory(c,
+                   {{C, 1.0, true, 4096},
+                    {C, 1.0, true, 4096},  // first evaluation: records 1.0
+                    {C, 9.0, true, 4096},
+                    {C, 0.5, true, 8192},  // 0.5 > 0.1 * 1.0: x2
+                    {C, 0.5, true, 8192},
+                    {C, 0.04, true, 8192},  // 0.04 is between 0.05*0.5=0.025 and 0.1*0.5=0.05: keep
+                    {C, 0.04, true, 8192},
+                    {C, 0.001, true, 6963.2},  // 0.001 < 0.05 * 0.04: x0.85
+                    {O, 0.0, false, 3481.6},   // overflow: skipped, x0.5
+                    {C, 0.001, true, 3481.6},
+                    {C, 0.001, true, 6963.2}});  // 0.001 > 0.1 * 0.001: x2
   c.init_scale = 40000;
   c.eval_interval = 1;
-  ExpectTrajectory(c, {{C, 1, true, 40000}, {C, 1, true, 65536}, {C, 1, true, 65536}});  // ceiling 65536
+  ExpectTrajectory(
+      c, {{C, 1, true, 40000}, {C, 1, true, 65536}, {C, 1, true, 65536}});  // ceiling 65536
   c.init_scale = 1.1;
-  ExpectTrajectory(c, {{C, 1, true, 1.1}, {C, 0.01, true, 1.0}, {C, 0.0001, true, 1.0}});  // floor 1
+  ExpectTrajectory(c,
+                   {{C, 1, true, 1.1}, {C, 0.01, true, 1.0}, {C, 0.0001, true, 1.0}});  // floor 1
 }
 
 TEST(LossScaler, JsonRoundTripKeepsTheTrajectory) {

@@ -35,7 +35,8 @@ void RegisterPrecision(CLI::App& app, Context& context) {
   };
   auto flags = std::make_shared<Flags>();
   CLI::App* show = noun->add_subcommand(
-      "show", "Show how values encode in fp16, bf16, fp8_e4m3 and fp8_e5m2 (RNE; saturated or not)");
+      "show",
+      "Show how values encode in fp16, bf16, fp8_e4m3 and fp8_e5m2 (RNE; saturated or not)");
   show->add_option("values", flags->values, "Numbers: 464, 1e-8, 0x1p-9, nan, inf, -inf")
       ->required();
   AddOutputFlag(show, &flags->output);

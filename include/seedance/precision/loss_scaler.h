@@ -48,7 +48,7 @@ struct LossScalerConfig {
   int64_t growth_interval = 2000;
   int64_t hysteresis = 1;  // 1: torch's behaviour
   bool consecutive_hysteresis = false;
-  double min_scale = 0.0;          // 0: no lower bound (torch)
+  double min_scale = 0.0;           // 0: no lower bound (torch)
   double max_scale = 3.4028235e38;  // the largest float: torch keeps its scale finite
   // grad-norm
   int64_t eval_interval = 50;
@@ -66,9 +66,10 @@ LossScalerConfig GradNormConfigForSequenceLength(int64_t sequence_length);
 
 struct ScalerState {
   double scale = 0;
-  int64_t steps = 0;           // Update calls
-  int64_t skipped_steps = 0;   // of which skipped
-  int64_t growth_tracker = 0;  // clean steps since the last change (dynamic) or evaluation (grad-norm)
+  int64_t steps = 0;          // Update calls
+  int64_t skipped_steps = 0;  // of which skipped
+  int64_t growth_tracker =
+      0;  // clean steps since the last change (dynamic) or evaluation (grad-norm)
   int64_t hysteresis_left = 1;
   double last_eval_norm = -1;  // grad-norm: the norm at the previous evaluation; < 0: none yet
 };

@@ -1,0 +1,134 @@
+#include "seedance/precision/policy.h"
+
+#include <gtest/gtest.h>
+
+namespace seedance::precision {
+namespace {
+
+TEST(Policy, Glob) {
+  EXPECT_TRUE(GlobMatch("*", "a.b.c"));
+  EXPECT_TRUE(GlobMatch("layers.*.attn.q_proj", "layers.11.attn.q_proj"));
+  EXPECT_FALSE(GlobMatch("layers.*.attn.q_proj", "layers.11.attn.k_proj"));
+  EXPECT_TRUE(GlobMatch("*.fc?", "mlp.fc1"));
+  EXPECT_FALSE(GlobMatch("*.fc?", "mlp.fc12"));
+  EXPECT_TRUE(GlobMatch("a*b*c", "aXbYbZc"));
+  EXPECT_FALSE(GlobMatch("a*b*c", "aXbYbZ"));
+  EXPECT_TRUE(GlobMatch("", ""));
+  EXPECT_FALSE(GlobMatch("", "x"));
+}
+
+TEST(Policy, ClassifiesCommonModelNames) {
+  struct Case {
+    const char* name;
+    const char* type;
+    ModuleClass want;
+  };
+  const Case cases[] = {
+      {"model.layers.0.self_attn.q_proj", "Linear", ModuleClass::kQkv},        // Llama
+      {"transformer.h.3.attn.c_attn", "Conv1D", ModuleClass::kQkv},            // GPT-2
+      {"encoder.layer.2.attention.self.query", "Linear", ModuleClass::kQkv},   // BERT
+      {"layers.1.self_attn", "MultiheadAttention", ModuleClass::kOther},       // fused: no class
+      {"model.layers.0.mlp.gate_proj", "Linear", ModuleClass::kFfn},
+      {"transformer.h.3.mlp.c_fc", "Conv1D", ModuleClass::kFfn},
+      {"layers.0.linear1", "Linear", ModuleClass::kOther},
+      {"model.layers.0.input_layernorm", "LlamaRMSNorm", ModuleClass::kNorm},
+      {"transformer.h.0.ln_1", "LayerNorm", ModuleClass::kNorm},
+      {"bn1", "BatchNorm2d", ModuleClass::kNorm},
+      {"model.embed_tokens", "Embedding", ModuleClass::kIo},
+      {"lm_head", "Linear", ModuleClass::kIo},
+      {"conv1", "Conv2d", ModuleClass::kOther},
+  };
+  for (const Case& c : cases) {
+    EXPECT_EQ(ClassifyModule(c.name, c.type), c.want) << c.name;
+  }
+}
+
+TEST(Policy, DefaultOrderingAndSmallBatchRule) {
+  PrecisionPolicy p;
+  const std::vector<ModuleRef> mods = {{"l.0.attn.q_proj", "Linear"},
+                                       {"l.0.mlp.fc1", "Linear"},
+                                       {"l.0.norm1", "LayerNorm"},
+                                       {"embed", "Embedding"},
+                                       {"conv", "Conv2d"}};
+  auto d = DecidePrecisions(p, mods, 32);
+  EXPECT_EQ(d[0].precision, Precision::kBf16);
+  EXPECT_EQ(d[1].precision, Precision::kFp16);  // fp8 not allowed
+  EXPECT_EQ(d[2].precision, Precision::kFp32);
+  EXPECT_EQ(d[3].precision, Precision::kBf16);
+  EXPECT_EQ(d[4].precision, Precision::kBf16);
+  EXPECT_EQ(d[4].rule, "default");
+  EXPECT_EQ(d[0].rule, "sensitivity");
+  p.allow_fp8 = true;
+  EXPECT_EQ(DecidePrecisions(p, mods, 32)[1].precision, Precision::kFp8);
+  for (int64_t mb : {1, 8}) {
+    for (const auto& x : DecidePrecisions(p, mods, mb)) {
+      EXPECT_EQ(x.precision, Precision::kFp32);
+      EXPECT_EQ(x.rule, "small-batch");
+    }
+  }
+  EXPECT_EQ(DecidePrecisions(p, mods, 9)[1].precision, Precision::kFp8);
+  EXPECT_EQ(DecidePrecisions(p, mods, 0)[1].precision, Precision::kFp8);  // unknown batch
+  // Sensitivity ordering: qkv never gets less precision than ffn.
+  for (bool fp8 : {false, true}) {
+    p.allow_fp8 = fp8;
+    const auto r = DecidePrecisions(p, mods, 64);
+    EXPECT_GT(static_cast<int>(r[0].precision), static_cast<int>(r[1].precision));
+  }
+}
+
+TEST(Policy, YamlRulesComeFirstInFileOrder) {
+  const char* yaml = R"(precision_policy:
+  default: fp32
+  small_batch_fp32: 4
+  fp8: true
+  rules:
+    - {name: "enc.*.q_proj", precision: fp32}
+    - {type: Linear, class: ffn, precision: fp8}
+    - {type: Linear, precision: fp16}
+)";
+  auto p = ParsePolicyYaml(yaml, "policy.yaml");
+  ASSERT_TRUE(p.ok()) << p.status().ToString();
+  const std::vector<ModuleRef> mods = {{"enc.0.q_proj", "Linear"},
+                                       {"enc.0.mlp.fc2", "Linear"},
+                                       {"enc.0.out", "Linear"},
+                                       {"enc.0.conv", "Conv1d"}};
+  auto d = DecidePrecisions(*p, mods, 8);
+  EXPECT_EQ(d[0].precision, Precision::kFp32);
+  EXPECT_EQ(d[0].rule, "rule 1 (policy.yaml:6: precision_policy.rules[0])");
+  EXPECT_EQ(d[1].precision, Precision::kFp8);
+  EXPECT_EQ(d[2].precision, Precision::kFp16);
+  EXPECT_EQ(d[3].precision, Precision::kFp32);  // the file's default
+  EXPECT_EQ(DecidePrecisions(*p, mods, 4)[1].rule, "small-batch");
+}
+
+TEST(Policy, YamlErrorsNameFileLineAndKey) {
+  struct Case {
+    const char* yaml;
+    const char* where;
+  };
+  const Case cases[] = {
+      {"precision_policy:\n  default: fp4\n", "p.yaml:2: precision_policy.default"},
+      {"precision_policy:\n  rules:\n    - {precision: fp16}\n", "p.yaml:3: precision_policy.rules[0]"},
+      {"precision_policy:\n  rules:\n    - {type: Linear, precision: fp8}\n",
+       "p.yaml:3: precision_policy.rules[0].precision"},
+      {"precision_policy:\n  rules:\n    - {class: attention, precision: fp16}\n",
+       "p.yaml:3: precision_policy.rules[0].class"},
+      {"precision_policy:\n  small_batch_fp32: -1\n", "p.yaml:2: precision_policy.small_batch_fp32"},
+      {"precision_policy:\n  colour: red\n", "p.yaml:2: precision_policy.colour"},
+  };
+  for (const Case& c : cases) {
+    auto p = ParsePolicyYaml(c.yaml, "p.yaml");
+    ASSERT_FALSE(p.ok()) << c.yaml;
+    EXPECT_EQ(p.status().where(), c.where) << p.status().ToString();
+  }
+}
+
+TEST(Policy, RaiseLadder) {
+  EXPECT_EQ(RaisePrecision(Precision::kFp8), Precision::kFp16);
+  EXPECT_EQ(RaisePrecision(Precision::kFp16), Precision::kBf16);
+  EXPECT_EQ(RaisePrecision(Precision::kBf16), Precision::kFp32);
+  EXPECT_EQ(RaisePrecision(Precision::kFp32), Precision::kFp32);
+}
+
+}  // namespace
+}  // namespace seedance::precision
