@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 
+#include "python/bindings/raise.h"
 #include "seedance/base/report.h"
 #include "seedance/cost/gpu_catalog.h"
 #include "seedance/mem/lifetime.h"
@@ -21,21 +22,10 @@
 namespace py = pybind11;
 
 namespace seedance::python {
+
+void BindPrecision(py::module_& m);  // precision_bindings.cc
+
 namespace {
-
-[[noreturn]] void Raise(const base::Status& status) {
-  py::object error_type = py::module_::import("seedance.errors").attr("SeedanceError");
-  py::object error = error_type(std::string(status.message()), std::string(status.where()),
-                                std::string(base::StatusCodeName(status.code())));
-  PyErr_SetObject(error_type.ptr(), error.ptr());
-  throw py::error_already_set();
-}
-
-template <typename T>
-T ValueOrRaise(base::StatusOr<T> result) {
-  if (!result.ok()) Raise(result.status());
-  return std::move(result).value();
-}
 
 cost::GpuCatalog Catalog(const std::optional<std::string>& yaml, const std::string& source) {
   if (!yaml) return cost::GpuCatalog::BuiltIn();
@@ -139,4 +129,5 @@ PYBIND11_MODULE(_core, m) {
         py::arg("time_limit_s"), py::arg("alignment"), "Offline plan of a lifetime CSV, as JSON");
   m.def("mem_replay", &MemReplay, py::arg("csv"), py::arg("source"), py::arg("policy"),
         "Replay of a lifetime CSV through an allocator policy, as JSON");
+  BindPrecision(m);
 }

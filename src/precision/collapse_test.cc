@@ -21,7 +21,8 @@ void ExpectSequence(const std::vector<Obs>& seq) {
 
 TEST(Collapse, ThreeSteepDropsInARowWithTinyVariance) {
   // Ratios 0.01, 0.01, 0.01 (all < 0.05) and variance < 1e-8: collapsed at the third.
-  ExpectSequence({{1.0, 1e-3, false}, {1e-2, 1e-9, false}, {1e-4, 1e-12, false}, {1e-6, 1e-14, true}});
+  ExpectSequence(
+      {{1.0, 1e-3, false}, {1e-2, 1e-9, false}, {1e-4, 1e-12, false}, {1e-6, 1e-14, true}});
 }
 
 TEST(Collapse, OneGentleStepIsNotACollapse) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 #include <string>
 
 namespace seedance::precision {
@@ -190,33 +191,69 @@ base::Status Read(const base::Report& json, const char* section, const char* key
   return base::OkStatus();
 }
 
+// Like Read, but a missing key leaves `out` as it is.
+template <typename T>
+base::Status ReadOptional(const base::Report& json, const char* section, const char* key, T& out) {
+  if (!json[section].contains(key)) return base::OkStatus();
+  return Read(json, section, key, out);
+}
+
 }  // namespace
 
-base::StatusOr<LossScaler> LossScaler::FromJson(const base::Report& json) {
+base::StatusOr<LossScalerConfig> LossScalerConfigFromJson(const base::Report& json) {
+  if (!json.is_object()) return base::InvalidArgumentError("expected an object", "config");
+  const base::Report wrapped = {{"config", json}};
   LossScalerConfig c;
-  std::string mode;
-  SEEDANCE_RETURN_IF_ERROR(Read(json, "config", "mode", mode));
+  std::string mode(ScalerModeName(c.mode));
+  SEEDANCE_RETURN_IF_ERROR(ReadOptional(wrapped, "config", "mode", mode));
   const auto parsed = ParseScalerMode(mode);
   if (!parsed) {
     return base::InvalidArgumentError("unknown mode '" + mode + "' (static, dynamic, grad-norm)",
                                       "config.mode");
   }
   c.mode = *parsed;
-  SEEDANCE_RETURN_IF_ERROR(Read(json, "config", "init_scale", c.init_scale));
-  SEEDANCE_RETURN_IF_ERROR(Read(json, "config", "growth_factor", c.growth_factor));
-  SEEDANCE_RETURN_IF_ERROR(Read(json, "config", "backoff_factor", c.backoff_factor));
-  SEEDANCE_RETURN_IF_ERROR(Read(json, "config", "growth_interval", c.growth_interval));
-  SEEDANCE_RETURN_IF_ERROR(Read(json, "config", "hysteresis", c.hysteresis));
+  if (c.mode == ScalerMode::kGradNorm) {
+    // Without a sequence length: the note's general advice, 2^12 (the 512..2048 row).
+    int64_t seq = 512;
+    SEEDANCE_RETURN_IF_ERROR(ReadOptional(wrapped, "config", "sequence_length", seq));
+    c = GradNormConfigForSequenceLength(seq);
+  }
+  for (const auto& [key, value] : json.items()) {
+    static const std::set<std::string> kKnown = {
+        "mode",           "sequence_length", "init_scale",          "growth_factor",
+        "backoff_factor", "growth_interval", "hysteresis",          "consecutive_hysteresis",
+        "min_scale",      "max_scale",       "eval_interval",       "rise_ratio",
+        "collapse_ratio", "decay_factor",    "grad_norm_max_scale", "grad_norm_min_scale"};
+    if (!kKnown.contains(key)) return base::InvalidArgumentError("unknown field", "config." + key);
+  }
+  SEEDANCE_RETURN_IF_ERROR(ReadOptional(wrapped, "config", "init_scale", c.init_scale));
+  SEEDANCE_RETURN_IF_ERROR(ReadOptional(wrapped, "config", "growth_factor", c.growth_factor));
+  SEEDANCE_RETURN_IF_ERROR(ReadOptional(wrapped, "config", "backoff_factor", c.backoff_factor));
+  SEEDANCE_RETURN_IF_ERROR(ReadOptional(wrapped, "config", "growth_interval", c.growth_interval));
+  SEEDANCE_RETURN_IF_ERROR(ReadOptional(wrapped, "config", "hysteresis", c.hysteresis));
   SEEDANCE_RETURN_IF_ERROR(
-      Read(json, "config", "consecutive_hysteresis", c.consecutive_hysteresis));
-  SEEDANCE_RETURN_IF_ERROR(Read(json, "config", "min_scale", c.min_scale));
-  SEEDANCE_RETURN_IF_ERROR(Read(json, "config", "max_scale", c.max_scale));
-  SEEDANCE_RETURN_IF_ERROR(Read(json, "config", "eval_interval", c.eval_interval));
-  SEEDANCE_RETURN_IF_ERROR(Read(json, "config", "rise_ratio", c.rise_ratio));
-  SEEDANCE_RETURN_IF_ERROR(Read(json, "config", "collapse_ratio", c.collapse_ratio));
-  SEEDANCE_RETURN_IF_ERROR(Read(json, "config", "decay_factor", c.decay_factor));
-  SEEDANCE_RETURN_IF_ERROR(Read(json, "config", "grad_norm_max_scale", c.grad_norm_max_scale));
-  SEEDANCE_RETURN_IF_ERROR(Read(json, "config", "grad_norm_min_scale", c.grad_norm_min_scale));
+      ReadOptional(wrapped, "config", "consecutive_hysteresis", c.consecutive_hysteresis));
+  SEEDANCE_RETURN_IF_ERROR(ReadOptional(wrapped, "config", "min_scale", c.min_scale));
+  SEEDANCE_RETURN_IF_ERROR(ReadOptional(wrapped, "config", "max_scale", c.max_scale));
+  SEEDANCE_RETURN_IF_ERROR(ReadOptional(wrapped, "config", "eval_interval", c.eval_interval));
+  SEEDANCE_RETURN_IF_ERROR(ReadOptional(wrapped, "config", "rise_ratio", c.rise_ratio));
+  SEEDANCE_RETURN_IF_ERROR(ReadOptional(wrapped, "config", "collapse_ratio", c.collapse_ratio));
+  SEEDANCE_RETURN_IF_ERROR(ReadOptional(wrapped, "config", "decay_factor", c.decay_factor));
+  SEEDANCE_RETURN_IF_ERROR(
+      ReadOptional(wrapped, "config", "grad_norm_max_scale", c.grad_norm_max_scale));
+  SEEDANCE_RETURN_IF_ERROR(
+      ReadOptional(wrapped, "config", "grad_norm_min_scale", c.grad_norm_min_scale));
+  if (base::Status st = c.Validate(); !st.ok()) {
+    return st.WithWhere("config." + std::string(st.where()));
+  }
+  return c;
+}
+
+base::StatusOr<LossScaler> LossScaler::FromJson(const base::Report& json) {
+  if (!json.is_object() || !json.contains("config")) {
+    return base::InvalidArgumentError("missing field", "config");
+  }
+  SEEDANCE_ASSIGN_OR_RETURN(LossScalerConfig c, LossScalerConfigFromJson(json["config"]));
   SEEDANCE_ASSIGN_OR_RETURN(LossScaler scaler, Create(c));
   ScalerState& s = scaler.state_;
   SEEDANCE_RETURN_IF_ERROR(Read(json, "state", "scale", s.scale));

@@ -179,8 +179,8 @@ std::vector<PrecisionDecision> DecidePrecisions(const PrecisionPolicy& policy,
     if (small_batch) {
       d.precision = Precision::kFp32;
       d.rule = "small-batch";
-      d.reason = "micro-batch " + std::to_string(micro_batch) + " <= " +
-                 std::to_string(policy.small_batch_fp32) +
+      d.reason = "micro-batch " + std::to_string(micro_batch) +
+                 " <= " + std::to_string(policy.small_batch_fp32) +
                  ": casts would cost more than they save (note 001 ch.1)";
       out.push_back(std::move(d));
       continue;

@@ -24,10 +24,10 @@ TEST(Policy, ClassifiesCommonModelNames) {
     ModuleClass want;
   };
   const Case cases[] = {
-      {"model.layers.0.self_attn.q_proj", "Linear", ModuleClass::kQkv},        // Llama
-      {"transformer.h.3.attn.c_attn", "Conv1D", ModuleClass::kQkv},            // GPT-2
-      {"encoder.layer.2.attention.self.query", "Linear", ModuleClass::kQkv},   // BERT
-      {"layers.1.self_attn", "MultiheadAttention", ModuleClass::kOther},       // fused: no class
+      {"model.layers.0.self_attn.q_proj", "Linear", ModuleClass::kQkv},       // Llama
+      {"transformer.h.3.attn.c_attn", "Conv1D", ModuleClass::kQkv},           // GPT-2
+      {"encoder.layer.2.attention.self.query", "Linear", ModuleClass::kQkv},  // BERT
+      {"layers.1.self_attn", "MultiheadAttention", ModuleClass::kOther},      // fused: no class
       {"model.layers.0.mlp.gate_proj", "Linear", ModuleClass::kFfn},
       {"transformer.h.3.mlp.c_fc", "Conv1D", ModuleClass::kFfn},
       {"layers.0.linear1", "Linear", ModuleClass::kOther},
@@ -108,12 +108,14 @@ TEST(Policy, YamlErrorsNameFileLineAndKey) {
   };
   const Case cases[] = {
       {"precision_policy:\n  default: fp4\n", "p.yaml:2: precision_policy.default"},
-      {"precision_policy:\n  rules:\n    - {precision: fp16}\n", "p.yaml:3: precision_policy.rules[0]"},
+      {"precision_policy:\n  rules:\n    - {precision: fp16}\n",
+       "p.yaml:3: precision_policy.rules[0]"},
       {"precision_policy:\n  rules:\n    - {type: Linear, precision: fp8}\n",
        "p.yaml:3: precision_policy.rules[0].precision"},
       {"precision_policy:\n  rules:\n    - {class: attention, precision: fp16}\n",
        "p.yaml:3: precision_policy.rules[0].class"},
-      {"precision_policy:\n  small_batch_fp32: -1\n", "p.yaml:2: precision_policy.small_batch_fp32"},
+      {"precision_policy:\n  small_batch_fp32: -1\n",
+       "p.yaml:2: precision_policy.small_batch_fp32"},
       {"precision_policy:\n  colour: red\n", "p.yaml:2: precision_policy.colour"},
   };
   for (const Case& c : cases) {

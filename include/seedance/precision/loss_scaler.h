@@ -61,6 +61,12 @@ struct LossScalerConfig {
   base::Status Validate() const;
 };
 
+// A config from JSON: the fields of ToJson()["config"], each optional (the
+// defaults above), plus "sequence_length" which, in grad-norm mode, picks the
+// table's init_scale and decay first (without it: 4096 and 0.85, the note's
+// general advice). Unknown fields are errors.
+base::StatusOr<LossScalerConfig> LossScalerConfigFromJson(const base::Report& json);
+
 // The grad-norm mode's defaults for a sequence length (table above).
 LossScalerConfig GradNormConfigForSequenceLength(int64_t sequence_length);
 

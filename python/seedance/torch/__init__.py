@@ -1,16 +1,26 @@
 """Seedance for PyTorch users.
 
+Memory (SPEC MEM):
 - :func:`record_lifetimes` records the storage lifetimes of one real step and
   writes them in the lifetime-CSV format that ``seedancectl mem plan`` and
   :mod:`seedance.mem` read.
 - :func:`use_caching_allocator` installs Seedance's caching allocator as
   PyTorch's CUDA allocator (torch >= 2.0, a CUDA build of Seedance), and
   :func:`memory_stats` reports its statistics.
+
+Mixed precision (SPEC PREC):
+- :class:`GradScaler`: loss scaling with torch's GradScaler API, on CPU too.
+- :func:`apply_precision_policy`: layer-wise fp8/fp16/bf16/fp32.
+- :class:`CollapseGuard`: gradient-collapse detection with rollback.
 """
 
 from __future__ import annotations
 
 from seedance.torch.allocator import memory_stats, use_caching_allocator
+from seedance.torch.amp import GradScaler
+from seedance.torch.collapse import CollapseGuard
 from seedance.torch.lifetimes import record_lifetimes
+from seedance.torch.precision_policy import PrecisionPlan, apply_precision_policy, fake_round
 
-__all__ = ["memory_stats", "record_lifetimes", "use_caching_allocator"]
+__all__ = ["CollapseGuard", "GradScaler", "PrecisionPlan", "apply_precision_policy", "fake_round",
+           "memory_stats", "record_lifetimes", "use_caching_allocator"]
