@@ -10,3 +10,8 @@ cmake --preset dev -DSEEDANCE_CUDA=ON >/dev/null && cmake --build build -j "$(np
 (cd build && ctest -j "$(nproc)" 2>&1 | tail -3)
 build/bin/seedancectl version --check-gpu -o json | tee -a "$out"
 PYTHONPATH=build/python python3 bench/gpu/allocator_vs_torch.py --steps 30 | tee -a "$out"
+# Mixed precision: the CUDA conversion kernels against the host reference
+# (Convert.CudaKernelsAgreeWithScalarReference ran in ctest above; repeated
+# here verbosely) and the CPU conversion benchmark for the machine's record.
+build/tests/precision_test --gtest_filter='Convert.Cuda*' 2>&1 | tail -4
+PYTHONPATH=build/python python3 bench/precision/convert_throughput.py --repeat 10 | tee -a "$out"

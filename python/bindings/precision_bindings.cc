@@ -65,8 +65,8 @@ void Decode(uintptr_t src, size_t n, uintptr_t dst, const std::string& format,
 }
 
 std::vector<float> QuantizeInt8(uintptr_t src, size_t n, size_t channels, uintptr_t dst) {
-  auto q = ValueOrRaise(
-      precision::QuantizeInt8({reinterpret_cast<const float*>(src), n}, channels));
+  auto q =
+      ValueOrRaise(precision::QuantizeInt8({reinterpret_cast<const float*>(src), n}, channels));
   std::copy(q.values.begin(), q.values.end(), reinterpret_cast<int8_t*>(dst));
   return q.scales;
 }
@@ -96,7 +96,8 @@ std::string Decide(const std::optional<std::string>& policy_yaml, const std::str
   std::vector<precision::ModuleRef> refs;
   refs.reserve(modules.size());
   for (const auto& [name, type] : modules) refs.push_back({name, type});
-  return precision::DecisionsToReport(precision::DecidePrecisions(policy, refs, micro_batch)).dump();
+  return precision::DecisionsToReport(precision::DecidePrecisions(policy, refs, micro_batch))
+      .dump();
 }
 
 std::string Drift(const std::vector<double>& reference, const std::vector<double>& current,
@@ -135,8 +136,8 @@ void BindPrecision(py::module_& m) {
         py::arg("dst"), "Symmetric INT8; writes n int8 at dst, returns the scales");
   m.def("grad_unscale", &GradUnscale, py::arg("ptrs"), py::arg("sizes"), py::arg("inv_scale"),
         "Fused unscale + non-finite check + L2 norms over float32 buffers");
-  m.def("precision_decide", &Decide, py::arg("policy_yaml"), py::arg("source"),
-        py::arg("modules"), py::arg("micro_batch"), "Precision decisions as JSON");
+  m.def("precision_decide", &Decide, py::arg("policy_yaml"), py::arg("source"), py::arg("modules"),
+        py::arg("micro_batch"), "Precision decisions as JSON");
   m.def("precision_drift", &Drift, py::arg("reference"), py::arg("current"), py::arg("centers"),
         py::arg("kl_weight"), py::arg("kurtosis_weight"), py::arg("keep_below"),
         py::arg("recalibrate_at"), "QAT drift score as JSON");
@@ -150,8 +151,7 @@ void BindPrecision(py::module_& m) {
            py::arg("config_json"))
       .def_static("from_json",
                   [](const std::string& text) {
-                    return ValueOrRaise(
-                        precision::LossScaler::FromJson(ParseJsonOrRaise(text)));
+                    return ValueOrRaise(precision::LossScaler::FromJson(ParseJsonOrRaise(text)));
                   })
       .def_property_readonly("scale", &precision::LossScaler::scale)
       .def("update", &precision::LossScaler::Update, py::arg("found_non_finite"),
@@ -169,8 +169,8 @@ void BindPrecision(py::module_& m) {
            }),
            py::arg("window"), py::arg("consecutive"), py::arg("ratio_threshold"),
            py::arg("variance_threshold"))
-      .def("observe", &precision::CollapseDetector::Observe, py::arg("layer"),
-           py::arg("grad_norm"), py::arg("grad_variance"))
+      .def("observe", &precision::CollapseDetector::Observe, py::arg("layer"), py::arg("grad_norm"),
+           py::arg("grad_variance"))
       .def("reset", &precision::CollapseDetector::Reset, py::arg("layer"))
       .def("reset_all", &precision::CollapseDetector::ResetAll);
 }

@@ -2,8 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
-#include <set>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace seedance::precision {
 namespace {
@@ -140,35 +141,52 @@ bool LossScaler::Update(bool found_non_finite, double grad_norm) {
   return !found_non_finite;
 }
 
-base::Report LossScaler::ToJson() const {
-  base::Report r;
-  base::Report& c = r["config"];
-  c["mode"] = std::string(ScalerModeName(config_.mode));
-  c["init_scale"] = config_.init_scale;
-  c["growth_factor"] = config_.growth_factor;
-  c["backoff_factor"] = config_.backoff_factor;
-  c["growth_interval"] = config_.growth_interval;
-  c["hysteresis"] = config_.hysteresis;
-  c["consecutive_hysteresis"] = config_.consecutive_hysteresis;
-  c["min_scale"] = config_.min_scale;
-  c["max_scale"] = config_.max_scale;
-  c["eval_interval"] = config_.eval_interval;
-  c["rise_ratio"] = config_.rise_ratio;
-  c["collapse_ratio"] = config_.collapse_ratio;
-  c["decay_factor"] = config_.decay_factor;
-  c["grad_norm_max_scale"] = config_.grad_norm_max_scale;
-  c["grad_norm_min_scale"] = config_.grad_norm_min_scale;
-  base::Report& s = r["state"];
-  s["scale"] = state_.scale;
-  s["steps"] = state_.steps;
-  s["skipped_steps"] = state_.skipped_steps;
-  s["growth_tracker"] = state_.growth_tracker;
-  s["hysteresis_left"] = state_.hysteresis_left;
-  s["last_eval_norm"] = state_.last_eval_norm;
-  return r;
+namespace {
+
+// The serialised fields: one table drives ToJson and both readers.
+template <typename Owner>
+struct Fields {
+  std::vector<std::pair<const char*, double Owner::*>> numbers;
+  std::vector<std::pair<const char*, int64_t Owner::*>> integers;
+  std::vector<std::pair<const char*, bool Owner::*>> flags;
+};
+
+const Fields<LossScalerConfig>& ConfigFields() {
+  using C = LossScalerConfig;
+  static const Fields<C> f{{{"init_scale", &C::init_scale},
+                            {"growth_factor", &C::growth_factor},
+                            {"backoff_factor", &C::backoff_factor},
+                            {"min_scale", &C::min_scale},
+                            {"max_scale", &C::max_scale},
+                            {"rise_ratio", &C::rise_ratio},
+                            {"collapse_ratio", &C::collapse_ratio},
+                            {"decay_factor", &C::decay_factor},
+                            {"grad_norm_max_scale", &C::grad_norm_max_scale},
+                            {"grad_norm_min_scale", &C::grad_norm_min_scale}},
+                           {{"growth_interval", &C::growth_interval},
+                            {"hysteresis", &C::hysteresis},
+                            {"eval_interval", &C::eval_interval}},
+                           {{"consecutive_hysteresis", &C::consecutive_hysteresis}}};
+  return f;
 }
 
-namespace {
+const Fields<ScalerState>& StateFields() {
+  using S = ScalerState;
+  static const Fields<S> f{{{"scale", &S::scale}, {"last_eval_norm", &S::last_eval_norm}},
+                           {{"steps", &S::steps},
+                            {"skipped_steps", &S::skipped_steps},
+                            {"growth_tracker", &S::growth_tracker},
+                            {"hysteresis_left", &S::hysteresis_left}},
+                           {}};
+  return f;
+}
+
+template <typename Owner>
+void WriteFields(const Fields<Owner>& fields, const Owner& from, base::Report& to) {
+  for (const auto& [name, member] : fields.numbers) to[name] = from.*member;
+  for (const auto& [name, member] : fields.integers) to[name] = from.*member;
+  for (const auto& [name, member] : fields.flags) to[name] = from.*member;
+}
 
 // Reads json[section][key] into `out`, with the field's path in any error.
 template <typename T>
@@ -191,58 +209,60 @@ base::Status Read(const base::Report& json, const char* section, const char* key
   return base::OkStatus();
 }
 
-// Like Read, but a missing key leaves `out` as it is.
-template <typename T>
-base::Status ReadOptional(const base::Report& json, const char* section, const char* key, T& out) {
-  if (!json[section].contains(key)) return base::OkStatus();
-  return Read(json, section, key, out);
+// Reads every field of the table; with `optional`, a missing key keeps the current value.
+template <typename Owner>
+base::Status ReadFields(const Fields<Owner>& fields, const base::Report& json, const char* section,
+                        bool optional, Owner& to) {
+  auto one = [&](const char* name, auto& out) {
+    if (optional && !json[section].contains(name)) return base::OkStatus();
+    return Read(json, section, name, out);
+  };
+  for (const auto& [name, member] : fields.numbers) SEEDANCE_RETURN_IF_ERROR(one(name, to.*member));
+  for (const auto& [name, member] : fields.integers)
+    SEEDANCE_RETURN_IF_ERROR(one(name, to.*member));
+  for (const auto& [name, member] : fields.flags) SEEDANCE_RETURN_IF_ERROR(one(name, to.*member));
+  return base::OkStatus();
 }
 
 }  // namespace
+
+base::Report LossScaler::ToJson() const {
+  base::Report r;
+  r["config"]["mode"] = std::string(ScalerModeName(config_.mode));
+  WriteFields(ConfigFields(), config_, r["config"]);
+  WriteFields(StateFields(), state_, r["state"]);
+  return r;
+}
 
 base::StatusOr<LossScalerConfig> LossScalerConfigFromJson(const base::Report& json) {
   if (!json.is_object()) return base::InvalidArgumentError("expected an object", "config");
   const base::Report wrapped = {{"config", json}};
   LossScalerConfig c;
   std::string mode(ScalerModeName(c.mode));
-  SEEDANCE_RETURN_IF_ERROR(ReadOptional(wrapped, "config", "mode", mode));
+  if (json.contains("mode")) SEEDANCE_RETURN_IF_ERROR(Read(wrapped, "config", "mode", mode));
   const auto parsed = ParseScalerMode(mode);
   if (!parsed) {
     return base::InvalidArgumentError("unknown mode '" + mode + "' (static, dynamic, grad-norm)",
                                       "config.mode");
   }
-  c.mode = *parsed;
-  if (c.mode == ScalerMode::kGradNorm) {
+  if (*parsed == ScalerMode::kGradNorm) {
     // Without a sequence length: the note's general advice, 2^12 (the 512..2048 row).
     int64_t seq = 512;
-    SEEDANCE_RETURN_IF_ERROR(ReadOptional(wrapped, "config", "sequence_length", seq));
+    if (json.contains("sequence_length")) {
+      SEEDANCE_RETURN_IF_ERROR(Read(wrapped, "config", "sequence_length", seq));
+    }
     c = GradNormConfigForSequenceLength(seq);
   }
+  c.mode = *parsed;
+  const Fields<LossScalerConfig>& fields = ConfigFields();
   for (const auto& [key, value] : json.items()) {
-    static const std::set<std::string> kKnown = {
-        "mode",           "sequence_length", "init_scale",          "growth_factor",
-        "backoff_factor", "growth_interval", "hysteresis",          "consecutive_hysteresis",
-        "min_scale",      "max_scale",       "eval_interval",       "rise_ratio",
-        "collapse_ratio", "decay_factor",    "grad_norm_max_scale", "grad_norm_min_scale"};
-    if (!kKnown.contains(key)) return base::InvalidArgumentError("unknown field", "config." + key);
+    bool known = key == "mode" || key == "sequence_length";
+    for (const auto& f : fields.numbers) known = known || key == f.first;
+    for (const auto& f : fields.integers) known = known || key == f.first;
+    for (const auto& f : fields.flags) known = known || key == f.first;
+    if (!known) return base::InvalidArgumentError("unknown field", "config." + key);
   }
-  SEEDANCE_RETURN_IF_ERROR(ReadOptional(wrapped, "config", "init_scale", c.init_scale));
-  SEEDANCE_RETURN_IF_ERROR(ReadOptional(wrapped, "config", "growth_factor", c.growth_factor));
-  SEEDANCE_RETURN_IF_ERROR(ReadOptional(wrapped, "config", "backoff_factor", c.backoff_factor));
-  SEEDANCE_RETURN_IF_ERROR(ReadOptional(wrapped, "config", "growth_interval", c.growth_interval));
-  SEEDANCE_RETURN_IF_ERROR(ReadOptional(wrapped, "config", "hysteresis", c.hysteresis));
-  SEEDANCE_RETURN_IF_ERROR(
-      ReadOptional(wrapped, "config", "consecutive_hysteresis", c.consecutive_hysteresis));
-  SEEDANCE_RETURN_IF_ERROR(ReadOptional(wrapped, "config", "min_scale", c.min_scale));
-  SEEDANCE_RETURN_IF_ERROR(ReadOptional(wrapped, "config", "max_scale", c.max_scale));
-  SEEDANCE_RETURN_IF_ERROR(ReadOptional(wrapped, "config", "eval_interval", c.eval_interval));
-  SEEDANCE_RETURN_IF_ERROR(ReadOptional(wrapped, "config", "rise_ratio", c.rise_ratio));
-  SEEDANCE_RETURN_IF_ERROR(ReadOptional(wrapped, "config", "collapse_ratio", c.collapse_ratio));
-  SEEDANCE_RETURN_IF_ERROR(ReadOptional(wrapped, "config", "decay_factor", c.decay_factor));
-  SEEDANCE_RETURN_IF_ERROR(
-      ReadOptional(wrapped, "config", "grad_norm_max_scale", c.grad_norm_max_scale));
-  SEEDANCE_RETURN_IF_ERROR(
-      ReadOptional(wrapped, "config", "grad_norm_min_scale", c.grad_norm_min_scale));
+  SEEDANCE_RETURN_IF_ERROR(ReadFields(fields, wrapped, "config", /*optional=*/true, c));
   if (base::Status st = c.Validate(); !st.ok()) {
     return st.WithWhere("config." + std::string(st.where()));
   }
@@ -256,12 +276,7 @@ base::StatusOr<LossScaler> LossScaler::FromJson(const base::Report& json) {
   SEEDANCE_ASSIGN_OR_RETURN(LossScalerConfig c, LossScalerConfigFromJson(json["config"]));
   SEEDANCE_ASSIGN_OR_RETURN(LossScaler scaler, Create(c));
   ScalerState& s = scaler.state_;
-  SEEDANCE_RETURN_IF_ERROR(Read(json, "state", "scale", s.scale));
-  SEEDANCE_RETURN_IF_ERROR(Read(json, "state", "steps", s.steps));
-  SEEDANCE_RETURN_IF_ERROR(Read(json, "state", "skipped_steps", s.skipped_steps));
-  SEEDANCE_RETURN_IF_ERROR(Read(json, "state", "growth_tracker", s.growth_tracker));
-  SEEDANCE_RETURN_IF_ERROR(Read(json, "state", "hysteresis_left", s.hysteresis_left));
-  SEEDANCE_RETURN_IF_ERROR(Read(json, "state", "last_eval_norm", s.last_eval_norm));
+  SEEDANCE_RETURN_IF_ERROR(ReadFields(StateFields(), json, "state", /*optional=*/false, s));
   if (!(std::isfinite(s.scale) && s.scale > 0)) {
     return base::InvalidArgumentError("must be a finite number > 0", "state.scale");
   }

@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
+
+#include "seedance/base/testing/text_mutator.h"
+
 namespace seedance::precision {
 namespace {
 
@@ -130,6 +134,44 @@ TEST(Policy, RaiseLadder) {
   EXPECT_EQ(RaisePrecision(Precision::kFp16), Precision::kBf16);
   EXPECT_EQ(RaisePrecision(Precision::kBf16), Precision::kFp32);
   EXPECT_EQ(RaisePrecision(Precision::kFp32), Precision::kFp32);
+}
+
+}  // namespace
+}  // namespace seedance::precision
+
+namespace seedance::precision {
+namespace {
+
+// Property: any edit of a valid policy either parses, or fails with an error
+// that names this file; it never crashes, and a parsed policy decides.
+TEST(Policy, FuzzedPolicyFilesParseOrFailCleanly) {
+  const std::string original = R"(precision_policy:
+  default: bf16
+  small_batch_fp32: 8
+  fp8: true
+  rules:
+    - {name: "enc.*.q_proj", precision: fp32}
+    - {type: Linear, class: ffn, precision: fp8}
+    - name: "*.norm*"
+      precision: fp16
+)";
+  std::mt19937 rng(42);
+  int parsed = 0;
+  for (int i = 0; i < 3000; ++i) {
+    const std::string doc = base::testing::MutateText(original, rng);
+    auto p = ParsePolicyYaml(doc, "fuzz.yaml");
+    if (p.ok()) {
+      ++parsed;
+      const auto d =
+          DecidePrecisions(*p, {{"enc.0.q_proj", "Linear"}, {"x.norm1", "LayerNorm"}}, 32);
+      EXPECT_EQ(d.size(), 2u);
+    } else {
+      EXPECT_TRUE(std::string(p.status().where()).starts_with("fuzz.yaml"))
+          << p.status().ToString() << "\n"
+          << doc;
+    }
+  }
+  EXPECT_GT(parsed, 100);  // the edits must not all be fatal, or the test tests little
 }
 
 }  // namespace
