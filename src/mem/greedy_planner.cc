@@ -111,6 +111,45 @@ std::vector<size_t> Order(std::span<const int64_t> lowers, std::span<const int64
   return idx;
 }
 
+// Sorts (offset, end) pairs by offset. Large inputs (the overlap lists of the
+// idealloc traces reach thousands of items per query) take an LSD radix sort
+// over the offsets' range, 11 bits a pass; small ones std::sort. Ties keep no
+// particular order, which the gap scan does not need.
+void SortByOffset(std::vector<std::pair<int64_t, int64_t>>& ranges,
+                  std::vector<std::pair<int64_t, int64_t>>& scratch) {
+  const size_t k = ranges.size();
+  if (k < 256) {
+    std::sort(ranges.begin(), ranges.end());
+    return;
+  }
+  int64_t lo = ranges[0].first, hi = lo;
+  for (const auto& r : ranges) {
+    lo = std::min(lo, r.first);
+    hi = std::max(hi, r.first);
+  }
+  const uint64_t span = static_cast<uint64_t>(hi - lo);
+  constexpr int kBits = 11;
+  constexpr size_t kBuckets = size_t{1} << kBits;
+  scratch.resize(k);
+  size_t counts[kBuckets];
+  const int bits = static_cast<int>(std::bit_width(span));
+  for (int shift = 0; shift < bits; shift += kBits) {
+    std::fill(std::begin(counts), std::end(counts), size_t{0});
+    auto digit = [&](const std::pair<int64_t, int64_t>& r) {
+      return (static_cast<uint64_t>(r.first - lo) >> shift) & (kBuckets - 1);
+    };
+    for (const auto& r : ranges) ++counts[digit(r)];
+    size_t sum = 0;
+    for (size_t& c : counts) {
+      const size_t here = c;
+      c = sum;
+      sum += here;
+    }
+    for (const auto& r : ranges) scratch[counts[digit(r)]++] = r;
+    ranges.swap(scratch);
+  }
+}
+
 }  // namespace
 
 std::optional<GreedyPlan> PlaceGreedy(std::span<const int64_t> lowers,
@@ -123,6 +162,7 @@ std::optional<GreedyPlan> PlaceGreedy(std::span<const int64_t> lowers,
   IntervalIndex index(lowers, uppers);
   std::vector<size_t> overlapping;
   std::vector<std::pair<int64_t, int64_t>> ranges;  // (offset, end) of conflicting placed items
+  std::vector<std::pair<int64_t, int64_t>> scratch;
   size_t placed = 0;
   for (size_t i : Order(lowers, uppers, sizes, order)) {
     if (expired && (++placed & 31) == 0 && expired()) return std::nullopt;
@@ -130,7 +170,7 @@ std::optional<GreedyPlan> PlaceGreedy(std::span<const int64_t> lowers,
     index.PlacedOverlapping(lowers[i], uppers[i], overlapping);
     ranges.clear();
     for (size_t j : overlapping) ranges.emplace_back(plan.offsets[j], plan.offsets[j] + sizes[j]);
-    std::sort(ranges.begin(), ranges.end());
+    SortByOffset(ranges, scratch);
     int64_t cursor = 0;  // end of the occupied space scanned so far
     int64_t best_offset = -1;
     int64_t best_gap = 0;

@@ -99,6 +99,8 @@ StatusOr<Plan> PlanOffsets(std::span<const Buffer> buffers, const PlanOptions& o
   int64_t best_peak = 0;  // real sizes
   int64_t best_nanos = t0;
   for (internal::GreedyOrder order : internal::kAllGreedyOrders) {
+    // A plan at the lower bound cannot be beaten: stop there.
+    if (!best.offsets.empty() && best_peak == plan.lower_bound_bytes) break;
     std::optional<internal::GreedyPlan> g;
     if (order == internal::GreedyOrder::kStart) {
       g = internal::PlaceByStartSweep(lowers, uppers, padded, options.alignment);
