@@ -1,0 +1,345 @@
+#include "seedance/comm/compressor.h"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <string>
+
+#include "seedance/comm/wire_format.h"
+#include "seedance/precision/formats.h"
+
+namespace seedance::comm {
+namespace {
+
+// SplitMix64: small, fast, and good enough for sampling and rounding noise.
+class Rng {
+ public:
+  explicit Rng(uint64_t seed) : state_(seed) {}
+  uint64_t Next() {
+    uint64_t z = (state_ += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+  }
+  // Uniform in [0, 1).
+  float Unit() { return static_cast<float>(Next() >> 40) * 0x1p-24f; }
+  uint64_t Below(uint64_t bound) { return Next() % bound; }
+
+ private:
+  uint64_t state_;
+};
+
+uint32_t MagnitudeKey(float v) { return std::bit_cast<uint32_t>(v) & 0x7FFFFFFFu; }
+
+void AppendSparse(std::vector<uint8_t>& payload, std::span<const float> x,
+                  std::span<const uint32_t> idx, bool fp16) {
+  BeginPayload(payload, PayloadKind::kSparse, 0, x.size(), static_cast<uint32_t>(idx.size()));
+  uint8_t flags = AppendIndices(payload, idx, x.size());
+  if (fp16) flags |= kFlagFp16Values;
+  SetFlags(payload, flags);
+  for (uint32_t i : idx) fp16 ? AppendF16(payload, x[i]) : AppendF32(payload, x[i]);
+  FinishPayload(payload);
+}
+
+class TopK : public Compressor {
+ public:
+  using Compressor::Compressor;
+  void Compress(std::span<const float> x, std::vector<uint8_t>& payload, uint64_t) const override {
+    const auto idx = TopKIndices(x, KeepCount(x.size(), config_.ratio));
+    AppendSparse(payload, x, idx, config_.fp16_values);
+  }
+};
+
+class TopKSampled : public Compressor {
+ public:
+  using Compressor::Compressor;
+  void Compress(std::span<const float> x, std::vector<uint8_t>& payload,
+                uint64_t seed) const override {
+    const uint64_t n = x.size();
+    const uint64_t k = KeepCount(n, config_.ratio);
+    std::vector<uint32_t> idx;
+    if (n > 0) {
+      Rng rng(seed);
+      const uint64_t m = std::min<uint64_t>(n, std::max<uint64_t>(1000, static_cast<uint64_t>(
+                                                                          config_.sample_ratio * n)));
+      std::vector<uint32_t> sample(m);
+      for (auto& s : sample) s = MagnitudeKey(x[rng.Below(n)]);
+      // The sample's quantile for k/n: its (k*m/n)-th largest key.
+      auto threshold_at = [&](double share) {
+        const uint64_t pos = std::min<uint64_t>(m - 1, static_cast<uint64_t>(share * m));
+        std::nth_element(sample.begin(), sample.begin() + static_cast<int64_t>(pos), sample.end(),
+                         std::greater<uint32_t>());
+        return sample[pos];
+      };
+      double share = static_cast<double>(k) / static_cast<double>(n);
+      const uint64_t lo = k - k / 20, hi = k + k / 20;  // within 5% of k
+      for (int attempt = 0; attempt < 4; ++attempt) {
+        const uint32_t t = threshold_at(share);
+        idx.clear();
+        for (uint64_t i = 0; i < n; ++i) {
+          if (MagnitudeKey(x[i]) >= t) idx.push_back(static_cast<uint32_t>(i));
+        }
+        if (idx.size() >= lo) break;
+        share = std::min(1.0, share * 2);  // too few: lower the threshold and rescan
+      }
+      if (idx.size() > hi || idx.size() < lo) {
+        // Correct the count: exact top-k among the selected (or of all, if still short).
+        std::vector<float> selected;
+        if (idx.size() > hi) {
+          selected.reserve(idx.size());
+          for (uint32_t i : idx) selected.push_back(x[i]);
+          const auto keep = TopKIndices(selected, k);
+          std::vector<uint32_t> out;
+          out.reserve(keep.size());
+          for (uint32_t j : keep) out.push_back(idx[j]);
+          idx.swap(out);
+        } else {
+          idx = TopKIndices(x, k);
+        }
+      }
+    }
+    AppendSparse(payload, x, idx, config_.fp16_values);
+  }
+};
+
+class RandomK : public Compressor {
+ public:
+  using Compressor::Compressor;
+  void Compress(std::span<const float> x, std::vector<uint8_t>& payload,
+                uint64_t seed) const override {
+    const uint64_t n = x.size();
+    const uint64_t k = KeepCount(n, config_.ratio);
+    std::vector<uint32_t> idx;
+    idx.reserve(k);
+    Rng rng(seed);
+    // Robert Floyd's algorithm: k distinct values in [0, n) with k draws,
+    // using a bitmap for membership.
+    std::vector<bool> chosen(n, false);
+    for (uint64_t j = n - k; j < n; ++j) {
+      const uint64_t t = rng.Below(j + 1);
+      const uint64_t pick = chosen[t] ? j : t;
+      chosen[pick] = true;
+      idx.push_back(static_cast<uint32_t>(pick));
+    }
+    std::sort(idx.begin(), idx.end());
+    AppendSparse(payload, x, idx, config_.fp16_values);
+  }
+};
+
+class Quantize : public Compressor {
+ public:
+  Quantize(const CompressorConfig& c, int levels) : Compressor(c), levels_(levels) {}
+  void Compress(std::span<const float> x, std::vector<uint8_t>& payload,
+                uint64_t seed) const override {
+    const uint64_t n = x.size();
+    const uint32_t chunk = config_.chunk;
+    const bool four = levels_ == 7;
+    BeginPayload(payload, four ? PayloadKind::kInt4 : PayloadKind::kInt8, 0, n, chunk);
+    const uint64_t chunks = (n + chunk - 1) / chunk;
+    std::vector<float> inv(chunks);
+    for (uint64_t c = 0; c < chunks; ++c) {
+      float amax = 0;
+      const uint64_t end = std::min(n, (c + 1) * chunk);
+      for (uint64_t i = c * chunk; i < end; ++i) {
+        const float a = std::fabs(x[i]);
+        if (a > amax) amax = a;  // NaN never wins: it compares false
+      }
+      const float scale = std::isfinite(amax) && amax > 0 ? amax / static_cast<float>(levels_) : 0;
+      AppendF32(payload, scale);
+      inv[c] = scale > 0 ? 1.0f / scale : 0.0f;
+    }
+    const size_t start = payload.size();
+    payload.resize(start + (four ? (n + 1) / 2 : n), 0);
+    uint8_t* q = payload.data() + start;
+    Rng rng(seed);
+    const float top = static_cast<float>(levels_);
+    for (uint64_t i = 0; i < n; ++i) {
+      const float y = x[i] * inv[i / chunk];
+      float r = config_.stochastic ? std::floor(y + rng.Unit()) : std::nearbyint(y);
+      r = std::isnan(r) ? 0.0f : std::clamp(r, -top, top);
+      const int v = static_cast<int>(r);
+      if (four) {
+        q[i / 2] |= static_cast<uint8_t>((v & 0x0F) << (i % 2 ? 4 : 0));
+      } else {
+        q[i] = static_cast<uint8_t>(static_cast<int8_t>(v));
+      }
+    }
+    FinishPayload(payload);
+  }
+
+ private:
+  int levels_;
+};
+
+class Sign : public Compressor {
+ public:
+  using Compressor::Compressor;
+  void Compress(std::span<const float> x, std::vector<uint8_t>& payload, uint64_t) const override {
+    const uint64_t n = x.size();
+    BeginPayload(payload, PayloadKind::kSign, 0, n, 0);
+    double l1 = 0;
+    for (float v : x) l1 += std::isfinite(v) ? std::fabs(v) : 0.0;
+    AppendF32(payload, n ? static_cast<float>(l1 / static_cast<double>(n)) : 0.0f);
+    const size_t start = payload.size();
+    payload.resize(start + (n + 7) / 8, 0);
+    for (uint64_t i = 0; i < n; ++i) {
+      if (std::signbit(x[i])) payload[start + i / 8] |= static_cast<uint8_t>(1u << (i % 8));
+    }
+    FinishPayload(payload);
+  }
+};
+
+class Fp16Int4 : public Compressor {
+ public:
+  using Compressor::Compressor;
+  void Compress(std::span<const float> x, std::vector<uint8_t>& payload, uint64_t) const override {
+    const uint64_t n = x.size();
+    std::vector<float> err(n);
+    BeginPayload(payload, PayloadKind::kFp16Int4, 0, n, 0);
+    for (uint64_t i = 0; i < n; ++i) {
+      AppendF16(payload, x[i]);
+      const uint16_t h = static_cast<uint16_t>(payload[payload.size() - 2]) |
+                         static_cast<uint16_t>(payload[payload.size() - 1] << 8);
+      const float back = precision::HalfToFloat(h);
+      err[i] = std::isfinite(back) && std::isfinite(x[i]) ? x[i] - back : 0.0f;
+    }
+    const auto idx = TopKIndices(err, KeepCount(n, config_.ratio));
+    float amax = 0;
+    for (uint32_t i : idx) amax = std::max(amax, std::fabs(err[i]));
+    const float scale = amax > 0 ? amax / 7.0f : 0.0f;
+    AppendF32(payload, scale);
+    SetFlags(payload, AppendIndices(payload, idx, n));
+    const size_t start = payload.size();
+    payload.resize(start + (idx.size() + 1) / 2, 0);
+    for (size_t k = 0; k < idx.size(); ++k) {
+      const float r = scale > 0 ? std::clamp(std::nearbyint(err[idx[k]] / scale), -7.0f, 7.0f) : 0;
+      payload[start + k / 2] |= static_cast<uint8_t>((static_cast<int>(r) & 0x0F) << (k % 2 ? 4 : 0));
+    }
+    // The count field holds the number of residual entries.
+    const uint32_t count = static_cast<uint32_t>(idx.size());
+    std::memcpy(payload.data() + 16, &count, 4);
+    FinishPayload(payload);
+  }
+};
+
+}  // namespace
+
+std::string_view CompressorName(CompressorKind kind) {
+  switch (kind) {
+    case CompressorKind::kTopK:
+      return "topk";
+    case CompressorKind::kTopKSampled:
+      return "topk-sampled";
+    case CompressorKind::kRandomK:
+      return "randomk";
+    case CompressorKind::kInt8:
+      return "int8";
+    case CompressorKind::kInt4:
+      return "int4";
+    case CompressorKind::kSign:
+      return "sign";
+    case CompressorKind::kFp16Int4:
+      return "fp16-int4";
+  }
+  return "topk";
+}
+
+std::optional<CompressorKind> ParseCompressor(std::string_view name) {
+  for (CompressorKind k :
+       {CompressorKind::kTopK, CompressorKind::kTopKSampled, CompressorKind::kRandomK,
+        CompressorKind::kInt8, CompressorKind::kInt4, CompressorKind::kSign,
+        CompressorKind::kFp16Int4}) {
+    if (CompressorName(k) == name) return k;
+  }
+  return std::nullopt;
+}
+
+base::Status CompressorConfig::Validate() const {
+  if (!(ratio > 0 && ratio <= 1)) return base::InvalidArgumentError("must be in (0, 1]", "ratio");
+  if (!(sample_ratio > 0 && sample_ratio <= 1)) {
+    return base::InvalidArgumentError("must be in (0, 1]", "sample_ratio");
+  }
+  if (chunk == 0) return base::InvalidArgumentError("must be > 0", "chunk");
+  return base::OkStatus();
+}
+
+base::StatusOr<std::unique_ptr<Compressor>> Compressor::Create(const CompressorConfig& c) {
+  SEEDANCE_RETURN_IF_ERROR(c.Validate());
+  switch (c.kind) {
+    case CompressorKind::kTopK:
+      return std::unique_ptr<Compressor>(new TopK(c));
+    case CompressorKind::kTopKSampled:
+      return std::unique_ptr<Compressor>(new TopKSampled(c));
+    case CompressorKind::kRandomK:
+      return std::unique_ptr<Compressor>(new RandomK(c));
+    case CompressorKind::kInt8:
+      return std::unique_ptr<Compressor>(new Quantize(c, 127));
+    case CompressorKind::kInt4:
+      return std::unique_ptr<Compressor>(new Quantize(c, 7));
+    case CompressorKind::kSign:
+      return std::unique_ptr<Compressor>(new Sign(c));
+    case CompressorKind::kFp16Int4:
+      return std::unique_ptr<Compressor>(new Fp16Int4(c));
+  }
+  return base::InvalidArgumentError("unknown compressor");
+}
+
+uint64_t KeepCount(uint64_t n, double ratio) {
+  if (n == 0) return 0;
+  const auto k = static_cast<uint64_t>(std::llround(ratio * static_cast<double>(n)));
+  return std::clamp<uint64_t>(k, 1, n);
+}
+
+std::vector<uint32_t> TopKIndices(std::span<const float> x, uint64_t k) {
+  const uint64_t n = x.size();
+  k = std::min(k, n);
+  std::vector<uint32_t> out;
+  if (k == 0) return out;
+  // Pass 1: histogram of the top 12 bits of the magnitude key. Keys of
+  // non-negative floats order like the floats (NaN keys sort above inf).
+  constexpr int kShift = 19;
+  std::vector<uint64_t> hist(size_t{1} << (31 - kShift), 0);
+  for (float v : x) ++hist[MagnitudeKey(v) >> kShift];
+  uint64_t above = 0;
+  size_t bucket = hist.size();
+  while (bucket > 0 && above + hist[bucket - 1] < k) above += hist[--bucket];
+  --bucket;  // the bucket holding the k-th largest
+  // Pass 2: everything above the bucket is in; the bucket's members compete.
+  std::vector<std::pair<uint32_t, uint32_t>> contenders;  // (key, index)
+  out.reserve(k);
+  for (uint64_t i = 0; i < n; ++i) {
+    const uint32_t key = MagnitudeKey(x[i]);
+    const size_t b = key >> kShift;
+    if (b > bucket) {
+      out.push_back(static_cast<uint32_t>(i));
+    } else if (b == bucket) {
+      contenders.emplace_back(key, static_cast<uint32_t>(i));
+    }
+  }
+  const uint64_t need = k - above;
+  // Largest key first; among equal keys the lower index.
+  auto better = [](const auto& a, const auto& b) {
+    return a.first != b.first ? a.first > b.first : a.second < b.second;
+  };
+  std::nth_element(contenders.begin(), contenders.begin() + static_cast<int64_t>(need - 1),
+                   contenders.end(), better);
+  for (uint64_t j = 0; j < need; ++j) out.push_back(contenders[j].second);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+base::Status CompressWithFeedback(const Compressor& compressor, std::span<const float> grad,
+                                  std::span<float> residual, std::vector<uint8_t>& payload,
+                                  uint64_t seed) {
+  if (grad.size() != residual.size()) {
+    return base::InvalidArgumentError("gradient and residual differ in length (" +
+                                      std::to_string(grad.size()) + " vs " +
+                                      std::to_string(residual.size()) + ")");
+  }
+  for (size_t i = 0; i < grad.size(); ++i) residual[i] += grad[i];
+  compressor.Compress(residual, payload, seed);
+  return DecodeAdd(payload, residual, -1.0f);
+}
+
+}  // namespace seedance::comm
