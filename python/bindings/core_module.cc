@@ -24,6 +24,7 @@ namespace py = pybind11;
 namespace seedance::python {
 
 void BindPrecision(py::module_& m);  // precision_bindings.cc
+void BindComm(py::module_& m);       // comm_bindings.cc
 
 namespace {
 
@@ -130,4 +131,5 @@ PYBIND11_MODULE(_core, m) {
   m.def("mem_replay", &MemReplay, py::arg("csv"), py::arg("source"), py::arg("policy"),
         "Replay of a lifetime CSV through an allocator policy, as JSON");
   BindPrecision(m);
+  BindComm(m);
 }

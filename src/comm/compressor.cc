@@ -61,8 +61,8 @@ class TopKSampled : public Compressor {
     std::vector<uint32_t> idx;
     if (n > 0) {
       Rng rng(seed);
-      const uint64_t m = std::min<uint64_t>(n, std::max<uint64_t>(1000, static_cast<uint64_t>(
-                                                                          config_.sample_ratio * n)));
+      const uint64_t m = std::min<uint64_t>(
+          n, std::max<uint64_t>(1000, static_cast<uint64_t>(config_.sample_ratio * n)));
       std::vector<uint32_t> sample(m);
       for (auto& s : sample) s = MagnitudeKey(x[rng.Below(n)]);
       // The sample's quantile for k/n: its (k*m/n)-th largest key.
@@ -214,7 +214,8 @@ class Fp16Int4 : public Compressor {
     payload.resize(start + (idx.size() + 1) / 2, 0);
     for (size_t k = 0; k < idx.size(); ++k) {
       const float r = scale > 0 ? std::clamp(std::nearbyint(err[idx[k]] / scale), -7.0f, 7.0f) : 0;
-      payload[start + k / 2] |= static_cast<uint8_t>((static_cast<int>(r) & 0x0F) << (k % 2 ? 4 : 0));
+      payload[start + k / 2] |=
+          static_cast<uint8_t>((static_cast<int>(r) & 0x0F) << (k % 2 ? 4 : 0));
     }
     // The count field holds the number of residual entries.
     const uint32_t count = static_cast<uint32_t>(idx.size());
@@ -246,10 +247,9 @@ std::string_view CompressorName(CompressorKind kind) {
 }
 
 std::optional<CompressorKind> ParseCompressor(std::string_view name) {
-  for (CompressorKind k :
-       {CompressorKind::kTopK, CompressorKind::kTopKSampled, CompressorKind::kRandomK,
-        CompressorKind::kInt8, CompressorKind::kInt4, CompressorKind::kSign,
-        CompressorKind::kFp16Int4}) {
+  for (CompressorKind k : {CompressorKind::kTopK, CompressorKind::kTopKSampled,
+                           CompressorKind::kRandomK, CompressorKind::kInt8, CompressorKind::kInt4,
+                           CompressorKind::kSign, CompressorKind::kFp16Int4}) {
     if (CompressorName(k) == name) return k;
   }
   return std::nullopt;

@@ -181,10 +181,10 @@ TEST(Fp16Int4, BetterThanFp16Alone) {
 }
 
 TEST(ErrorFeedback, ResidualIsExactlyWhatWasNotSent) {
-  for (CompressorKind kind : {CompressorKind::kTopK, CompressorKind::kTopKSampled,
-                              CompressorKind::kRandomK, CompressorKind::kInt8,
-                              CompressorKind::kInt4, CompressorKind::kSign,
-                              CompressorKind::kFp16Int4}) {
+  for (CompressorKind kind :
+       {CompressorKind::kTopK, CompressorKind::kTopKSampled, CompressorKind::kRandomK,
+        CompressorKind::kInt8, CompressorKind::kInt4, CompressorKind::kSign,
+        CompressorKind::kFp16Int4}) {
     auto comp = Make(kind);
     std::vector<float> residual(5000, 0.0f), carried(5000, 0.0f), total(5000, 0.0f);
     for (unsigned step = 0; step < 5; ++step) {

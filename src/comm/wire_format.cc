@@ -83,8 +83,10 @@ base::StatusOr<IndexSection> ParseIndices(Reader& r, bool bitmap, uint64_t n, ui
     if (n % 8 != 0 && (s.data[s.bytes - 1] >> (n % 8)) != 0) {
       return Corrupt("bitmap has bits past n", r.where());
     }
-    if (ones != count) return Corrupt("bitmap holds " + std::to_string(ones) + " indices, header says " +
-                                      std::to_string(count), r.where());
+    if (ones != count)
+      return Corrupt(
+          "bitmap holds " + std::to_string(ones) + " indices, header says " + std::to_string(count),
+          r.where());
     return s;
   }
   const uint8_t* len = r.Take(4);

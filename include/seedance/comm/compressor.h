@@ -41,11 +41,11 @@ std::optional<CompressorKind> ParseCompressor(std::string_view name);
 
 struct CompressorConfig {
   CompressorKind kind = CompressorKind::kTopK;
-  double ratio = 0.01;          // share of values kept (sparse kinds, fp16-int4 residual)
-  double sample_ratio = 0.01;   // topk-sampled
-  uint32_t chunk = 256;         // int8/int4 values per scale
-  bool stochastic = false;      // int8/int4 stochastic rounding
-  bool fp16_values = false;     // sparse values as FP16
+  double ratio = 0.01;         // share of values kept (sparse kinds, fp16-int4 residual)
+  double sample_ratio = 0.01;  // topk-sampled
+  uint32_t chunk = 256;        // int8/int4 values per scale
+  bool stochastic = false;     // int8/int4 stochastic rounding
+  bool fp16_values = false;    // sparse values as FP16
 
   base::Status Validate() const;
 };

@@ -35,7 +35,7 @@ inline constexpr uint8_t kWireVersion = 1;
 inline constexpr size_t kHeaderBytes = 24;
 
 enum class PayloadKind : uint8_t {
-  kSparse = 1,    // top-k (exact or sampled) and random-k
+  kSparse = 1,  // top-k (exact or sampled) and random-k
   kInt8 = 2,
   kInt4 = 3,
   kSign = 4,

@@ -12,6 +12,9 @@ Mixed precision (SPEC PREC):
 - :class:`GradScaler`: loss scaling with torch's GradScaler API, on CPU too.
 - :func:`apply_precision_policy`: layer-wise fp8/fp16/bf16/fp32.
 - :class:`CollapseGuard`: gradient-collapse detection with rollback.
+
+Communication (SPEC COMM):
+- :func:`comm_hook`: gradient compression with error feedback as a DDP hook.
 """
 
 from __future__ import annotations
@@ -19,8 +22,9 @@ from __future__ import annotations
 from seedance.torch.allocator import memory_stats, use_caching_allocator
 from seedance.torch.amp import GradScaler
 from seedance.torch.collapse import CollapseGuard
+from seedance.torch.comm import CommState, comm_hook
 from seedance.torch.lifetimes import record_lifetimes
 from seedance.torch.precision_policy import PrecisionPlan, apply_precision_policy, fake_round
 
-__all__ = ["CollapseGuard", "GradScaler", "PrecisionPlan", "apply_precision_policy", "fake_round",
+__all__ = ["CollapseGuard", "CommState", "GradScaler", "comm_hook", "PrecisionPlan", "apply_precision_policy", "fake_round",
            "memory_stats", "record_lifetimes", "use_caching_allocator"]

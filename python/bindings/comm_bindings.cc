@@ -1,0 +1,94 @@
+// seedance._core's gradient-compression functions (SPEC COMM-1..3). Buffers
+// cross as (address, element count); the Python side owns them and checks
+// dtype and contiguity.
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "python/bindings/raise.h"
+#include "seedance/comm/compressor.h"
+#include "seedance/comm/wire_format.h"
+
+namespace py = pybind11;
+
+namespace seedance::python {
+namespace {
+
+std::span<float> Floats(uintptr_t ptr, size_t n) { return {reinterpret_cast<float*>(ptr), n}; }
+
+class PyCompressor {
+ public:
+  PyCompressor(const std::string& kind, double ratio, double sample_ratio, uint32_t chunk,
+               bool stochastic, bool fp16_values) {
+    comm::CompressorConfig c;
+    const auto k = comm::ParseCompressor(kind);
+    if (!k) {
+      Raise(base::InvalidArgumentError(
+          "unknown compressor '" + kind +
+              "' (topk, topk-sampled, randomk, int8, int4, sign, fp16-int4)",
+          "compressor"));
+    }
+    c.kind = *k;
+    c.ratio = ratio;
+    c.sample_ratio = sample_ratio;
+    c.chunk = chunk;
+    c.stochastic = stochastic;
+    c.fp16_values = fp16_values;
+    compressor_ = ValueOrRaise(comm::Compressor::Create(c));
+  }
+
+  py::bytes Compress(uintptr_t x, size_t n, uint64_t seed) {
+    std::vector<uint8_t> payload;
+    {
+      py::gil_scoped_release release;
+      compressor_->Compress(std::span<const float>(Floats(x, n)), payload, seed);
+    }
+    return py::bytes(reinterpret_cast<const char*>(payload.data()), payload.size());
+  }
+
+  py::bytes CompressWithFeedback(uintptr_t grad, uintptr_t residual, size_t n, uint64_t seed) {
+    std::vector<uint8_t> payload;
+    base::Status s;
+    {
+      py::gil_scoped_release release;
+      s = comm::CompressWithFeedback(*compressor_, std::span<const float>(Floats(grad, n)),
+                                     Floats(residual, n), payload, seed);
+    }
+    RaiseIfError(s);
+    return py::bytes(reinterpret_cast<const char*>(payload.data()), payload.size());
+  }
+
+ private:
+  std::unique_ptr<comm::Compressor> compressor_;
+};
+
+void DecodeAdd(uintptr_t payload, size_t bytes, uintptr_t out, size_t n, float weight) {
+  base::Status s;
+  {
+    py::gil_scoped_release release;
+    s = comm::DecodeAdd({reinterpret_cast<const uint8_t*>(payload), bytes}, Floats(out, n), weight);
+  }
+  RaiseIfError(s);
+}
+
+}  // namespace
+
+void BindComm(py::module_& m) {
+  py::class_<PyCompressor>(m, "Compressor")
+      .def(py::init<const std::string&, double, double, uint32_t, bool, bool>(), py::arg("kind"),
+           py::arg("ratio"), py::arg("sample_ratio"), py::arg("chunk"), py::arg("stochastic"),
+           py::arg("fp16_values"))
+      .def("compress", &PyCompressor::Compress, py::arg("x"), py::arg("n"), py::arg("seed"),
+           "Payload of n float32 values at address x")
+      .def("compress_with_feedback", &PyCompressor::CompressWithFeedback, py::arg("grad"),
+           py::arg("residual"), py::arg("n"), py::arg("seed"),
+           "residual += grad; payload = C(residual); residual -= D(payload)");
+  m.def("comm_decode_add", &DecodeAdd, py::arg("payload"), py::arg("bytes"), py::arg("out"),
+        py::arg("n"), py::arg("weight"), "out += weight * decode(payload), validated first");
+}
+
+}  // namespace seedance::python
