@@ -5,6 +5,7 @@
 #include <pybind11/stl.h>
 
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -50,6 +51,23 @@ class PyCompressor {
     return py::bytes(reinterpret_cast<const char*>(payload.data()), payload.size());
   }
 
+  // Compresses into a caller-owned buffer of `capacity` bytes; returns the
+  // payload size. The scratch vector keeps its capacity between calls, so a
+  // steady stream of shards allocates nothing.
+  size_t CompressInto(uintptr_t x, size_t n, uint64_t seed, uintptr_t out, size_t capacity) {
+    {
+      py::gil_scoped_release release;
+      compressor_->Compress(std::span<const float>(Floats(x, n)), scratch_, seed);
+    }
+    if (scratch_.size() > capacity) {
+      Raise(base::OutOfRangeError("payload of " + std::to_string(scratch_.size()) +
+                                  " bytes does not fit the " + std::to_string(capacity) +
+                                  "-byte buffer"));
+    }
+    std::memcpy(reinterpret_cast<void*>(out), scratch_.data(), scratch_.size());
+    return scratch_.size();
+  }
+
   py::bytes CompressWithFeedback(uintptr_t grad, uintptr_t residual, size_t n, uint64_t seed) {
     std::vector<uint8_t> payload;
     base::Status s;
@@ -64,6 +82,7 @@ class PyCompressor {
 
  private:
   std::unique_ptr<comm::Compressor> compressor_;
+  std::vector<uint8_t> scratch_;
 };
 
 void DecodeAdd(uintptr_t payload, size_t bytes, uintptr_t out, size_t n, float weight) {
@@ -84,6 +103,9 @@ void BindComm(py::module_& m) {
            py::arg("fp16_values"))
       .def("compress", &PyCompressor::Compress, py::arg("x"), py::arg("n"), py::arg("seed"),
            "Payload of n float32 values at address x")
+      .def("compress_into", &PyCompressor::CompressInto, py::arg("x"), py::arg("n"),
+           py::arg("seed"), py::arg("out"), py::arg("capacity"),
+           "Writes the payload into out (capacity bytes); returns its size")
       .def("compress_with_feedback", &PyCompressor::CompressWithFeedback, py::arg("grad"),
            py::arg("residual"), py::arg("n"), py::arg("seed"),
            "residual += grad; payload = C(residual); residual -= D(payload)");

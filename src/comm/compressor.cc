@@ -7,6 +7,9 @@
 #include <string>
 
 #include "seedance/comm/wire_format.h"
+#include "seedance/port/simd_convert.h"
+#include "seedance/port/simd_quantize.h"
+#include "seedance/precision/convert.h"
 #include "seedance/precision/formats.h"
 
 namespace seedance::comm {
@@ -135,40 +138,60 @@ class Quantize : public Compressor {
     const uint64_t n = x.size();
     const uint32_t chunk = config_.chunk;
     const bool four = levels_ == 7;
+    const bool simd = port::CpuHasAvx2F16c() && !config_.stochastic;
     BeginPayload(payload, four ? PayloadKind::kInt4 : PayloadKind::kInt8, 0, n, chunk);
     const uint64_t chunks = (n + chunk - 1) / chunk;
-    std::vector<float> inv(chunks);
-    for (uint64_t c = 0; c < chunks; ++c) {
-      float amax = 0;
-      const uint64_t end = std::min(n, (c + 1) * chunk);
-      for (uint64_t i = c * chunk; i < end; ++i) {
-        const float a = std::fabs(x[i]);
-        if (a > amax) amax = a;  // NaN never wins: it compares false
-      }
-      const float scale = std::isfinite(amax) && amax > 0 ? amax / static_cast<float>(levels_) : 0;
-      AppendF32(payload, scale);
-      inv[c] = scale > 0 ? 1.0f / scale : 0.0f;
-    }
-    const size_t start = payload.size();
-    payload.resize(start + (four ? (n + 1) / 2 : n), 0);
-    uint8_t* q = payload.data() + start;
+    const size_t scales_at = payload.size();
+    const size_t values_at = scales_at + chunks * 4;
+    payload.resize(values_at + (four ? (n + 1) / 2 : n), 0);
+    std::vector<int8_t> codes(four ? std::min<uint64_t>(n, chunk) : 0);
     Rng rng(seed);
-    const float top = static_cast<float>(levels_);
-    for (uint64_t i = 0; i < n; ++i) {
-      const float y = x[i] * inv[i / chunk];
-      float r = config_.stochastic ? std::floor(y + rng.Unit()) : std::nearbyint(y);
-      r = std::isnan(r) ? 0.0f : std::clamp(r, -top, top);
-      const int v = static_cast<int>(r);
-      if (four) {
-        q[i / 2] |= static_cast<uint8_t>((v & 0x0F) << (i % 2 ? 4 : 0));
+    for (uint64_t c = 0; c < chunks; ++c) {
+      const uint64_t begin = c * chunk, len = std::min<uint64_t>(chunk, n - begin);
+      const float* xc = x.data() + begin;
+      const float amax = simd ? port::Avx2AbsMax(xc, len) : ScalarAbsMax(xc, len);
+      const float scale = std::isfinite(amax) && amax > 0 ? amax / static_cast<float>(levels_) : 0;
+      std::memcpy(payload.data() + scales_at + 4 * c, &scale, 4);
+      const float inv = scale > 0 ? 1.0f / scale : 0.0f;
+      // int8 codes go straight into the payload; int4 codes via a chunk buffer.
+      int8_t* q =
+          four ? codes.data() : reinterpret_cast<int8_t*>(payload.data() + values_at + begin);
+      if (simd) {
+        port::Avx2QuantizeInt8(xc, len, inv, levels_, q);
       } else {
-        q[i] = static_cast<uint8_t>(static_cast<int8_t>(v));
+        for (uint64_t i = 0; i < len; ++i) {
+          const float y = xc[i] * inv;
+          float r = config_.stochastic ? std::floor(y + rng.Unit()) : std::nearbyint(y);
+          const float top = static_cast<float>(levels_);
+          q[i] = static_cast<int8_t>(std::isnan(r) ? 0.0f : std::clamp(r, -top, top));
+        }
+      }
+      if (four) {
+        // begin is a multiple of the chunk; an odd chunk would split a byte.
+        uint8_t* out = payload.data() + values_at + begin / 2;
+        if (simd && chunk % 2 == 0) {
+          port::Avx2PackInt4(q, len, out);
+        } else {
+          for (uint64_t i = 0; i < len; ++i) {
+            const uint64_t at = begin + i;
+            payload[values_at + at / 2] |=
+                static_cast<uint8_t>((static_cast<uint8_t>(q[i]) & 0x0F) << (at % 2 ? 4 : 0));
+          }
+        }
       }
     }
     FinishPayload(payload);
   }
 
  private:
+  static float ScalarAbsMax(const float* x, uint64_t n) {
+    float amax = 0;
+    for (uint64_t i = 0; i < n; ++i) {
+      const float a = std::fabs(x[i]);
+      if (a > amax) amax = a;  // NaN never wins: it compares false
+    }
+    return amax;
+  }
   int levels_;
 };
 
@@ -177,14 +200,23 @@ class Sign : public Compressor {
   using Compressor::Compressor;
   void Compress(std::span<const float> x, std::vector<uint8_t>& payload, uint64_t) const override {
     const uint64_t n = x.size();
+    const bool simd = port::CpuHasAvx2F16c();
     BeginPayload(payload, PayloadKind::kSign, 0, n, 0);
     double l1 = 0;
-    for (float v : x) l1 += std::isfinite(v) ? std::fabs(v) : 0.0;
+    if (simd) {
+      l1 = port::Avx2AbsSum(x.data(), n);
+    } else {
+      for (float v : x) l1 += std::isfinite(v) ? std::fabs(v) : 0.0;
+    }
     AppendF32(payload, n ? static_cast<float>(l1 / static_cast<double>(n)) : 0.0f);
     const size_t start = payload.size();
     payload.resize(start + (n + 7) / 8, 0);
-    for (uint64_t i = 0; i < n; ++i) {
-      if (std::signbit(x[i])) payload[start + i / 8] |= static_cast<uint8_t>(1u << (i % 8));
+    if (simd) {
+      port::Avx2SignBits(x.data(), n, payload.data() + start);
+    } else {
+      for (uint64_t i = 0; i < n; ++i) {
+        if (std::signbit(x[i])) payload[start + i / 8] |= static_cast<uint8_t>(1u << (i % 8));
+      }
     }
     FinishPayload(payload);
   }
@@ -195,14 +227,24 @@ class Fp16Int4 : public Compressor {
   using Compressor::Compressor;
   void Compress(std::span<const float> x, std::vector<uint8_t>& payload, uint64_t) const override {
     const uint64_t n = x.size();
-    std::vector<float> err(n);
     BeginPayload(payload, PayloadKind::kFp16Int4, 0, n, 0);
-    for (uint64_t i = 0; i < n; ++i) {
-      AppendF16(payload, x[i]);
-      const uint16_t h = static_cast<uint16_t>(payload[payload.size() - 2]) |
-                         static_cast<uint16_t>(payload[payload.size() - 1] << 8);
-      const float back = precision::HalfToFloat(h);
-      err[i] = std::isfinite(back) && std::isfinite(x[i]) ? x[i] - back : 0.0f;
+    const size_t dense_at = payload.size();
+    payload.resize(dense_at + 2 * n);
+    // Bulk FP16 conversion (AVX2/F16C when available), then the rounding
+    // errors, decoded back in cache-sized blocks.
+    (void)precision::ConvertFromFloat(precision::Format::kFp16, x, payload.data() + dense_at,
+                                      false);
+    std::vector<float> err(n);
+    constexpr uint64_t kBlock = 4096;
+    for (uint64_t b = 0; b < n; b += kBlock) {
+      const uint64_t len = std::min(kBlock, n - b);
+      float* e = err.data() + b;
+      (void)precision::ConvertToFloat(precision::Format::kFp16, payload.data() + dense_at + 2 * b,
+                                      {e, len});
+      for (uint64_t i = 0; i < len; ++i) {
+        const float back = e[i];
+        e[i] = std::isfinite(back) && std::isfinite(x[b + i]) ? x[b + i] - back : 0.0f;
+      }
     }
     const auto idx = TopKIndices(err, KeepCount(n, config_.ratio));
     float amax = 0;

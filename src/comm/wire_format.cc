@@ -4,11 +4,15 @@
 // the output. So a bad payload never writes anything, let alone out of bounds.
 #include "seedance/comm/wire_format.h"
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstring>
 #include <string>
 
+#include "seedance/port/simd_convert.h"
+#include "seedance/port/simd_quantize.h"
+#include "seedance/precision/convert.h"
 #include "seedance/precision/formats.h"
 
 namespace seedance::comm {
@@ -229,10 +233,22 @@ base::Status DecodeAdd(std::span<const uint8_t> payload, std::span<float> out, f
       const uint8_t* q = r.Take(four ? (n + 1) / 2 : n);
       if (!q) return Corrupt("quantized values truncated", r.where());
       SEEDANCE_RETURN_IF_ERROR(done());
-      for (uint64_t i = 0; i < n; ++i) {
-        const float s = LoadF32(scales + 4 * (i / h.count));
-        const int v = four ? Int4(q[i / 2], i % 2) : static_cast<int8_t>(q[i]);
-        out[i] += weight * s * static_cast<float>(v);
+      const bool simd = port::CpuHasAvx2F16c();
+      for (uint64_t c = 0; c < chunks; ++c) {
+        const uint64_t begin = c * h.count, len = std::min<uint64_t>(h.count, n - begin);
+        const float ws = weight * LoadF32(scales + 4 * c);
+        float* o = out.data() + begin;
+        if (simd && !four) {
+          port::Avx2DequantAddInt8(reinterpret_cast<const int8_t*>(q) + begin, len, ws, o);
+        } else if (simd && begin % 2 == 0) {
+          port::Avx2DequantAddInt4(q + begin / 2, len, ws, o);
+        } else {
+          for (uint64_t i = 0; i < len; ++i) {
+            const uint64_t at = begin + i;
+            const int v = four ? Int4(q[at / 2], at % 2) : static_cast<int8_t>(q[at]);
+            o[i] += ws * static_cast<float>(v);
+          }
+        }
       }
       return base::OkStatus();
     }
@@ -245,9 +261,11 @@ base::Status DecodeAdd(std::span<const uint8_t> payload, std::span<float> out, f
       const uint8_t* bits = r.Take((n + 7) / 8);
       if (!bits) return Corrupt("sign bits truncated", r.where());
       SEEDANCE_RETURN_IF_ERROR(done());
-      for (uint64_t i = 0; i < n; ++i) {
-        const bool negative = (bits[i / 8] >> (i % 8)) & 1;
-        out[i] += weight * (negative ? -scale : scale);
+      const float value = weight * scale;
+      if (port::CpuHasAvx2F16c()) {
+        port::Avx2SignAdd(bits, n, value, out.data());
+      } else {
+        for (uint64_t i = 0; i < n; ++i) out[i] += ((bits[i / 8] >> (i % 8)) & 1) ? -value : value;
       }
       return base::OkStatus();
     }
@@ -264,7 +282,14 @@ base::Status DecodeAdd(std::span<const uint8_t> payload, std::span<float> out, f
       const uint8_t* q = r.Take((size_t{h.count} + 1) / 2);
       if (!q) return Corrupt("residual values truncated", r.where());
       SEEDANCE_RETURN_IF_ERROR(done());
-      for (uint64_t i = 0; i < n; ++i) out[i] += weight * LoadF16(dense + 2 * i);
+      // Dense part: bulk FP16 decode in cache-sized blocks, then add.
+      constexpr uint64_t kBlock = 4096;
+      float block[kBlock];
+      for (uint64_t b = 0; b < n; b += kBlock) {
+        const uint64_t len = std::min(kBlock, n - b);
+        (void)precision::ConvertToFloat(precision::Format::kFp16, dense + 2 * b, {block, len});
+        for (uint64_t i = 0; i < len; ++i) out[b + i] += weight * block[i];
+      }
       size_t k = 0;
       ForEachIndex(idx, n, [&](uint64_t i) {
         out[i] += weight * scale * static_cast<float>(Int4(q[k / 2], k % 2));
