@@ -14,7 +14,8 @@ namespace {
 int8_t QuantizeOne(float x, float inv, int levels) {
   const float r = std::nearbyint(x * inv);
   if (std::isnan(r)) return 0;
-  return static_cast<int8_t>(std::clamp(r, static_cast<float>(-levels), static_cast<float>(levels)));
+  return static_cast<int8_t>(
+      std::clamp(r, static_cast<float>(-levels), static_cast<float>(levels)));
 }
 
 SEEDANCE_AVX2 inline float HorizontalMax(__m256 v) {
@@ -99,10 +100,10 @@ SEEDANCE_AVX2 void Avx2PackInt4(const int8_t* q, size_t n, uint8_t* out) {
   const __m256i weights = _mm256_set1_epi16(0x1001);  // bytes (1, 16): lo + 16 * hi
   size_t i = 0;
   for (; i + 64 <= n; i += 64) {
-    const __m256i a = _mm256_and_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(q + i)),
-                                       nibble);
-    const __m256i b = _mm256_and_si256(
-        _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q + i + 32)), nibble);
+    const __m256i a =
+        _mm256_and_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(q + i)), nibble);
+    const __m256i b =
+        _mm256_and_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(q + i + 32)), nibble);
     // maddubs: unsigned nibble bytes times signed weights (1, 16), summed in pairs.
     const __m256i pa = _mm256_maddubs_epi16(a, weights);
     const __m256i pb = _mm256_maddubs_epi16(b, weights);
@@ -153,10 +154,12 @@ SEEDANCE_AVX2 void Avx2DequantAddInt4(const uint8_t* packed, size_t n, float sca
 
 SEEDANCE_AVX2 void Avx2SignBits(const float* x, size_t n, uint8_t* bits) {
   size_t i = 0;
-  for (; i + 8 <= n; i += 8) bits[i / 8] = static_cast<uint8_t>(_mm256_movemask_ps(_mm256_loadu_ps(x + i)));
+  for (; i + 8 <= n; i += 8)
+    bits[i / 8] = static_cast<uint8_t>(_mm256_movemask_ps(_mm256_loadu_ps(x + i)));
   if (i < n) {
     uint8_t b = 0;
-    for (size_t j = i; j < n; ++j) b |= static_cast<uint8_t>(std::signbit(x[j]) ? 1u << (j - i) : 0);
+    for (size_t j = i; j < n; ++j)
+      b |= static_cast<uint8_t>(std::signbit(x[j]) ? 1u << (j - i) : 0);
     bits[i / 8] = b;
   }
 }

@@ -16,7 +16,7 @@ DEFAULT_JOB = (REPO / "examples" / "default-job.yaml").read_text()
 
 # Every command that reports, with the arguments it needs.
 REPORTING = [["version"], ["optimize"], ["optimize", "--dry-run"], ["catalog", "list"],
-             ["precision", "show", "1"]]
+             ["precision", "show", "1"], ["comm", "advise"]]
 
 
 def run(binary, *args, **kwargs):
@@ -43,7 +43,8 @@ def test_table_output_is_the_default(seedancectl, command):
 
 @pytest.mark.parametrize("command", [[], ["version"], ["optimize"], ["catalog"], ["catalog", "list"],
                                      ["mem"], ["mem", "plan"], ["mem", "check"], ["precision"],
-                                     ["precision", "show"]],
+                                     ["precision", "show"], ["comm"], ["comm", "advise"],
+                                     ["comm", "nccl-log"]],
                          ids=lambda c: " ".join(c) or "top")
 def test_help_at_every_level(seedancectl, command):
     r = run(seedancectl, *command, "--help")

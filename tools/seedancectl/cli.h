@@ -43,5 +43,6 @@ void RegisterOptimize(CLI::App& app, Context& context);
 void RegisterCatalog(CLI::App& app, Context& context);
 void RegisterMem(CLI::App& app, Context& context);
 void RegisterPrecision(CLI::App& app, Context& context);
+void RegisterComm(CLI::App& app, Context& context);
 
 }  // namespace seedance::cli

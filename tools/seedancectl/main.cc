@@ -23,6 +23,7 @@ int main(int argc, char** argv) {
   RegisterCatalog(app, context);
   RegisterMem(app, context);
   RegisterPrecision(app, context);
+  RegisterComm(app, context);
 
   // CLI11 would only say "a subcommand is required" for a misspelt noun.
   auto is_command = [&app](const std::string& name) {

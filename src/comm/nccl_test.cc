@@ -1,0 +1,160 @@
+// The NCCL advisor on fake /sys trees and topology files, and the log reader
+// on a log written in NCCL's formats.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "seedance/base/fake_env.h"
+#include "seedance/base/testing/text_mutator.h"
+#include "seedance/comm/nccl_advisor.h"
+#include "seedance/comm/nccl_log.h"
+
+namespace seedance::comm {
+namespace {
+
+std::map<std::string, std::string> ByVariable(const std::vector<NcclAdvice>& a) {
+  std::map<std::string, std::string> m;
+  for (const auto& x : a) m[x.variable] = x.value;
+  return m;
+}
+
+TEST(NcclAdvisor, DetectsHcasInterfacesAndGpus) {
+  base::FakeEnv env;
+  env.SetFile("/sys/class/infiniband/mlx5_0/ports/1/link_layer", "InfiniBand\n");
+  env.SetFile("/sys/class/infiniband/mlx5_0/ports/1/state", "4: ACTIVE\n");
+  env.SetFile("/sys/class/infiniband/mlx5_0/ports/1/rate", "400 Gb/sec (4X NDR)\n");
+  env.SetFile("/sys/class/infiniband/mlx5_1/ports/1/link_layer", "InfiniBand\n");
+  env.SetFile("/sys/class/infiniband/mlx5_1/ports/1/state", "1: DOWN\n");
+  env.SetFile("/sys/class/net/eth0/operstate", "up\n");
+  env.SetFile("/sys/class/net/eth0/speed", "25000\n");
+  env.SetFile("/sys/class/net/docker0/operstate", "up\n");
+  env.SetFile("/sys/class/net/lo/operstate", "unknown\n");
+  for (const char* bus : {"0000:18:00.0", "0000:3b:00.0"}) {
+    env.SetFile(std::string("/sys/bus/pci/devices/") + bus + "/vendor", "0x10de\n");
+    env.SetFile(std::string("/sys/bus/pci/devices/") + bus + "/class", "0x030200\n");
+  }
+  env.SetFile("/sys/bus/pci/devices/0000:00:1f.0/vendor", "0x8086\n");
+  env.SetFile("/sys/bus/pci/devices/0000:00:1f.0/class", "0x060100\n");
+  const Topology t = DetectTopology(env);
+  EXPECT_EQ(t.gpus_per_node, 2);
+  ASSERT_EQ(t.nics.size(), 3u);  // mlx5_0, mlx5_1, eth0 (docker0 and lo skipped)
+  EXPECT_EQ(t.nics[0].speed_gbps, 400);
+  EXPECT_TRUE(t.nics[0].up);
+  EXPECT_FALSE(t.nics[1].up);
+  EXPECT_EQ(t.nics[2].speed_gbps, 25);
+  const auto a = ByVariable(AdviseNccl(t));
+  EXPECT_EQ(a.at("NCCL_IB_HCA"), "mlx5_0");  // the port that is down is left out
+  EXPECT_EQ(a.at("NCCL_P2P_LEVEL"), "PXB");  // no NVLink known
+  EXPECT_FALSE(a.contains("NCCL_SOCKET_IFNAME"));  // single node with IB: nothing to steer
+}
+
+TEST(NcclAdvisor, SocketsOnlyClusterFromAFile) {
+  const char* yaml = R"(topology:
+  nodes: 4
+  gpus_per_node: 8
+  nvlink: true
+  nics:
+    - {name: ens1f0, type: ethernet, speed_gbps: 100}
+    - {name: eno1, type: ethernet, speed_gbps: 1}
+)";
+  auto t = ParseTopologyYaml(yaml, "topo.yaml");
+  ASSERT_TRUE(t.ok()) << t.status().ToString();
+  const auto a = ByVariable(AdviseNccl(*t));
+  EXPECT_EQ(a.at("NCCL_IB_DISABLE"), "1");
+  EXPECT_EQ(a.at("NCCL_SOCKET_IFNAME"), "ens1f0");
+  EXPECT_EQ(a.at("NCCL_SOCKET_NTHREADS"), "4");
+  EXPECT_EQ(a.at("NCCL_NSOCKS_PERTHREAD"), "4");
+  EXPECT_EQ(a.at("NCCL_P2P_LEVEL"), "NVL");
+}
+
+TEST(NcclAdvisor, RoceAndGpuDirect) {
+  const char* yaml = R"(topology:
+  nodes: 2
+  gpu_nic_affinity: same-pcie-switch
+  nics: [{name: mlx5_2, type: roce, speed_gbps: 200}]
+)";
+  auto t = ParseTopologyYaml(yaml, "t.yaml");
+  ASSERT_TRUE(t.ok());
+  const auto a = ByVariable(AdviseNccl(*t));
+  EXPECT_EQ(a.at("NCCL_IB_HCA"), "mlx5_2");
+  EXPECT_EQ(a.at("NCCL_IB_GID_INDEX"), "3");
+  EXPECT_EQ(a.at("NCCL_NET_GDR_LEVEL"), "PXB");
+}
+
+TEST(NcclAdvisor, TopologyFileErrorsNameTheField) {
+  auto t = ParseTopologyYaml("topology:\n  nics:\n    - {name: x, type: fibre}\n", "t.yaml");
+  ASSERT_FALSE(t.ok());
+  EXPECT_EQ(t.status().where(), "t.yaml:3: topology.nics[0].type");
+  t = ParseTopologyYaml("topology:\n  nodes: 0\n", "t.yaml");
+  EXPECT_EQ(t.status().where(), "t.yaml:2: topology.nodes");
+  std::mt19937 rng(1);
+  const std::string good = "topology:\n  nodes: 2\n  nics:\n    - {name: a, type: roce}\n";
+  for (int i = 0; i < 2000; ++i) {
+    auto f = ParseTopologyYaml(base::testing::MutateText(good, rng), "f.yaml");
+    if (!f.ok()) {
+      EXPECT_TRUE(std::string(f.status().where()).starts_with("f.yaml"));
+    }
+  }
+}
+
+constexpr const char* kLog = R"(starting training
+node1:100:100 [0] NCCL INFO NCCL version 2.18.3+cuda12.2
+node1:100:120 [0] NCCL INFO Channel 00/02 :    0   1   2   3
+node1:100:120 [0] NCCL INFO Channel 01/02 :    0   3   2   1
+node1:100:120 [0] NCCL INFO Trees [0] 1/-1/-1->0->-1 [1] 1/-1/-1->0->-1
+node1:100:120 [0] NCCL INFO Channel 00/0 : 0[18000] -> 1[3b000] via P2P/IPC/read
+node1:100:120 [0] NCCL INFO Channel 01/0 : 0[18000] -> 1[3b000] via P2P/IPC/read
+node1:101:121 [1] NCCL INFO Channel 00/0 : 1[3b000] -> 2[18000] [send] via NET/IB/0/GDRDMA
+node1:100:120 [0] NCCL INFO comm 0x55aa rank 0 nranks 4 cudaDev 0 nvmlDev 0 busId 18000 - Init COMPLETE
+node1:101:121 [1] NCCL INFO comm 0x66bb rank 1 nranks 4 cudaDev 1 nvmlDev 1 busId 3b000 - Init COMPLETE
+[2024-05-01 10:00:00.000] node1:100:100 [0] NCCL INFO AllReduce: opCount 0 sendbuff 0x7f00 recvbuff 0x7f00 count 1048576 datatype 7 op 0 root 0 comm 0x55aa [nranks=4] stream 0x1
+[2024-05-01 10:00:00.250] node1:100:100 [0] NCCL INFO AllReduce: opCount 1 sendbuff 0x7f00 recvbuff 0x7f00 count 4096 datatype 6 op 0 root 0 comm 0x55aa [nranks=4] stream 0x1
+[2024-05-01 10:00:00.260] node1:100:100 [0] NCCL INFO Broadcast: opCount 2 sendbuff 0x7f00 recvbuff 0x7f00 count 10 datatype 0 op 0 root 0 comm 0x55aa [nranks=4] stream 0x1
+[2024-05-01 10:00:01.260] node1:100:100 [0] NCCL INFO AllReduce: opCount 3 sendbuff 0x7f00 recvbuff 0x7f00 count 8 datatype 9 op 0 root 0 comm 0x55aa [nranks=4] stream 0x1
+loss 0.5
+)";
+
+TEST(NcclLog, RingsTransportsAndCollectives) {
+  auto r = AnalyzeNcclLog(kLog, "train.log");
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ((*r)["nccl_version"], "2.18.3+cuda12.2");
+  EXPECT_EQ((*r)["channels"], 2);
+  EXPECT_EQ((*r)["rings"][1]["ranks"], "0 3 2 1");
+  EXPECT_EQ((*r)["trees"], 1);
+  EXPECT_EQ((*r)["transports"]["P2P/IPC/read"], 2);
+  EXPECT_EQ((*r)["transports"]["NET/IB/0/GDRDMA"], 1);
+  EXPECT_EQ((*r)["communicators"].size(), 2u);
+  // AllReduce: 1048576 float32 + 4096 half + 8 bf16.
+  const auto& colls = (*r)["collectives"];
+  ASSERT_EQ(colls.size(), 2u);
+  EXPECT_EQ(colls[0]["op"], "AllReduce");
+  EXPECT_EQ(colls[0]["calls"], 3);
+  EXPECT_EQ(colls[0]["bytes"], 4194304 + 8192 + 16);
+  // Timestamps: the Broadcast waited 1 s for the next collective, the first AllReduce 250 ms.
+  const auto& slow = (*r)["slowest"];
+  ASSERT_EQ(slow.size(), 3u);
+  EXPECT_EQ(slow[0]["op"], "Broadcast");
+  EXPECT_NEAR(slow[0]["gap_to_next_ms"].get<double>(), 1000, 1e-6);
+  EXPECT_NEAR(slow[1]["gap_to_next_ms"].get<double>(), 250, 1e-6);
+  EXPECT_EQ(slow[1]["line"], 11);  // the first AllReduce
+}
+
+TEST(NcclLog, WithoutTimestampsRanksByBytesAndRejectsNonNcclText) {
+  std::string untimed = kLog;
+  size_t at;
+  while ((at = untimed.find("[2024-05-01")) != std::string::npos) {
+    untimed.erase(at, untimed.find(']', at) - at + 2);
+  }
+  auto r = AnalyzeNcclLog(untimed, "u.log");
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ((*r)["ranked_by"], "bytes");
+  EXPECT_EQ((*r)["largest"][0]["bytes"], 4194304);
+  EXPECT_FALSE(AnalyzeNcclLog("hello\nworld\n", "x.log").ok());
+  std::mt19937 rng(3);
+  for (int i = 0; i < 500; ++i) {
+    (void)AnalyzeNcclLog(base::testing::MutateText(kLog, rng, 8), "fuzz.log");  // never crashes
+  }
+}
+
+}  // namespace
+}  // namespace seedance::comm

@@ -1,0 +1,63 @@
+"""`seedancectl comm advise` and `comm nccl-log`: files in, reports and errors out."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+
+
+def run(binary, *args):
+    return subprocess.run([str(binary), *map(str, args)], capture_output=True, text=True, timeout=60)
+
+
+def test_advise_from_a_topology_file(seedancectl, tmp_path):
+    topo = tmp_path / "topo.yaml"
+    topo.write_text("topology:\n  nodes: 2\n  gpus_per_node: 8\n  nvlink: true\n"
+                    "  gpu_nic_affinity: same-pcie-switch\n"
+                    "  nics:\n    - {name: mlx5_0, type: infiniband, speed_gbps: 400}\n"
+                    "    - {name: mlx5_1, type: infiniband, speed_gbps: 400, up: false}\n")
+    r = run(seedancectl, "comm", "advise", "--topology", topo, "-o", "json")
+    assert r.returncode == 0, r.stderr
+    report = json.loads(r.stdout)
+    advice = {a["variable"]: a for a in report["advice"]}
+    assert advice["NCCL_IB_HCA"]["value"] == "mlx5_0"
+    assert advice["NCCL_NET_GDR_LEVEL"]["value"] == "PXB"
+    assert advice["NCCL_P2P_LEVEL"]["value"] == "NVL"
+    assert all(a["reason"] for a in report["advice"])
+    env = run(seedancectl, "comm", "advise", "--topology", topo, "--env")
+    assert "export NCCL_IB_HCA=mlx5_0" in env.stdout.splitlines()
+
+
+def test_advise_detects_this_machine(seedancectl):
+    r = run(seedancectl, "comm", "advise", "-o", "json")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["topology"]["source"] == "detected"
+
+
+def test_advise_errors(seedancectl, tmp_path):
+    r = run(seedancectl, "comm", "advise", "--topology", tmp_path / "missing.yaml")
+    assert r.returncode == 1 and r.stderr.startswith("error: cannot read the topology file")
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("topology:\n  nics:\n    - {name: x, type: fibre}\n")
+    r = run(seedancectl, "comm", "advise", "--topology", bad)
+    assert r.returncode == 1
+    assert r.stderr.strip().endswith(f"({bad}:3: topology.nics[0].type)")
+
+
+def test_nccl_log(seedancectl, tmp_path):
+    log = tmp_path / "nccl.log"
+    log.write_text(
+        "h:1:2 [0] NCCL INFO NCCL version 2.19.3+cuda12.3\n"
+        "h:1:2 [0] NCCL INFO Channel 00/01 :    0   1\n"
+        "h:1:2 [0] NCCL INFO Channel 00/0 : 0[1000] -> 1[2000] via P2P/CUMEM\n"
+        "h:1:2 [0] NCCL INFO AllGather: opCount 0 sendbuff 0x1 recvbuff 0x2 count 256 "
+        "datatype 1 op 0 root 0 comm 0xab [nranks=2] stream 0x3\n")
+    r = run(seedancectl, "comm", "nccl-log", log, "-o", "json")
+    assert r.returncode == 0, r.stderr
+    report = json.loads(r.stdout)
+    assert report["channels"] == 1 and report["transports"] == {"P2P/CUMEM": 1}
+    assert report["collectives"] == [{"op": "AllGather", "calls": 1, "bytes": 256}]
+    other = tmp_path / "other.log"
+    other.write_text("epoch 1 loss 0.3\n")
+    r = run(seedancectl, "comm", "nccl-log", other)
+    assert r.returncode == 1 and "NCCL_DEBUG=INFO" in r.stderr
