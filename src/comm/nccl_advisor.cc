@@ -20,8 +20,8 @@ std::string ReadOr(base::Env& env, const std::string& path, const std::string& f
 }
 
 bool Virtual(const std::string& name) {
-  for (const char* prefix : {"lo", "docker", "veth", "virbr", "br-", "cni", "flannel", "tun",
-                             "tap", "ifb", "ib"}) {  // ib*: IPoIB, covered by the HCA itself
+  for (const char* prefix : {"lo", "docker", "veth", "virbr", "br-", "cni", "flannel", "tun", "tap",
+                             "ifb", "ib"}) {  // ib*: IPoIB, covered by the HCA itself
     if (name.starts_with(prefix)) return true;
   }
   return false;
@@ -51,8 +51,8 @@ base::StatusOr<Topology> ParseTopologyYaml(std::string_view text, const std::str
   SEEDANCE_ASSIGN_OR_RETURN(t.nvlink, m.GetBool("nvlink", false));
   static constexpr std::array<std::string_view, 4> kAffinity = {"same-pcie-switch", "same-numa",
                                                                 "cross-numa", "unknown"};
-  SEEDANCE_ASSIGN_OR_RETURN(t.gpu_nic_affinity, m.GetChoice("gpu_nic_affinity", kAffinity,
-                                                            "unknown"));
+  SEEDANCE_ASSIGN_OR_RETURN(t.gpu_nic_affinity,
+                            m.GetChoice("gpu_nic_affinity", kAffinity, "unknown"));
   if (m.Has("nics")) {
     SEEDANCE_ASSIGN_OR_RETURN(std::vector<base::YamlMap> nics, m.GetMapList("nics"));
     static constexpr std::array<std::string_view, 3> kTypes = {"infiniband", "roce", "ethernet"};
@@ -80,7 +80,8 @@ Topology DetectTopology(base::Env& env) {
       const std::string port = "/sys/class/infiniband/" + hca + "/ports/1/";
       Nic nic;
       nic.name = hca;
-      nic.type = ReadOr(env, port + "link_layer", "InfiniBand") == "Ethernet" ? "roce" : "infiniband";
+      nic.type =
+          ReadOr(env, port + "link_layer", "InfiniBand") == "Ethernet" ? "roce" : "infiniband";
       nic.up = ReadOr(env, port + "state", "").find("ACTIVE") != std::string::npos;
       // "rate" reads like "200 Gb/sec (4X HDR)".
       nic.speed_gbps = std::atof(ReadOr(env, port + "rate", "0").c_str());
@@ -148,7 +149,8 @@ std::vector<NcclAdvice> AdviseNccl(const Topology& t) {
                  "no InfiniBand or RoCE HCA is up: go straight to the socket transport"});
   }
   if (!eth.empty() && (hcas.empty() || multi)) {
-    a.push_back({"NCCL_SOCKET_IFNAME", Join(eth, ","),
+    // '=' makes NCCL match the names exactly instead of as prefixes.
+    a.push_back({"NCCL_SOCKET_IFNAME", "=" + Join(eth, ","),
                  "bootstrap" + std::string(hcas.empty() && multi ? " and data" : "") +
                      " traffic on the fastest interface(s) up (" +
                      (eth_best > 0 ? std::to_string(static_cast<int>(eth_best)) + " Gb/s"
@@ -163,11 +165,11 @@ std::vector<NcclAdvice> AdviseNccl(const Topology& t) {
   }
   if (!hcas.empty() && multi) {
     if (t.gpu_nic_affinity == "same-pcie-switch" || t.gpu_nic_affinity == "same-numa") {
-      a.push_back({"NCCL_NET_GDR_LEVEL", t.gpu_nic_affinity == "same-pcie-switch" ? "PXB" : "PHB",
-                   "GPUs and NICs share a " +
-                       std::string(t.gpu_nic_affinity == "same-pcie-switch" ? "PCIe switch"
-                                                                            : "NUMA node") +
-                       ": GPUDirect RDMA avoids a copy through host memory"});
+      a.push_back(
+          {"NCCL_NET_GDR_LEVEL", t.gpu_nic_affinity == "same-pcie-switch" ? "PXB" : "PHB",
+           "GPUs and NICs share a " +
+               std::string(t.gpu_nic_affinity == "same-pcie-switch" ? "PCIe switch" : "NUMA node") +
+               ": GPUDirect RDMA avoids a copy through host memory"});
     } else if (t.gpu_nic_affinity == "cross-numa") {
       a.push_back({"NCCL_NET_GDR_LEVEL", "LOC",
                    "NICs sit on another NUMA node than the GPUs: GPUDirect RDMA across the "

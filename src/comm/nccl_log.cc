@@ -93,17 +93,18 @@ base::StatusOr<base::Report> AnalyzeNcclLog(std::string_view text, const std::st
   base::Report r;
   r["file"] = file;
   std::string version;
-  std::map<std::string, base::Report> comms;       // comm address -> description
-  std::map<int, std::string> rings;                // channel -> rank order (first seen)
+  std::map<std::string, base::Report> comms;  // comm address -> description
+  std::map<int, std::string> rings;           // channel -> rank order (first seen)
   int channels = 0, trees = 0;
-  std::map<std::string, int64_t> transports;       // transport -> connections
+  std::map<std::string, int64_t> transports;  // transport -> connections
   std::vector<Collective> colls;
   int nccl_lines = 0, line_no = 0;
   size_t pos = 0;
   std::smatch m;
   while (pos <= text.size()) {
     const size_t nl = text.find('\n', pos);
-    std::string_view raw = text.substr(pos, nl == std::string_view::npos ? text.size() - pos : nl - pos);
+    std::string_view raw =
+        text.substr(pos, nl == std::string_view::npos ? text.size() - pos : nl - pos);
     pos = nl == std::string_view::npos ? text.size() + 1 : nl + 1;
     ++line_no;
     const double ts = Timestamp(raw);
@@ -149,16 +150,16 @@ base::StatusOr<base::Report> AnalyzeNcclLog(std::string_view text, const std::st
     }
   }
   if (nccl_lines == 0) {
-    return base::InvalidArgumentError("no 'NCCL INFO' lines (was the job run with NCCL_DEBUG=INFO?)",
-                                      file);
+    return base::InvalidArgumentError(
+        "no 'NCCL INFO' lines (was the job run with NCCL_DEBUG=INFO?)", file);
   }
   // Gaps between consecutive collectives of one process and communicator.
   std::map<std::string, size_t> last;
   bool timed = false;
   for (size_t i = 0; i < colls.size(); ++i) {
     const std::string key = colls[i].process + "/" + colls[i].comm;
-    if (auto it = last.find(key); it != last.end() && colls[i].time >= 0 &&
-                                  colls[it->second].time >= 0) {
+    if (auto it = last.find(key);
+        it != last.end() && colls[i].time >= 0 && colls[it->second].time >= 0) {
       colls[it->second].gap = colls[i].time - colls[it->second].time;
       timed = true;
     }
@@ -194,8 +195,8 @@ base::StatusOr<base::Report> AnalyzeNcclLog(std::string_view text, const std::st
   base::Report top = base::Report::array();
   for (size_t i = 0; i < ranked.size() && i < 10; ++i) {
     const Collective& c = *ranked[i];
-    base::Report e = {{"op", c.op},     {"line", c.line},     {"process", c.process},
-                      {"comm", c.comm}, {"count", c.count},   {"bytes", c.bytes},
+    base::Report e = {{"op", c.op},        {"line", c.line},   {"process", c.process},
+                      {"comm", c.comm},    {"count", c.count}, {"bytes", c.bytes},
                       {"nranks", c.nranks}};
     if (timed) e["gap_to_next_ms"] = c.gap * 1e3;
     top.push_back(e);

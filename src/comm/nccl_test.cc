@@ -43,8 +43,8 @@ TEST(NcclAdvisor, DetectsHcasInterfacesAndGpus) {
   EXPECT_FALSE(t.nics[1].up);
   EXPECT_EQ(t.nics[2].speed_gbps, 25);
   const auto a = ByVariable(AdviseNccl(t));
-  EXPECT_EQ(a.at("NCCL_IB_HCA"), "mlx5_0");  // the port that is down is left out
-  EXPECT_EQ(a.at("NCCL_P2P_LEVEL"), "PXB");  // no NVLink known
+  EXPECT_EQ(a.at("NCCL_IB_HCA"), "mlx5_0");        // the port that is down is left out
+  EXPECT_EQ(a.at("NCCL_P2P_LEVEL"), "PXB");        // no NVLink known
   EXPECT_FALSE(a.contains("NCCL_SOCKET_IFNAME"));  // single node with IB: nothing to steer
 }
 
@@ -61,7 +61,7 @@ TEST(NcclAdvisor, SocketsOnlyClusterFromAFile) {
   ASSERT_TRUE(t.ok()) << t.status().ToString();
   const auto a = ByVariable(AdviseNccl(*t));
   EXPECT_EQ(a.at("NCCL_IB_DISABLE"), "1");
-  EXPECT_EQ(a.at("NCCL_SOCKET_IFNAME"), "ens1f0");
+  EXPECT_EQ(a.at("NCCL_SOCKET_IFNAME"), "=ens1f0");
   EXPECT_EQ(a.at("NCCL_SOCKET_NTHREADS"), "4");
   EXPECT_EQ(a.at("NCCL_NSOCKS_PERTHREAD"), "4");
   EXPECT_EQ(a.at("NCCL_P2P_LEVEL"), "NVL");

@@ -178,3 +178,25 @@ def test_every_compressor_runs_in_ddp(compressor: str) -> None:
     for a, b in zip(ranks[0]["ddp_grads"], ranks[1]["ddp_grads"]):
         np.testing.assert_array_equal(a, b)
     assert ranks[0]["stats"]["steps"] == 3
+
+
+def test_fashion_mnist_ddp_script_quick_run() -> None:
+    """The evaluation script end to end, briefly: 2 ranks, one epoch, none vs top-k 1%."""
+    import pathlib
+
+    from conftest import REPO
+    fmnist = pathlib.Path(os.environ.get("SEEDANCE_FASHION_MNIST",
+                                         "/usr/share/datasets/fashion-mnist"))
+    if not fmnist.is_dir():
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"Fashion-MNIST missing under CI: {fmnist}")
+        pytest.skip("Fashion-MNIST not installed")
+    env = dict(os.environ, PYTHONPATH=str(BUILD / "python"))
+    out = subprocess.run([sys.executable, str(REPO / "bench" / "comm" / "fashion_mnist_ddp.py"),
+                          "--world", "2", "--epochs", "1", "--compressors", "none,topk"],
+                         env=env, capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr
+    runs = {r["compressor"]: r for r in json.loads(out.stdout)["runs"]}
+    assert runs["none"]["test_accuracy_pct"] > 75
+    assert runs["topk"]["test_accuracy_pct"] > 70
+    assert runs["topk"]["sent_share_after_warmup"] < 0.01  # >= 99% less than uncompressed

@@ -35,7 +35,8 @@ void RegisterAdvise(CLI::App* noun, Context& context) {
     }
     const auto advice = comm::AdviseNccl(topology);
     if (f->env_format) {
-      for (const auto& a : advice) std::printf("export %s=%s\n", a.variable.c_str(), a.value.c_str());
+      for (const auto& a : advice)
+        std::printf("export %s=%s\n", a.variable.c_str(), a.value.c_str());
       return;
     }
     base::Report r;
@@ -51,9 +52,11 @@ void RegisterNcclLog(CLI::App* noun, Context& context) {
   };
   auto f = std::make_shared<Flags>();
   CLI::App* cmd = noun->add_subcommand(
-      "nccl-log", "Rings, channels, transports and the slowest collectives of an NCCL_DEBUG=INFO log");
-  cmd->add_option("file", f->file, "The log (NCCL_DEBUG=INFO; add NCCL_DEBUG_SUBSYS=INIT,COLL "
-                                   "for collectives)")
+      "nccl-log",
+      "Rings, channels, transports and the slowest collectives of an NCCL_DEBUG=INFO log");
+  cmd->add_option("file", f->file,
+                  "The log (NCCL_DEBUG=INFO; add NCCL_DEBUG_SUBSYS=INIT,COLL "
+                  "for collectives)")
       ->required();
   AddOutputFlag(cmd, &f->output);
   cmd->callback([f, &context] {

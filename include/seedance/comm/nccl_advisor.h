@@ -40,7 +40,8 @@ struct Topology {
   std::string source;  // the file, or "detected"
 };
 
-// topology: {nodes, gpus_per_node, nvlink, gpu_nic_affinity, nics: [{name, type, speed_gbps, up, numa_node}]}
+// topology: {nodes, gpus_per_node, nvlink, gpu_nic_affinity, nics: [{name, type, speed_gbps, up,
+// numa_node}]}
 base::StatusOr<Topology> ParseTopologyYaml(std::string_view text, const std::string& file);
 Topology DetectTopology(base::Env& env);
 
