@@ -25,6 +25,7 @@ namespace seedance::python {
 
 void BindPrecision(py::module_& m);  // precision_bindings.cc
 void BindComm(py::module_& m);       // comm_bindings.cc
+void BindKv(py::module_& m);         // kv_bindings.cc
 
 namespace {
 
@@ -132,4 +133,5 @@ PYBIND11_MODULE(_core, m) {
         "Replay of a lifetime CSV through an allocator policy, as JSON");
   BindPrecision(m);
   BindComm(m);
+  BindKv(m);
 }

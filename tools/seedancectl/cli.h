@@ -44,5 +44,6 @@ void RegisterCatalog(CLI::App& app, Context& context);
 void RegisterMem(CLI::App& app, Context& context);
 void RegisterPrecision(CLI::App& app, Context& context);
 void RegisterComm(CLI::App& app, Context& context);
+void RegisterKv(CLI::App& app, Context& context);
 
 }  // namespace seedance::cli

@@ -1,0 +1,73 @@
+// KV caches for attention (SPEC KV-1, KV-3): a full-precision one and a
+// quantized one that scores queries and sums values straight from its packed
+// storage, without writing dequantized copies.
+//
+// Quantized layout (per layer; kv_dim channels; group size G, default 32):
+//   keys   quantized per channel (as KIVI does): for each channel, groups of
+//          G consecutive tokens share (min, scale); a group is packed when all
+//          G tokens have left the full-precision window;
+//   values quantized per token: each token's channels in groups of G share
+//          (min, scale); a token is packed when it leaves the window;
+//   window the most recent `window` tokens (default 128) stay FP32, and so do
+//          keys of a group not yet complete.
+// Codes are asymmetric: q = rne((x - min) / scale), scale = (max - min) /
+// (2^b - 1), so |x - (min + q * scale)| <= scale / 2 — the KV-6 bound
+// ||e||inf <= alpha / (2^b - 1) with alpha the group's range. Codes of b bits
+// are packed into 32-bit words, floor(32 / b) per word, low bits first (8 and
+// 4 bits fill a word; 6 bits: 5 per word; 5 bits: 6 per word; 2 bits: 16), each
+// group starting on a word: one 32-bit load yields several codes with shifts
+// and a mask. `fp8` stores E4M3 codes with a per-group scale (amax / 448).
+// (min, scale) are FP32.
+//
+// Thread safety: a cache belongs to one sequence; no internal locking.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+
+#include "seedance/base/status.h"
+
+namespace seedance::kv {
+
+struct CacheShape {
+  int layers = 0;
+  int kv_dim = 0;
+  int head_size = 0;
+  int max_tokens = 0;
+};
+
+class KvCache {
+ public:
+  virtual ~KvCache() = default;
+  // Stores token `pos`'s keys and values (kv_dim each) for `layer`. Tokens
+  // arrive in order, pos = 0, 1, ... per layer. Non-finite input is an error.
+  virtual base::Status Append(int layer, int pos, std::span<const float> k,
+                              std::span<const float> v) = 0;
+  // out[t] = q . k_t over the head's channels [head * head_size, +head_size), t < len.
+  virtual void Scores(int layer, int kv_head, std::span<const float> q, int len,
+                      std::span<float> out) const = 0;
+  // out[c] = sum_t w[t] * v_t[c] over the head's channels, t < len.
+  virtual void WeightedSum(int layer, int kv_head, std::span<const float> w, int len,
+                           std::span<float> out) const = 0;
+  // Bytes held now (codes, scales, FP32 window and staging).
+  virtual int64_t Bytes() const = 0;
+  // Values stored in packed form, and the bits they take (codes plus group parameters).
+  virtual int64_t PackedValues() const = 0;
+  virtual int64_t PackedBits() const = 0;
+};
+
+struct QuantConfig {
+  std::string bits = "8";  // "8", "6", "5", "4", "2" or "fp8"
+  int group = 32;
+  int window = 128;
+
+  base::Status Validate() const;
+};
+
+std::unique_ptr<KvCache> NewFullCache(const CacheShape& shape);
+base::StatusOr<std::unique_ptr<KvCache>> NewQuantizedCache(const CacheShape& shape,
+                                                           const QuantConfig& config);
+
+}  // namespace seedance::kv

@@ -1,0 +1,29 @@
+// `seedancectl kv eval`: how much a quantized KV cache changes a real model's
+// predictions. The model first generates a sequence greedily with the FP32
+// cache (after the prompt, if any); then the same tokens are fed through both
+// caches and, at every position, the next-token distributions are compared:
+// KL(p_fp32 || p_quantized), and whether the argmax agrees.
+#pragma once
+
+#include <string>
+
+#include "seedance/base/report.h"
+#include "seedance/base/status.h"
+#include "seedance/kv/cache.h"
+#include "seedance/kv/llama.h"
+
+namespace seedance::kv {
+
+struct EvalOptions {
+  QuantConfig quant;
+  int tokens = 128;          // sequence length, prompt included (<= seq_len)
+  std::vector<int> prompt;   // token ids after BOS
+};
+
+// {bits, group, window, tokens, kl_divergence_mean, kl_divergence_max,
+//  top1_agreement, bits_per_value, kv_bytes, kv_bytes_fp32, tokens_per_s,
+//  tokens_per_s_fp32, text}
+base::StatusOr<base::Report> EvaluateKvCache(const LlamaModel& model, const Tokenizer* tokenizer,
+                                             const EvalOptions& options);
+
+}  // namespace seedance::kv

@@ -1,0 +1,67 @@
+// A compact inference engine for llama2.c checkpoints (SPEC KV, item 5): the
+// real model the KV-cache quantizers are measured on. FP32; RMSNorm (eps
+// 1e-5), RoPE on q and k (theta 10000, adjacent pairs), multi-head attention
+// with grouped KV heads, SwiGLU, tied or separate classifier. Attention reads
+// keys and values only through a KvCache, so any cache plugs in.
+//
+// Thread safety: a LlamaModel is immutable after Load; Forward may run from
+// several threads with different caches and scratch.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "seedance/base/env.h"
+#include "seedance/base/status.h"
+#include "seedance/kv/cache.h"
+
+namespace seedance::kv {
+
+struct LlamaConfig {
+  int dim = 0, hidden_dim = 0, n_layers = 0, n_heads = 0, n_kv_heads = 0, vocab_size = 0,
+      seq_len = 0;
+  bool shared_classifier = true;
+  int head_size() const { return dim / n_heads; }
+  int kv_dim() const { return head_size() * n_kv_heads; }
+};
+
+class LlamaModel {
+ public:
+  // Reads a llama2.c "legacy" checkpoint: 7 int32 header values, then the
+  // tensors (see ../shared/data/tiny-llama/SOURCE.md). The file size must
+  // match the header exactly; errors name the file and the field.
+  static base::StatusOr<LlamaModel> Load(base::Env& env, const std::string& path);
+  static base::StatusOr<LlamaModel> FromBytes(std::string_view bytes, const std::string& source);
+
+  const LlamaConfig& config() const { return c_; }
+  CacheShape cache_shape() const { return {c_.n_layers, c_.kv_dim(), c_.head_size(), c_.seq_len}; }
+
+  // Runs token `token` at position `pos` (0-based, < seq_len) and writes
+  // vocab_size logits. The cache must hold positions 0..pos-1 of this sequence.
+  base::Status Forward(int token, int pos, KvCache& cache, std::span<float> logits) const;
+
+ private:
+  LlamaConfig c_;
+  std::vector<float> weights_;  // the whole tensor area
+  const float *emb_ = nullptr, *rms_att_ = nullptr, *wq_ = nullptr, *wk_ = nullptr,
+              *wv_ = nullptr, *wo_ = nullptr, *rms_ffn_ = nullptr, *w1_ = nullptr,
+              *w2_ = nullptr, *w3_ = nullptr, *rms_final_ = nullptr, *wcls_ = nullptr;
+};
+
+// The llama2.c tokenizer file: pieces with scores; encode by greedy BPE merges.
+class Tokenizer {
+ public:
+  static base::StatusOr<Tokenizer> Load(base::Env& env, const std::string& path, int vocab_size);
+  // Token ids of `text` (BOS not included); unknown bytes fall back to byte tokens.
+  std::vector<int> Encode(std::string_view text) const;
+  // The text of token `token` following `previous` (leading space stripped after BOS).
+  std::string Decode(int previous, int token) const;
+
+ private:
+  std::vector<std::string> pieces_;
+  std::vector<float> scores_;
+};
+
+}  // namespace seedance::kv

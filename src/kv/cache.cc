@@ -1,0 +1,304 @@
+// Full-precision and quantized KV caches (see seedance/kv/cache.h).
+#include "seedance/kv/cache.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "seedance/precision/formats.h"
+
+namespace seedance::kv {
+namespace {
+
+base::Status CheckFinite(std::span<const float> x, const char* what, int layer, int pos) {
+  for (size_t i = 0; i < x.size(); ++i) {
+    if (!std::isfinite(x[i])) {
+      return base::InvalidArgumentError(std::string("non-finite ") + what + " value",
+                                        "layer " + std::to_string(layer) + ", token " +
+                                            std::to_string(pos) + ", channel " +
+                                            std::to_string(i));
+    }
+  }
+  return base::OkStatus();
+}
+
+class FullCache final : public KvCache {
+ public:
+  explicit FullCache(const CacheShape& s)
+      : s_(s),
+        k_(static_cast<size_t>(s.layers) * s.max_tokens * s.kv_dim),
+        v_(k_.size()),
+        len_(s.layers, 0) {}
+
+  base::Status Append(int layer, int pos, std::span<const float> k,
+                      std::span<const float> v) override {
+    SEEDANCE_RETURN_IF_ERROR(CheckFinite(k, "key", layer, pos));
+    SEEDANCE_RETURN_IF_ERROR(CheckFinite(v, "value", layer, pos));
+    std::copy(k.begin(), k.end(), At(k_, layer, pos));
+    std::copy(v.begin(), v.end(), At(v_, layer, pos));
+    len_[layer] = pos + 1;
+    return base::OkStatus();
+  }
+
+  void Scores(int layer, int head, std::span<const float> q, int len,
+              std::span<float> out) const override {
+    const int h0 = head * s_.head_size;
+    for (int t = 0; t < len; ++t) {
+      const float* k = At(k_, layer, t) + h0;
+      float s = 0;
+      for (int c = 0; c < s_.head_size; ++c) s += q[c] * k[c];
+      out[t] = s;
+    }
+  }
+
+  void WeightedSum(int layer, int head, std::span<const float> w, int len,
+                   std::span<float> out) const override {
+    const int h0 = head * s_.head_size;
+    std::fill(out.begin(), out.end(), 0.0f);
+    for (int t = 0; t < len; ++t) {
+      const float* v = At(v_, layer, t) + h0;
+      for (int c = 0; c < s_.head_size; ++c) out[c] += w[t] * v[c];
+    }
+  }
+
+  int64_t Bytes() const override {
+    int64_t tokens = 0;
+    for (int n : len_) tokens += n;
+    return tokens * s_.kv_dim * 2 * 4;
+  }
+  int64_t PackedValues() const override { return 0; }
+  int64_t PackedBits() const override { return 0; }
+
+ private:
+  float* At(std::vector<float>& a, int layer, int pos) {
+    return a.data() + (static_cast<size_t>(layer) * s_.max_tokens + pos) * s_.kv_dim;
+  }
+  const float* At(const std::vector<float>& a, int layer, int pos) const {
+    return a.data() + (static_cast<size_t>(layer) * s_.max_tokens + pos) * s_.kv_dim;
+  }
+  CacheShape s_;
+  std::vector<float> k_, v_;
+  std::vector<int> len_;
+};
+
+// One packed group: parameters and where its codes start.
+struct Group {
+  float min = 0;    // unused for fp8
+  float scale = 0;  // 0: every value equals min
+  uint32_t word = 0;
+};
+
+class Codec {
+ public:
+  explicit Codec(const QuantConfig& c) : fp8_(c.bits == "fp8"), group_(c.group) {
+    bits_ = fp8_ ? 8 : std::stoi(c.bits);
+    per_word_ = 32 / bits_;
+    mask_ = bits_ == 32 ? ~0u : (1u << bits_) - 1;
+    words_per_group_ = (group_ + per_word_ - 1) / per_word_;
+    levels_ = static_cast<float>((1u << bits_) - 1);
+  }
+  int words_per_group() const { return words_per_group_; }
+  int bits() const { return bits_; }
+
+  // Packs n values x[i * stride] into words (appended) and returns the group.
+  Group Pack(const float* x, int stride, int n, std::vector<uint32_t>& words) const {
+    Group g;
+    g.word = static_cast<uint32_t>(words.size());
+    words.resize(words.size() + words_per_group_, 0);
+    uint32_t* w = words.data() + g.word;
+    if (fp8_) {
+      float amax = 0;
+      for (int i = 0; i < n; ++i) amax = std::max(amax, std::fabs(x[i * stride]));
+      g.scale = amax > 0 ? amax / 448.0f : 1.0f;
+      for (int i = 0; i < n; ++i) {
+        const uint32_t code = precision::FloatToE4M3(x[i * stride] / g.scale, true);
+        w[i / per_word_] |= code << ((i % per_word_) * bits_);
+      }
+      return g;
+    }
+    float lo = x[0], hi = x[0];
+    for (int i = 1; i < n; ++i) {
+      lo = std::min(lo, x[i * stride]);
+      hi = std::max(hi, x[i * stride]);
+    }
+    g.min = lo;
+    g.scale = (hi - lo) / levels_;
+    const float inv = g.scale > 0 ? 1.0f / g.scale : 0.0f;
+    for (int i = 0; i < n; ++i) {
+      const float q = std::clamp(std::nearbyint((x[i * stride] - lo) * inv), 0.0f, levels_);
+      w[i / per_word_] |= static_cast<uint32_t>(q) << ((i % per_word_) * bits_);
+    }
+    return g;
+  }
+
+  // The value of code i of a group.
+  float Value(const Group& g, const uint32_t* words, int i) const {
+    const uint32_t code = (words[g.word + i / per_word_] >> ((i % per_word_) * bits_)) & mask_;
+    if (fp8_) return precision::E4M3ToFloat(static_cast<uint8_t>(code)) * g.scale;
+    return g.min + g.scale * static_cast<float>(code);
+  }
+
+ private:
+  bool fp8_;
+  int group_;
+  int bits_ = 8;
+  int per_word_ = 4;
+  uint32_t mask_ = 0xFF;
+  int words_per_group_ = 8;
+  float levels_ = 255;
+};
+
+class QuantizedCache final : public KvCache {
+ public:
+  QuantizedCache(const CacheShape& s, const QuantConfig& c)
+      : s_(s), c_(c), codec_(c), ring_(c.window + c.group), layers_(s.layers) {
+    for (auto& l : layers_) {
+      l.k_ring.assign(static_cast<size_t>(ring_) * s.kv_dim, 0.0f);
+      l.v_ring.assign(l.k_ring.size(), 0.0f);
+    }
+  }
+
+  base::Status Append(int layer, int pos, std::span<const float> k,
+                      std::span<const float> v) override {
+    SEEDANCE_RETURN_IF_ERROR(CheckFinite(k, "key", layer, pos));
+    SEEDANCE_RETURN_IF_ERROR(CheckFinite(v, "value", layer, pos));
+    Layer& l = layers_[layer];
+    std::copy(k.begin(), k.end(), Ring(l.k_ring, pos));
+    std::copy(v.begin(), v.end(), Ring(l.v_ring, pos));
+    l.len = pos + 1;
+    // Values: the token leaving the window is packed, per token.
+    const int out = pos - c_.window;  // newest token outside the window
+    while (l.v_packed <= out) {
+      const float* src = Ring(l.v_ring, l.v_packed);
+      for (int c0 = 0; c0 < s_.kv_dim; c0 += c_.group) {
+        const int n = std::min(c_.group, s_.kv_dim - c0);
+        l.v_groups.push_back(codec_.Pack(src + c0, 1, n, l.v_words));
+      }
+      ++l.v_packed;
+    }
+    // Keys: a group of G tokens is packed per channel once all of it is out.
+    while (l.k_packed + c_.group - 1 <= out) {
+      for (int c = 0; c < s_.kv_dim; ++c) {
+        // Gather the channel across the group's tokens (they may wrap in the ring).
+        float column[256];
+        for (int i = 0; i < c_.group; ++i) column[i] = Ring(l.k_ring, l.k_packed + i)[c];
+        l.k_groups.push_back(codec_.Pack(column, 1, c_.group, l.k_words));
+      }
+      l.k_packed += c_.group;
+    }
+    return base::OkStatus();
+  }
+
+  void Scores(int layer, int head, std::span<const float> q, int len,
+              std::span<float> out) const override {
+    const Layer& l = layers_[layer];
+    const int h0 = head * s_.head_size;
+    const int packed = std::min(len, l.k_packed);
+    // Packed keys: per group and channel, sum q_c * (min + scale * code) without a copy.
+    for (int t0 = 0; t0 < packed; t0 += c_.group) {
+      const int g = t0 / c_.group;
+      for (int i = 0; i < c_.group && t0 + i < packed; ++i) out[t0 + i] = 0;
+      for (int c = 0; c < s_.head_size; ++c) {
+        const Group& grp = l.k_groups[static_cast<size_t>(g) * s_.kv_dim + h0 + c];
+        for (int i = 0; i < c_.group && t0 + i < packed; ++i) {
+          out[t0 + i] += q[c] * codec_.Value(grp, l.k_words.data(), i);
+        }
+      }
+    }
+    for (int t = packed; t < len; ++t) {
+      const float* k = Ring(l.k_ring, t) + h0;
+      float s = 0;
+      for (int c = 0; c < s_.head_size; ++c) s += q[c] * k[c];
+      out[t] = s;
+    }
+  }
+
+  void WeightedSum(int layer, int head, std::span<const float> w, int len,
+                   std::span<float> out) const override {
+    const Layer& l = layers_[layer];
+    const int h0 = head * s_.head_size;
+    std::fill(out.begin(), out.end(), 0.0f);
+    const int packed = std::min(len, l.v_packed);
+    const int groups_per_token = (s_.kv_dim + c_.group - 1) / c_.group;
+    for (int t = 0; t < packed; ++t) {
+      for (int c = 0; c < s_.head_size; ++c) {
+        const int ch = h0 + c;
+        const Group& grp = l.v_groups[static_cast<size_t>(t) * groups_per_token + ch / c_.group];
+        out[c] += w[t] * codec_.Value(grp, l.v_words.data(), ch % c_.group);
+      }
+    }
+    for (int t = packed; t < len; ++t) {
+      const float* v = Ring(l.v_ring, t) + h0;
+      for (int c = 0; c < s_.head_size; ++c) out[c] += w[t] * v[c];
+    }
+  }
+
+  int64_t Bytes() const override {
+    int64_t bytes = 0;
+    for (const Layer& l : layers_) {
+      bytes += static_cast<int64_t>(l.k_words.size() + l.v_words.size()) * 4;
+      bytes += static_cast<int64_t>(l.k_groups.size() + l.v_groups.size()) * 8;  // min, scale
+      bytes += static_cast<int64_t>((l.len - l.k_packed) + (l.len - l.v_packed)) * s_.kv_dim * 4;
+    }
+    return bytes;
+  }
+  int64_t PackedValues() const override {
+    int64_t n = 0;
+    for (const Layer& l : layers_) n += static_cast<int64_t>(l.k_packed + l.v_packed) * s_.kv_dim;
+    return n;
+  }
+  int64_t PackedBits() const override {
+    int64_t bits = 0;
+    for (const Layer& l : layers_) {
+      bits += static_cast<int64_t>(l.k_words.size() + l.v_words.size()) * 32;
+      bits += static_cast<int64_t>(l.k_groups.size() + l.v_groups.size()) * 64;
+    }
+    return bits;
+  }
+
+ private:
+  struct Layer {
+    std::vector<float> k_ring, v_ring;  // FP32 tokens not yet packed: slot t % ring
+    std::vector<Group> k_groups;        // [key group][channel]
+    std::vector<Group> v_groups;        // [token][channel group]
+    std::vector<uint32_t> k_words, v_words;
+    int len = 0, k_packed = 0, v_packed = 0;
+  };
+  float* Ring(std::vector<float>& r, int t) {
+    return r.data() + static_cast<size_t>(t % ring_) * s_.kv_dim;
+  }
+  const float* Ring(const std::vector<float>& r, int t) const {
+    return r.data() + static_cast<size_t>(t % ring_) * s_.kv_dim;
+  }
+
+  CacheShape s_;
+  QuantConfig c_;
+  Codec codec_;
+  int ring_;
+  std::vector<Layer> layers_;
+};
+
+}  // namespace
+
+base::Status QuantConfig::Validate() const {
+  if (bits != "8" && bits != "6" && bits != "5" && bits != "4" && bits != "2" && bits != "fp8") {
+    return base::InvalidArgumentError("bits must be 8, 6, 5, 4, 2 or fp8, not '" + bits + "'",
+                                      "bits");
+  }
+  if (group < 1 || group > 256) return base::InvalidArgumentError("must be 1..256", "group");
+  if (window < 0) return base::InvalidArgumentError("must be >= 0", "window");
+  return base::OkStatus();
+}
+
+std::unique_ptr<KvCache> NewFullCache(const CacheShape& shape) {
+  return std::make_unique<FullCache>(shape);
+}
+
+base::StatusOr<std::unique_ptr<KvCache>> NewQuantizedCache(const CacheShape& shape,
+                                                           const QuantConfig& config) {
+  SEEDANCE_RETURN_IF_ERROR(config.Validate());
+  return std::unique_ptr<KvCache>(new QuantizedCache(shape, config));
+}
+
+}  // namespace seedance::kv

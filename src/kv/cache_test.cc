@@ -1,0 +1,155 @@
+// The quantized cache against its error bound, on random and adversarial
+// data, read back through the same fused Scores / WeightedSum paths that
+// attention uses.
+#include "seedance/kv/cache.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+namespace seedance::kv {
+namespace {
+
+constexpr CacheShape kShape{1, 64, 16, 96};
+
+// tokens x kv_dim values.
+std::vector<std::vector<float>> Tokens(int n, unsigned seed, int kind) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> g(0, 1);
+  std::vector<std::vector<float>> t(n, std::vector<float>(kShape.kv_dim));
+  for (int i = 0; i < n; ++i) {
+    for (int c = 0; c < kShape.kv_dim; ++c) {
+      switch (kind) {
+        case 0:
+          t[i][c] = g(rng) * (1 + c % 5);  // channels of different scales
+          break;
+        case 1:
+          t[i][c] = 0.75f;  // constant blocks
+          break;
+        default:
+          t[i][c] = (i == 7 && c == 3) ? 1e4f : g(rng) * 1e-3f;  // one outlier
+      }
+    }
+  }
+  return t;
+}
+
+// Dequantized k_t[c] and v_t[c], read through the fused paths with one-hot q and w.
+void ReadBack(const KvCache& cache, int len, std::vector<std::vector<float>>& k,
+              std::vector<std::vector<float>>& v) {
+  k.assign(len, std::vector<float>(kShape.kv_dim));
+  v.assign(len, std::vector<float>(kShape.kv_dim));
+  std::vector<float> scores(len), out(kShape.head_size), q(kShape.head_size), w(len);
+  for (int head = 0; head < kShape.kv_dim / kShape.head_size; ++head) {
+    for (int c = 0; c < kShape.head_size; ++c) {
+      std::fill(q.begin(), q.end(), 0.0f);
+      q[c] = 1;
+      cache.Scores(0, head, q, len, scores);
+      for (int t = 0; t < len; ++t) k[t][head * kShape.head_size + c] = scores[t];
+    }
+    for (int t = 0; t < len; ++t) {
+      std::fill(w.begin(), w.end(), 0.0f);
+      w[t] = 1;
+      cache.WeightedSum(0, head, w, len, out);
+      for (int c = 0; c < kShape.head_size; ++c) v[t][head * kShape.head_size + c] = out[c];
+    }
+  }
+}
+
+TEST(QuantizedCache, ErrorWithinTheBoundForEveryWidth) {
+  const int len = 80, group = 16;
+  for (int kind : {0, 1, 2}) {
+    const auto data = Tokens(len, 3, kind);
+    for (std::string bits : {"8", "6", "5", "4", "2"}) {
+      QuantConfig qc{bits, group, 0};
+      auto cache = NewQuantizedCache(kShape, qc);
+      ASSERT_TRUE(cache.ok());
+      for (int t = 0; t < len; ++t) ASSERT_TRUE((*cache)->Append(0, t, data[t], data[t]).ok());
+      std::vector<std::vector<float>> k, v;
+      ReadBack(**cache, len, k, v);
+      const float levels = static_cast<float>((1 << std::stoi(bits)) - 1);
+      for (int t = 0; t < len; ++t) {
+        for (int c = 0; c < kShape.kv_dim; ++c) {
+          // Values: the token's channel group; keys: the channel's token group.
+          float vlo = INFINITY, vhi = -INFINITY, klo = INFINITY, khi = -INFINITY;
+          for (int j = c / group * group; j < (c / group + 1) * group; ++j) {
+            vlo = std::min(vlo, data[t][j]);
+            vhi = std::max(vhi, data[t][j]);
+          }
+          for (int j = t / group * group; j < (t / group + 1) * group; ++j) {
+            klo = std::min(klo, data[j][c]);
+            khi = std::max(khi, data[j][c]);
+          }
+          // ||e||inf <= alpha / (2 (2^b - 1)) (+ float rounding of the decode).
+          const float tol = 1e-6f * (std::fabs(data[t][c]) + 1);
+          ASSERT_LE(std::fabs(v[t][c] - data[t][c]), (vhi - vlo) / (2 * levels) * 1.0001f + tol)
+              << "bits " << bits << " kind " << kind << " value t=" << t << " c=" << c;
+          ASSERT_LE(std::fabs(k[t][c] - data[t][c]), (khi - klo) / (2 * levels) * 1.0001f + tol)
+              << "bits " << bits << " kind " << kind << " key t=" << t << " c=" << c;
+        }
+      }
+      EXPECT_EQ((*cache)->PackedValues(), 2 * 80 * 64);  // 80 = 5 full key groups of 16
+    }
+  }
+}
+
+TEST(QuantizedCache, WindowKeepsRecentTokensExact) {
+  const auto data = Tokens(60, 5, 0);
+  QuantConfig qc{"2", 16, 20};
+  auto cache = NewQuantizedCache(kShape, qc);
+  ASSERT_TRUE(cache.ok());
+  for (int t = 0; t < 60; ++t) ASSERT_TRUE((*cache)->Append(0, t, data[t], data[t]).ok());
+  std::vector<std::vector<float>> k, v;
+  ReadBack(**cache, 60, k, v);
+  for (int t = 40; t < 60; ++t) {
+    EXPECT_EQ(v[t], data[t]) << t;  // inside the 20-token window
+    EXPECT_EQ(k[t], data[t]) << t;
+  }
+  EXPECT_NE(v[0], data[0]);  // outside: 2-bit codes
+  // Values of tokens 0..39 and keys of the two complete groups 0..31 are packed.
+  EXPECT_EQ((*cache)->PackedValues(), (40 + 32) * 64);
+}
+
+TEST(QuantizedCache, Fp8HasRelativeError) {
+  const auto data = Tokens(64, 7, 0);
+  auto cache = NewQuantizedCache(kShape, QuantConfig{"fp8", 32, 0});
+  ASSERT_TRUE(cache.ok());
+  for (int t = 0; t < 64; ++t) ASSERT_TRUE((*cache)->Append(0, t, data[t], data[t]).ok());
+  std::vector<std::vector<float>> k, v;
+  ReadBack(**cache, 64, k, v);
+  for (int t = 0; t < 64; ++t) {
+    for (int c = 0; c < 64; ++c) {
+      // E4M3: 3 mantissa bits, half an ulp = 2^-4 relative (normals), plus the subnormal step.
+      const float x = data[t][c];
+      EXPECT_LE(std::fabs(v[t][c] - x), std::fabs(x) / 16 + 1e-2f) << t << "," << c;
+    }
+  }
+  EXPECT_NEAR(static_cast<double>((*cache)->PackedBits()) / (*cache)->PackedValues(), 8 + 64.0 / 32,
+              1e-9);
+}
+
+TEST(QuantizedCache, NonFiniteInputIsAClearError) {
+  auto cache = NewQuantizedCache(kShape, QuantConfig{"4", 32, 0});
+  ASSERT_TRUE(cache.ok());
+  std::vector<float> k(64, 1.0f), v(64, 1.0f);
+  v[9] = NAN;
+  const base::Status s = (*cache)->Append(0, 0, k, v);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.where(), "layer 0, token 0, channel 9");
+  EXPECT_FALSE(NewQuantizedCache(kShape, QuantConfig{"3", 32, 0}).ok());
+  EXPECT_FALSE(NewFullCache(kShape)->Append(0, 0, v, k).ok());
+}
+
+TEST(QuantizedCache, BitsPerValueCountsScalesAndPadding) {
+  const auto data = Tokens(64, 9, 0);
+  // 5 bits: 6 codes per word, a group of 32 takes 6 words (192 bits) + 64 bits of min and scale.
+  auto cache = NewQuantizedCache(kShape, QuantConfig{"5", 32, 0});
+  ASSERT_TRUE(cache.ok());
+  for (int t = 0; t < 64; ++t) ASSERT_TRUE((*cache)->Append(0, t, data[t], data[t]).ok());
+  EXPECT_NEAR(static_cast<double>((*cache)->PackedBits()) / (*cache)->PackedValues(),
+              (192.0 + 64) / 32, 1e-9);
+}
+
+}  // namespace
+}  // namespace seedance::kv

@@ -1,0 +1,102 @@
+#include "seedance/kv/eval.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+namespace seedance::kv {
+namespace {
+
+std::vector<double> Softmax(const std::vector<float>& logits) {
+  const float mx = *std::max_element(logits.begin(), logits.end());
+  std::vector<double> p(logits.size());
+  double sum = 0;
+  for (size_t i = 0; i < logits.size(); ++i) sum += p[i] = std::exp(static_cast<double>(logits[i] - mx));
+  for (double& v : p) v /= sum;
+  return p;
+}
+
+double Seconds(std::chrono::steady_clock::duration d) {
+  return std::chrono::duration<double>(d).count();
+}
+
+}  // namespace
+
+base::StatusOr<base::Report> EvaluateKvCache(const LlamaModel& model, const Tokenizer* tokenizer,
+                                             const EvalOptions& o) {
+  const LlamaConfig& c = model.config();
+  if (o.tokens < 2 || o.tokens > c.seq_len) {
+    return base::InvalidArgumentError("tokens must be in 2.." + std::to_string(c.seq_len),
+                                      "--tokens");
+  }
+  if (static_cast<int>(o.prompt.size()) + 1 >= o.tokens) {
+    return base::InvalidArgumentError("the prompt fills the whole sequence", "--prompt");
+  }
+  // 1. The reference sequence: BOS, the prompt, then greedy FP32 generation.
+  std::vector<int> seq = {1};
+  seq.insert(seq.end(), o.prompt.begin(), o.prompt.end());
+  std::vector<float> logits(c.vocab_size), qlogits(c.vocab_size);
+  {
+    auto cache = NewFullCache(model.cache_shape());
+    for (int pos = 0; pos + 1 < o.tokens; ++pos) {
+      SEEDANCE_RETURN_IF_ERROR(model.Forward(seq[pos], pos, *cache, logits));
+      if (pos + 1 >= static_cast<int>(seq.size())) {
+        seq.push_back(static_cast<int>(std::max_element(logits.begin(), logits.end()) - logits.begin()));
+      }
+    }
+  }
+  // 2. Both caches over the same tokens.
+  auto full = NewFullCache(model.cache_shape());
+  SEEDANCE_ASSIGN_OR_RETURN(auto quant, NewQuantizedCache(model.cache_shape(), o.quant));
+  double kl_sum = 0, kl_max = 0, t_full = 0, t_quant = 0;
+  int agree = 0, n = 0;
+  int64_t bytes_full = 0, bytes_quant = 0;
+  for (int pos = 0; pos + 1 < o.tokens; ++pos) {
+    auto a = std::chrono::steady_clock::now();
+    SEEDANCE_RETURN_IF_ERROR(model.Forward(seq[pos], pos, *full, logits));
+    auto b = std::chrono::steady_clock::now();
+    SEEDANCE_RETURN_IF_ERROR(model.Forward(seq[pos], pos, *quant, qlogits));
+    auto e = std::chrono::steady_clock::now();
+    t_full += Seconds(b - a);
+    t_quant += Seconds(e - b);
+    const auto p = Softmax(logits), q = Softmax(qlogits);
+    double kl = 0;
+    for (size_t i = 0; i < p.size(); ++i) {
+      if (p[i] > 0) kl += p[i] * std::log(p[i] / std::max(q[i], 1e-300));
+    }
+    kl_sum += kl;
+    kl_max = std::max(kl_max, kl);
+    agree += (std::max_element(logits.begin(), logits.end()) - logits.begin()) ==
+             (std::max_element(qlogits.begin(), qlogits.end()) - qlogits.begin());
+    ++n;
+  }
+  bytes_full = full->Bytes();
+  bytes_quant = quant->Bytes();
+  base::Report r;
+  r["bits"] = o.quant.bits;
+  r["group"] = o.quant.group;
+  r["window"] = o.quant.window;
+  r["tokens"] = o.tokens;
+  r["prompt_tokens"] = o.prompt.size();
+  r["kl_divergence_mean"] = kl_sum / n;
+  r["kl_divergence_max"] = kl_max;
+  r["top1_agreement"] = static_cast<double>(agree) / n;
+  r["bits_per_value"] = quant->PackedValues() > 0
+                            ? base::Report(static_cast<double>(quant->PackedBits()) /
+                                           static_cast<double>(quant->PackedValues()))
+                            : base::Report(nullptr);
+  r["packed_share"] = static_cast<double>(quant->PackedValues()) /
+                      (static_cast<double>(o.tokens - 1) * c.kv_dim() * 2 * c.n_layers);
+  r["kv_bytes"] = bytes_quant;
+  r["kv_bytes_fp32"] = bytes_full;
+  r["tokens_per_s"] = n / t_quant;
+  r["tokens_per_s_fp32"] = n / t_full;
+  if (tokenizer) {
+    std::string text;
+    for (size_t i = 1; i < seq.size(); ++i) text += tokenizer->Decode(seq[i - 1], seq[i]);
+    r["text"] = text;
+  }
+  return r;
+}
+
+}  // namespace seedance::kv

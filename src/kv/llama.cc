@@ -1,0 +1,232 @@
+#include "seedance/kv/llama.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <map>
+
+namespace seedance::kv {
+namespace {
+
+void RmsNorm(std::span<float> out, std::span<const float> x, const float* w) {
+  double ss = 0;
+  for (float v : x) ss += static_cast<double>(v) * v;
+  const float inv = 1.0f / std::sqrt(static_cast<float>(ss / static_cast<double>(x.size())) + 1e-5f);
+  for (size_t i = 0; i < x.size(); ++i) out[i] = w[i] * (x[i] * inv);
+}
+
+// out[rows] = w[rows][cols] . x[cols]
+void MatVec(float* out, const float* x, const float* w, int rows, int cols) {
+  for (int r = 0; r < rows; ++r) {
+    const float* row = w + static_cast<size_t>(r) * cols;
+    float s = 0;
+    for (int c = 0; c < cols; ++c) s += row[c] * x[c];
+    out[r] = s;
+  }
+}
+
+void Rope(float* v, int n, int head_size, int pos) {
+  for (int i = 0; i < n; i += 2) {
+    const int hd = i % head_size;
+    const float freq = 1.0f / std::pow(10000.0f, static_cast<float>(hd) / head_size);
+    const float a = static_cast<float>(pos) * freq;
+    const float c = std::cos(a), s = std::sin(a);
+    const float x0 = v[i], x1 = v[i + 1];
+    v[i] = x0 * c - x1 * s;
+    v[i + 1] = x0 * s + x1 * c;
+  }
+}
+
+}  // namespace
+
+base::StatusOr<LlamaModel> LlamaModel::Load(base::Env& env, const std::string& path) {
+  SEEDANCE_ASSIGN_OR_RETURN(std::string bytes, env.ReadFile(path));
+  return FromBytes(bytes, path);
+}
+
+base::StatusOr<LlamaModel> LlamaModel::FromBytes(std::string_view bytes, const std::string& src) {
+  if (bytes.size() < 28) return base::InvalidArgumentError("shorter than the 28-byte header", src);
+  int32_t h[7];
+  std::memcpy(h, bytes.data(), 28);
+  static const char* kNames[7] = {"dim",        "hidden_dim", "n_layers", "n_heads",
+                                  "n_kv_heads", "vocab_size", "seq_len"};
+  for (int i = 0; i < 7; ++i) {
+    if ((i == 5 ? std::abs(h[i]) : h[i]) <= 0 || std::abs(h[i]) > (1 << 20)) {
+      return base::InvalidArgumentError("header field out of range: " + std::to_string(h[i]),
+                                        src + ": " + kNames[i]);
+    }
+  }
+  LlamaModel m;
+  LlamaConfig& c = m.c_;
+  c.dim = h[0], c.hidden_dim = h[1], c.n_layers = h[2], c.n_heads = h[3], c.n_kv_heads = h[4];
+  c.shared_classifier = h[5] > 0;
+  c.vocab_size = std::abs(h[5]), c.seq_len = h[6];
+  if (c.dim % c.n_heads != 0 || c.head_size() % 2 != 0 || c.n_heads % c.n_kv_heads != 0) {
+    return base::InvalidArgumentError("dim, n_heads and n_kv_heads do not fit together",
+                                      src + ": n_heads");
+  }
+  const size_t L = c.n_layers, D = c.dim, H = c.hidden_dim, KV = c.kv_dim(), V = c.vocab_size;
+  const size_t hs = c.head_size();
+  size_t floats = V * D + L * D + L * D * D + 2 * L * D * KV + L * D * D + L * D + 3 * L * D * H + D +
+                  c.seq_len * hs;  // freq_cis_real + imag: seq_len * head_size/2 each
+  if (!c.shared_classifier) floats += V * D;
+  const size_t have = (bytes.size() - 28) / 4;
+  if ((bytes.size() - 28) % 4 != 0 || have != floats) {
+    return base::InvalidArgumentError("the header implies " + std::to_string(floats) +
+                                          " float32 values but the file holds " +
+                                          std::to_string((bytes.size() - 28) / 4.0),
+                                      src);
+  }
+  m.weights_.resize(floats);
+  std::memcpy(m.weights_.data(), bytes.data() + 28, floats * 4);
+  const float* p = m.weights_.data();
+  auto take = [&](size_t n) {
+    const float* t = p;
+    p += n;
+    return t;
+  };
+  m.emb_ = take(V * D);
+  m.rms_att_ = take(L * D);
+  m.wq_ = take(L * D * D);
+  m.wk_ = take(L * D * KV);
+  m.wv_ = take(L * D * KV);
+  m.wo_ = take(L * D * D);
+  m.rms_ffn_ = take(L * D);
+  m.w1_ = take(L * D * H);
+  m.w2_ = take(L * H * D);
+  m.w3_ = take(L * D * H);
+  m.rms_final_ = take(D);
+  take(c.seq_len * hs);  // legacy RoPE tables, recomputed instead
+  m.wcls_ = c.shared_classifier ? m.emb_ : take(V * D);
+  return m;
+}
+
+base::Status LlamaModel::Forward(int token, int pos, KvCache& cache, std::span<float> logits) const {
+  const LlamaConfig& c = c_;
+  if (token < 0 || token >= c.vocab_size) {
+    return base::OutOfRangeError("token " + std::to_string(token) + " outside the vocabulary");
+  }
+  if (pos < 0 || pos >= c.seq_len) {
+    return base::OutOfRangeError("position " + std::to_string(pos) + " beyond seq_len " +
+                                 std::to_string(c.seq_len));
+  }
+  const int D = c.dim, H = c.hidden_dim, KV = c.kv_dim(), hs = c.head_size();
+  const int kv_mul = c.n_heads / c.n_kv_heads;
+  std::vector<float> x(emb_ + static_cast<size_t>(token) * D, emb_ + static_cast<size_t>(token + 1) * D);
+  std::vector<float> xb(D), xb2(D), q(D), k(KV), v(KV), hb(H), hb2(H), att(pos + 1), head_out(hs);
+  for (int l = 0; l < c.n_layers; ++l) {
+    RmsNorm(xb, x, rms_att_ + static_cast<size_t>(l) * D);
+    MatVec(q.data(), xb.data(), wq_ + static_cast<size_t>(l) * D * D, D, D);
+    MatVec(k.data(), xb.data(), wk_ + static_cast<size_t>(l) * D * KV, KV, D);
+    MatVec(v.data(), xb.data(), wv_ + static_cast<size_t>(l) * D * KV, KV, D);
+    Rope(q.data(), D, hs, pos);
+    Rope(k.data(), KV, hs, pos);
+    SEEDANCE_RETURN_IF_ERROR(cache.Append(l, pos, k, v));
+    const float inv_sqrt = 1.0f / std::sqrt(static_cast<float>(hs));
+    for (int h = 0; h < c.n_heads; ++h) {
+      const int kvh = h / kv_mul;
+      cache.Scores(l, kvh, std::span<const float>(q.data() + h * hs, hs), pos + 1, att);
+      float mx = -INFINITY;
+      for (float& a : att) {
+        a *= inv_sqrt;
+        mx = std::max(mx, a);
+      }
+      float sum = 0;
+      for (float& a : att) {
+        a = std::exp(a - mx);
+        sum += a;
+      }
+      for (float& a : att) a /= sum;
+      cache.WeightedSum(l, kvh, att, pos + 1, head_out);
+      std::copy(head_out.begin(), head_out.end(), xb.begin() + h * hs);
+    }
+    MatVec(xb2.data(), xb.data(), wo_ + static_cast<size_t>(l) * D * D, D, D);
+    for (int i = 0; i < D; ++i) x[i] += xb2[i];
+    RmsNorm(xb, x, rms_ffn_ + static_cast<size_t>(l) * D);
+    MatVec(hb.data(), xb.data(), w1_ + static_cast<size_t>(l) * D * H, H, D);
+    MatVec(hb2.data(), xb.data(), w3_ + static_cast<size_t>(l) * D * H, H, D);
+    for (int i = 0; i < H; ++i) {
+      const float s = hb[i] / (1.0f + std::exp(-hb[i]));  // SiLU
+      hb[i] = s * hb2[i];
+    }
+    MatVec(xb.data(), hb.data(), w2_ + static_cast<size_t>(l) * H * D, D, H);
+    for (int i = 0; i < D; ++i) x[i] += xb[i];
+  }
+  RmsNorm(x, std::vector<float>(x), rms_final_);
+  MatVec(logits.data(), x.data(), wcls_, c.vocab_size, D);
+  return base::OkStatus();
+}
+
+base::StatusOr<Tokenizer> Tokenizer::Load(base::Env& env, const std::string& path, int vocab_size) {
+  SEEDANCE_ASSIGN_OR_RETURN(std::string b, env.ReadFile(path));
+  Tokenizer t;
+  size_t at = 4;  // max_token_length (unused)
+  if (b.size() < 4) return base::InvalidArgumentError("truncated header", path);
+  for (int i = 0; i < vocab_size; ++i) {
+    float score;
+    int32_t len;
+    if (at + 8 > b.size()) {
+      return base::InvalidArgumentError("truncated at token " + std::to_string(i), path);
+    }
+    std::memcpy(&score, b.data() + at, 4);
+    std::memcpy(&len, b.data() + at + 4, 4);
+    at += 8;
+    if (len < 0 || at + static_cast<size_t>(len) > b.size()) {
+      return base::InvalidArgumentError("bad length of token " + std::to_string(i), path);
+    }
+    t.scores_.push_back(score);
+    t.pieces_.emplace_back(b.data() + at, static_cast<size_t>(len));
+    at += static_cast<size_t>(len);
+  }
+  return t;
+}
+
+std::vector<int> Tokenizer::Encode(std::string_view text) const {
+  std::map<std::string, int> index;
+  for (size_t i = 0; i < pieces_.size(); ++i) index.emplace(pieces_[i], static_cast<int>(i));
+  std::vector<int> tokens;
+  // llama2.c adds a dummy space prefix, then one token per UTF-8 byte sequence.
+  const std::string s = text.empty() ? std::string() : " " + std::string(text);
+  for (size_t i = 0; i < s.size();) {
+    size_t len = 1;
+    while (i + len < s.size() && (static_cast<unsigned char>(s[i + len]) & 0xC0) == 0x80) ++len;
+    const auto it = index.find(s.substr(i, len));
+    if (it != index.end()) {
+      tokens.push_back(it->second);
+    } else {
+      for (size_t j = 0; j < len; ++j) tokens.push_back(static_cast<unsigned char>(s[i + j]) + 3);
+    }
+    i += len;
+  }
+  // Merge the best-scoring adjacent pair until none is in the vocabulary.
+  while (true) {
+    float best = -1e10f;
+    int best_id = -1;
+    size_t best_at = 0;
+    for (size_t i = 0; i + 1 < tokens.size(); ++i) {
+      const auto it = index.find(pieces_[tokens[i]] + pieces_[tokens[i + 1]]);
+      if (it != index.end() && scores_[it->second] > best) {
+        best = scores_[it->second];
+        best_id = it->second;
+        best_at = i;
+      }
+    }
+    if (best_id < 0) break;
+    tokens[best_at] = best_id;
+    tokens.erase(tokens.begin() + static_cast<int64_t>(best_at) + 1);
+  }
+  return tokens;
+}
+
+std::string Tokenizer::Decode(int previous, int token) const {
+  if (token < 0 || token >= static_cast<int>(pieces_.size())) return "";
+  std::string p = pieces_[token];
+  if (previous == 1 && !p.empty() && p[0] == ' ') p.erase(0, 1);
+  unsigned byte;
+  if (p.size() == 6 && std::sscanf(p.c_str(), "<0x%02X>", &byte) == 1) {
+    return std::string(1, static_cast<char>(byte));
+  }
+  return p;
+}
+
+}  // namespace seedance::kv

@@ -1,0 +1,54 @@
+"""`seedancectl kv eval` on the tiny Llama model: the targets of SPEC KV-1."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+
+import pytest
+
+from conftest import DATA, require_data
+
+MODEL = DATA / "tiny-llama" / "aidreams260K.bin"
+TOKENIZER = DATA / "tiny-llama" / "tok512.bin"
+
+
+def kv_eval(binary, *args):
+    require_data(MODEL)
+    r = subprocess.run([str(binary), "kv", "eval", "--model", str(MODEL), "--tokenizer",
+                        str(TOKENIZER), *map(str, args), "-o", "json"],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    return json.loads(r.stdout)
+
+
+def test_8_bit_target(seedancectl):
+    r = kv_eval(seedancectl, "--bits", "8", "--window", "0")
+    assert r["kl_divergence_mean"] < 1e-3
+    assert r["top1_agreement"] >= 0.99
+    assert r["bits_per_value"] == 10.0  # 8 + 64 bits of min and scale per 32 values
+    assert r["kv_bytes"] < r["kv_bytes_fp32"] / 2
+
+
+def test_4_bit_target(seedancectl):
+    r = kv_eval(seedancectl, "--bits", "4", "--window", "0")
+    assert r["top1_agreement"] >= 0.97
+
+
+def test_2_bit_with_a_32_token_window(seedancectl):
+    r = kv_eval(seedancectl, "--bits", "2", "--window", "32")
+    assert r["top1_agreement"] >= 0.90
+
+
+def test_prompt_and_errors(seedancectl, tmp_path):
+    r = kv_eval(seedancectl, "--bits", "fp8", "--prompt", "a gentle hum", "--tokens", "48")
+    assert r["text"].startswith("a gentle hum")
+    assert r["prompt_tokens"] > 0
+    bad = tmp_path / "bad.bin"
+    bad.write_bytes(b"\x00" * 40)
+    p = subprocess.run([str(seedancectl), "kv", "eval", "--model", str(bad)],
+                       capture_output=True, text=True)
+    assert p.returncode == 1 and p.stderr.startswith("error: cannot load the model")
+    p = subprocess.run([str(seedancectl), "kv", "eval", "--model", str(MODEL), "--bits", "3"],
+                       capture_output=True, text=True)
+    assert p.returncode == 2
