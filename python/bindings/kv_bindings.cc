@@ -16,14 +16,17 @@ namespace seedance::python {
 namespace {
 
 // Logits after each token of `tokens` (positions 0, 1, ...), FP32 cache or a quantized one.
-std::vector<std::vector<float>> Logits(const std::string& model_path, const std::vector<int>& tokens,
-                                       const std::string& bits, int group, int window) {
-  const kv::LlamaModel model = ValueOrRaise(kv::LlamaModel::Load(*base::Env::Default(), model_path));
+std::vector<std::vector<float>> Logits(const std::string& model_path,
+                                       const std::vector<int>& tokens, const std::string& bits,
+                                       int group, int window) {
+  const kv::LlamaModel model =
+      ValueOrRaise(kv::LlamaModel::Load(*base::Env::Default(), model_path));
   std::unique_ptr<kv::KvCache> cache;
   if (bits == "fp32") {
     cache = kv::NewFullCache(model.cache_shape());
   } else {
-    cache = ValueOrRaise(kv::NewQuantizedCache(model.cache_shape(), {bits, group, window}));
+    cache = ValueOrRaise(
+        kv::NewQuantizedCache(model.cache_shape(), kv::QuantConfig::Of(bits, group, window)));
   }
   std::vector<std::vector<float>> out;
   for (size_t pos = 0; pos < tokens.size(); ++pos) {

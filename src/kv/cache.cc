@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "seedance/kv/adaptive.h"
 #include "seedance/precision/formats.h"
 
 namespace seedance::kv {
@@ -16,8 +17,7 @@ base::Status CheckFinite(std::span<const float> x, const char* what, int layer, 
     if (!std::isfinite(x[i])) {
       return base::InvalidArgumentError(std::string("non-finite ") + what + " value",
                                         "layer " + std::to_string(layer) + ", token " +
-                                            std::to_string(pos) + ", channel " +
-                                            std::to_string(i));
+                                            std::to_string(pos) + ", channel " + std::to_string(i));
     }
   }
   return base::OkStatus();
@@ -82,38 +82,35 @@ class FullCache final : public KvCache {
   std::vector<int> len_;
 };
 
-// One packed group: parameters and where its codes start.
+// One packed group: parameters, width and where its codes start.
 struct Group {
   float min = 0;    // unused for fp8
   float scale = 0;  // 0: every value equals min
   uint32_t word = 0;
+  uint8_t bits = 8;
+  bool fp8 = false;
 };
 
+// Packing and unpacking of b-bit codes, floor(32 / b) per 32-bit word.
 class Codec {
  public:
-  explicit Codec(const QuantConfig& c) : fp8_(c.bits == "fp8"), group_(c.group) {
-    bits_ = fp8_ ? 8 : std::stoi(c.bits);
-    per_word_ = 32 / bits_;
-    mask_ = bits_ == 32 ? ~0u : (1u << bits_) - 1;
-    words_per_group_ = (group_ + per_word_ - 1) / per_word_;
-    levels_ = static_cast<float>((1u << bits_) - 1);
-  }
-  int words_per_group() const { return words_per_group_; }
-  int bits() const { return bits_; }
-
-  // Packs n values x[i * stride] into words (appended) and returns the group.
-  Group Pack(const float* x, int stride, int n, std::vector<uint32_t>& words) const {
+  // Packs n values x[i * stride] into words (appended) with `bits` (or E4M3).
+  static Group Pack(const float* x, int stride, int n, int bits, bool fp8,
+                    std::vector<uint32_t>& words) {
     Group g;
+    g.bits = static_cast<uint8_t>(fp8 ? 8 : bits);
+    g.fp8 = fp8;
     g.word = static_cast<uint32_t>(words.size());
-    words.resize(words.size() + words_per_group_, 0);
+    const int per_word = 32 / g.bits;
+    words.resize(words.size() + (n + per_word - 1) / per_word, 0);
     uint32_t* w = words.data() + g.word;
-    if (fp8_) {
+    if (fp8) {
       float amax = 0;
       for (int i = 0; i < n; ++i) amax = std::max(amax, std::fabs(x[i * stride]));
       g.scale = amax > 0 ? amax / 448.0f : 1.0f;
       for (int i = 0; i < n; ++i) {
         const uint32_t code = precision::FloatToE4M3(x[i * stride] / g.scale, true);
-        w[i / per_word_] |= code << ((i % per_word_) * bits_);
+        w[i / per_word] |= code << ((i % per_word) * g.bits);
       }
       return g;
     }
@@ -122,38 +119,39 @@ class Codec {
       lo = std::min(lo, x[i * stride]);
       hi = std::max(hi, x[i * stride]);
     }
+    const float levels = static_cast<float>((1u << g.bits) - 1);
     g.min = lo;
-    g.scale = (hi - lo) / levels_;
+    g.scale = (hi - lo) / levels;
     const float inv = g.scale > 0 ? 1.0f / g.scale : 0.0f;
     for (int i = 0; i < n; ++i) {
-      const float q = std::clamp(std::nearbyint((x[i * stride] - lo) * inv), 0.0f, levels_);
-      w[i / per_word_] |= static_cast<uint32_t>(q) << ((i % per_word_) * bits_);
+      const float q = std::clamp(std::nearbyint((x[i * stride] - lo) * inv), 0.0f, levels);
+      w[i / per_word] |= static_cast<uint32_t>(q) << ((i % per_word) * g.bits);
     }
     return g;
   }
 
   // The value of code i of a group.
-  float Value(const Group& g, const uint32_t* words, int i) const {
-    const uint32_t code = (words[g.word + i / per_word_] >> ((i % per_word_) * bits_)) & mask_;
-    if (fp8_) return precision::E4M3ToFloat(static_cast<uint8_t>(code)) * g.scale;
+  static float Value(const Group& g, const uint32_t* words, int i) {
+    const int per_word = 32 / g.bits;
+    const uint32_t mask = (1u << g.bits) - 1;
+    const uint32_t code = (words[g.word + i / per_word] >> ((i % per_word) * g.bits)) & mask;
+    if (g.fp8) return precision::E4M3ToFloat(static_cast<uint8_t>(code)) * g.scale;
     return g.min + g.scale * static_cast<float>(code);
   }
-
- private:
-  bool fp8_;
-  int group_;
-  int bits_ = 8;
-  int per_word_ = 4;
-  uint32_t mask_ = 0xFF;
-  int words_per_group_ = 8;
-  float levels_ = 255;
 };
 
 class QuantizedCache final : public KvCache {
  public:
   QuantizedCache(const CacheShape& s, const QuantConfig& c)
-      : s_(s), c_(c), codec_(c), ring_(c.window + c.group), layers_(s.layers) {
+      : s_(s),
+        c_(c),
+        fp8_(c.bits == "fp8"),
+        adaptive_(c.bits == "adaptive"),
+        bits_(fp8_ || adaptive_ ? 8 : std::stoi(c.bits)),
+        ring_(c.window + c.group),
+        layers_(s.layers) {
     for (auto& l : layers_) {
+      l.bits = adaptive_ ? c.rule.default_bits : bits_;
       l.k_ring.assign(static_cast<size_t>(ring_) * s.kv_dim, 0.0f);
       l.v_ring.assign(l.k_ring.size(), 0.0f);
     }
@@ -167,25 +165,28 @@ class QuantizedCache final : public KvCache {
     std::copy(k.begin(), k.end(), Ring(l.k_ring, pos));
     std::copy(v.begin(), v.end(), Ring(l.v_ring, pos));
     l.len = pos + 1;
-    // Values: the token leaving the window is packed, per token.
     const int out = pos - c_.window;  // newest token outside the window
-    while (l.v_packed <= out) {
-      const float* src = Ring(l.v_ring, l.v_packed);
-      for (int c0 = 0; c0 < s_.kv_dim; c0 += c_.group) {
-        const int n = std::min(c_.group, s_.kv_dim - c0);
-        l.v_groups.push_back(codec_.Pack(src + c0, 1, n, l.v_words));
-      }
-      ++l.v_packed;
-    }
     // Keys: a group of G tokens is packed per channel once all of it is out.
+    // In adaptive mode the group's statistics decide its width first.
     while (l.k_packed + c_.group - 1 <= out) {
+      if (adaptive_) l.bits = Decide(layer, pos, l);
       for (int c = 0; c < s_.kv_dim; ++c) {
         // Gather the channel across the group's tokens (they may wrap in the ring).
         float column[256];
         for (int i = 0; i < c_.group; ++i) column[i] = Ring(l.k_ring, l.k_packed + i)[c];
-        l.k_groups.push_back(codec_.Pack(column, 1, c_.group, l.k_words));
+        l.k_groups.push_back(Codec::Pack(column, 1, c_.group, l.bits, fp8_, l.k_words));
       }
       l.k_packed += c_.group;
+    }
+    // Values: the token leaving the window is packed, per token, at the
+    // width of the newest key decision.
+    while (l.v_packed <= out) {
+      const float* src = Ring(l.v_ring, l.v_packed);
+      for (int c0 = 0; c0 < s_.kv_dim; c0 += c_.group) {
+        const int n = std::min(c_.group, s_.kv_dim - c0);
+        l.v_groups.push_back(Codec::Pack(src + c0, 1, n, l.bits, fp8_, l.v_words));
+      }
+      ++l.v_packed;
     }
     return base::OkStatus();
   }
@@ -202,7 +203,7 @@ class QuantizedCache final : public KvCache {
       for (int c = 0; c < s_.head_size; ++c) {
         const Group& grp = l.k_groups[static_cast<size_t>(g) * s_.kv_dim + h0 + c];
         for (int i = 0; i < c_.group && t0 + i < packed; ++i) {
-          out[t0 + i] += q[c] * codec_.Value(grp, l.k_words.data(), i);
+          out[t0 + i] += q[c] * Codec::Value(grp, l.k_words.data(), i);
         }
       }
     }
@@ -225,7 +226,7 @@ class QuantizedCache final : public KvCache {
       for (int c = 0; c < s_.head_size; ++c) {
         const int ch = h0 + c;
         const Group& grp = l.v_groups[static_cast<size_t>(t) * groups_per_token + ch / c_.group];
-        out[c] += w[t] * codec_.Value(grp, l.v_words.data(), ch % c_.group);
+        out[c] += w[t] * Codec::Value(grp, l.v_words.data(), ch % c_.group);
       }
     }
     for (int t = packed; t < len; ++t) {
@@ -248,6 +249,8 @@ class QuantizedCache final : public KvCache {
     for (const Layer& l : layers_) n += static_cast<int64_t>(l.k_packed + l.v_packed) * s_.kv_dim;
     return n;
   }
+  std::vector<BitDecision> Decisions() const override { return decisions_; }
+
   int64_t PackedBits() const override {
     int64_t bits = 0;
     for (const Layer& l : layers_) {
@@ -264,7 +267,29 @@ class QuantizedCache final : public KvCache {
     std::vector<Group> v_groups;        // [token][channel group]
     std::vector<uint32_t> k_words, v_words;
     int len = 0, k_packed = 0, v_packed = 0;
+    int bits = 8;  // width of the newest block
   };
+
+  // The adaptive rule on the key group about to be packed.
+  int Decide(int layer, int pos, const Layer& l) {
+    std::vector<double> norms(c_.group);
+    std::vector<float> all;
+    all.reserve(static_cast<size_t>(c_.group) * s_.kv_dim);
+    for (int i = 0; i < c_.group; ++i) {
+      const float* k = Ring(l.k_ring, l.k_packed + i);
+      double ss = 0;
+      for (int c = 0; c < s_.kv_dim; ++c) {
+        ss += static_cast<double>(k[c]) * k[c];
+        all.push_back(k[c]);
+      }
+      norms[i] = std::sqrt(ss);
+    }
+    BitDecision d = DecideBits(c_.rule, pos, pos + 1, NormalisedEntropy(norms));
+    d.layer = layer;
+    d.laplace_b = LaplaceScale(all);
+    decisions_.push_back(d);
+    return d.target_bw;
+  }
   float* Ring(std::vector<float>& r, int t) {
     return r.data() + static_cast<size_t>(t % ring_) * s_.kv_dim;
   }
@@ -274,17 +299,25 @@ class QuantizedCache final : public KvCache {
 
   CacheShape s_;
   QuantConfig c_;
-  Codec codec_;
+  bool fp8_, adaptive_;
+  int bits_;
   int ring_;
   std::vector<Layer> layers_;
+  std::vector<BitDecision> decisions_;
 };
 
 }  // namespace
 
 base::Status QuantConfig::Validate() const {
-  if (bits != "8" && bits != "6" && bits != "5" && bits != "4" && bits != "2" && bits != "fp8") {
-    return base::InvalidArgumentError("bits must be 8, 6, 5, 4, 2 or fp8, not '" + bits + "'",
-                                      "bits");
+  if (bits != "8" && bits != "6" && bits != "5" && bits != "4" && bits != "2" && bits != "fp8" &&
+      bits != "adaptive") {
+    return base::InvalidArgumentError(
+        "bits must be 8, 6, 5, 4, 2, fp8 or adaptive, not '" + bits + "'", "bits");
+  }
+  for (int b : {rule.long_bits, rule.default_bits}) {
+    if (b != 8 && b != 6 && b != 5 && b != 4 && b != 2) {
+      return base::InvalidArgumentError("adaptive widths must be 8, 6, 5, 4 or 2", "rule");
+    }
   }
   if (group < 1 || group > 256) return base::InvalidArgumentError("must be 1..256", "group");
   if (window < 0) return base::InvalidArgumentError("must be >= 0", "window");

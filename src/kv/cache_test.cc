@@ -62,7 +62,7 @@ TEST(QuantizedCache, ErrorWithinTheBoundForEveryWidth) {
   for (int kind : {0, 1, 2}) {
     const auto data = Tokens(len, 3, kind);
     for (std::string bits : {"8", "6", "5", "4", "2"}) {
-      QuantConfig qc{bits, group, 0};
+      QuantConfig qc = QuantConfig::Of(bits, group, 0);
       auto cache = NewQuantizedCache(kShape, qc);
       ASSERT_TRUE(cache.ok());
       for (int t = 0; t < len; ++t) ASSERT_TRUE((*cache)->Append(0, t, data[t], data[t]).ok());
@@ -96,7 +96,7 @@ TEST(QuantizedCache, ErrorWithinTheBoundForEveryWidth) {
 
 TEST(QuantizedCache, WindowKeepsRecentTokensExact) {
   const auto data = Tokens(60, 5, 0);
-  QuantConfig qc{"2", 16, 20};
+  QuantConfig qc = QuantConfig::Of("2", 16, 20);
   auto cache = NewQuantizedCache(kShape, qc);
   ASSERT_TRUE(cache.ok());
   for (int t = 0; t < 60; ++t) ASSERT_TRUE((*cache)->Append(0, t, data[t], data[t]).ok());
@@ -113,7 +113,7 @@ TEST(QuantizedCache, WindowKeepsRecentTokensExact) {
 
 TEST(QuantizedCache, Fp8HasRelativeError) {
   const auto data = Tokens(64, 7, 0);
-  auto cache = NewQuantizedCache(kShape, QuantConfig{"fp8", 32, 0});
+  auto cache = NewQuantizedCache(kShape, QuantConfig::Of("fp8", 32, 0));
   ASSERT_TRUE(cache.ok());
   for (int t = 0; t < 64; ++t) ASSERT_TRUE((*cache)->Append(0, t, data[t], data[t]).ok());
   std::vector<std::vector<float>> k, v;
@@ -130,21 +130,21 @@ TEST(QuantizedCache, Fp8HasRelativeError) {
 }
 
 TEST(QuantizedCache, NonFiniteInputIsAClearError) {
-  auto cache = NewQuantizedCache(kShape, QuantConfig{"4", 32, 0});
+  auto cache = NewQuantizedCache(kShape, QuantConfig::Of("4", 32, 0));
   ASSERT_TRUE(cache.ok());
   std::vector<float> k(64, 1.0f), v(64, 1.0f);
   v[9] = NAN;
   const base::Status s = (*cache)->Append(0, 0, k, v);
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.where(), "layer 0, token 0, channel 9");
-  EXPECT_FALSE(NewQuantizedCache(kShape, QuantConfig{"3", 32, 0}).ok());
+  EXPECT_FALSE(NewQuantizedCache(kShape, QuantConfig::Of("3", 32, 0)).ok());
   EXPECT_FALSE(NewFullCache(kShape)->Append(0, 0, v, k).ok());
 }
 
 TEST(QuantizedCache, BitsPerValueCountsScalesAndPadding) {
   const auto data = Tokens(64, 9, 0);
   // 5 bits: 6 codes per word, a group of 32 takes 6 words (192 bits) + 64 bits of min and scale.
-  auto cache = NewQuantizedCache(kShape, QuantConfig{"5", 32, 0});
+  auto cache = NewQuantizedCache(kShape, QuantConfig::Of("5", 32, 0));
   ASSERT_TRUE(cache.ok());
   for (int t = 0; t < 64; ++t) ASSERT_TRUE((*cache)->Append(0, t, data[t], data[t]).ok());
   EXPECT_NEAR(static_cast<double>((*cache)->PackedBits()) / (*cache)->PackedValues(),

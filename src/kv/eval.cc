@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <map>
 
 namespace seedance::kv {
 namespace {
@@ -11,7 +12,8 @@ std::vector<double> Softmax(const std::vector<float>& logits) {
   const float mx = *std::max_element(logits.begin(), logits.end());
   std::vector<double> p(logits.size());
   double sum = 0;
-  for (size_t i = 0; i < logits.size(); ++i) sum += p[i] = std::exp(static_cast<double>(logits[i] - mx));
+  for (size_t i = 0; i < logits.size(); ++i)
+    sum += p[i] = std::exp(static_cast<double>(logits[i] - mx));
   for (double& v : p) v /= sum;
   return p;
 }
@@ -41,7 +43,8 @@ base::StatusOr<base::Report> EvaluateKvCache(const LlamaModel& model, const Toke
     for (int pos = 0; pos + 1 < o.tokens; ++pos) {
       SEEDANCE_RETURN_IF_ERROR(model.Forward(seq[pos], pos, *cache, logits));
       if (pos + 1 >= static_cast<int>(seq.size())) {
-        seq.push_back(static_cast<int>(std::max_element(logits.begin(), logits.end()) - logits.begin()));
+        seq.push_back(
+            static_cast<int>(std::max_element(logits.begin(), logits.end()) - logits.begin()));
       }
     }
   }
@@ -70,6 +73,9 @@ base::StatusOr<base::Report> EvaluateKvCache(const LlamaModel& model, const Toke
              (std::max_element(qlogits.begin(), qlogits.end()) - qlogits.begin());
     ++n;
   }
+  if (o.decisions) *o.decisions = quant->Decisions();
+  std::map<int, int> widths;
+  for (const BitDecision& d : quant->Decisions()) ++widths[d.target_bw];
   bytes_full = full->Bytes();
   bytes_quant = quant->Bytes();
   base::Report r;
@@ -87,6 +93,11 @@ base::StatusOr<base::Report> EvaluateKvCache(const LlamaModel& model, const Toke
                             : base::Report(nullptr);
   r["packed_share"] = static_cast<double>(quant->PackedValues()) /
                       (static_cast<double>(o.tokens - 1) * c.kv_dim() * 2 * c.n_layers);
+  if (o.quant.bits == "adaptive") {
+    base::Report w = base::Report::object();
+    for (const auto& [bits, count] : widths) w[std::to_string(bits)] = count;
+    r["block_widths"] = w;  // key groups (all layers) per chosen width
+  }
   r["kv_bytes"] = bytes_quant;
   r["kv_bytes_fp32"] = bytes_full;
   r["tokens_per_s"] = n / t_quant;

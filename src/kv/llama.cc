@@ -11,7 +11,8 @@ namespace {
 void RmsNorm(std::span<float> out, std::span<const float> x, const float* w) {
   double ss = 0;
   for (float v : x) ss += static_cast<double>(v) * v;
-  const float inv = 1.0f / std::sqrt(static_cast<float>(ss / static_cast<double>(x.size())) + 1e-5f);
+  const float inv =
+      1.0f / std::sqrt(static_cast<float>(ss / static_cast<double>(x.size())) + 1e-5f);
   for (size_t i = 0; i < x.size(); ++i) out[i] = w[i] * (x[i] * inv);
 }
 
@@ -67,8 +68,8 @@ base::StatusOr<LlamaModel> LlamaModel::FromBytes(std::string_view bytes, const s
   }
   const size_t L = c.n_layers, D = c.dim, H = c.hidden_dim, KV = c.kv_dim(), V = c.vocab_size;
   const size_t hs = c.head_size();
-  size_t floats = V * D + L * D + L * D * D + 2 * L * D * KV + L * D * D + L * D + 3 * L * D * H + D +
-                  c.seq_len * hs;  // freq_cis_real + imag: seq_len * head_size/2 each
+  size_t floats = V * D + L * D + L * D * D + 2 * L * D * KV + L * D * D + L * D + 3 * L * D * H +
+                  D + c.seq_len * hs;  // freq_cis_real + imag: seq_len * head_size/2 each
   if (!c.shared_classifier) floats += V * D;
   const size_t have = (bytes.size() - 28) / 4;
   if ((bytes.size() - 28) % 4 != 0 || have != floats) {
@@ -101,7 +102,8 @@ base::StatusOr<LlamaModel> LlamaModel::FromBytes(std::string_view bytes, const s
   return m;
 }
 
-base::Status LlamaModel::Forward(int token, int pos, KvCache& cache, std::span<float> logits) const {
+base::Status LlamaModel::Forward(int token, int pos, KvCache& cache,
+                                 std::span<float> logits) const {
   const LlamaConfig& c = c_;
   if (token < 0 || token >= c.vocab_size) {
     return base::OutOfRangeError("token " + std::to_string(token) + " outside the vocabulary");
@@ -112,7 +114,8 @@ base::Status LlamaModel::Forward(int token, int pos, KvCache& cache, std::span<f
   }
   const int D = c.dim, H = c.hidden_dim, KV = c.kv_dim(), hs = c.head_size();
   const int kv_mul = c.n_heads / c.n_kv_heads;
-  std::vector<float> x(emb_ + static_cast<size_t>(token) * D, emb_ + static_cast<size_t>(token + 1) * D);
+  std::vector<float> x(emb_ + static_cast<size_t>(token) * D,
+                       emb_ + static_cast<size_t>(token + 1) * D);
   std::vector<float> xb(D), xb2(D), q(D), k(KV), v(KV), hb(H), hb2(H), att(pos + 1), head_out(hs);
   for (int l = 0; l < c.n_layers; ++l) {
     RmsNorm(xb, x, rms_att_ + static_cast<size_t>(l) * D);

@@ -52,3 +52,22 @@ def test_prompt_and_errors(seedancectl, tmp_path):
     p = subprocess.run([str(seedancectl), "kv", "eval", "--model", str(MODEL), "--bits", "3"],
                        capture_output=True, text=True)
     assert p.returncode == 2
+
+
+def test_adaptive_widths_and_decision_log(seedancectl, tmp_path):
+    log = tmp_path / "decisions.jsonl"
+    # The tiny model's context is 128 tokens: lower the note's 64K threshold to see both widths.
+    r = kv_eval(seedancectl, "--bits", "adaptive", "--window", "0", "--long-context", "32",
+                "--decision-log", log)
+    lines = [json.loads(line) for line in log.read_text().splitlines()]
+    assert len(lines) == sum(r["block_widths"].values()) == 12  # 3 key groups x 4 layers
+    for d in lines:
+        assert set(d) == {"seq_pos", "kv_len", "layer", "entropy", "laplace_b", "target_bw",
+                          "reason"}
+        if d["kv_len"] > 32 and d["entropy"] > 0.85:
+            assert (d["target_bw"], d["reason"]) == (4, "high_entropy_long_context")
+        else:
+            assert d["target_bw"] == 6
+    assert 4 < r["bits_per_value"] < 8
+    default = kv_eval(seedancectl, "--bits", "adaptive", "--window", "0")
+    assert default["block_widths"] == {"6": 12}  # below 64K tokens: the note's 6 bits

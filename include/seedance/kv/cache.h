@@ -17,7 +17,8 @@
 // 4 bits fill a word; 6 bits: 5 per word; 5 bits: 6 per word; 2 bits: 16), each
 // group starting on a word: one 32-bit load yields several codes with shifts
 // and a mask. `fp8` stores E4M3 codes with a per-group scale (amax / 448).
-// (min, scale) are FP32.
+// (min, scale) are FP32. `adaptive` picks each key group's width (and that of
+// the values packed after it) with the rule of adaptive.h and logs why.
 //
 // Thread safety: a cache belongs to one sequence; no internal locking.
 #pragma once
@@ -26,8 +27,11 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "seedance/base/status.h"
+#include "seedance/kv/adaptive.h"
 
 namespace seedance::kv {
 
@@ -56,12 +60,23 @@ class KvCache {
   // Values stored in packed form, and the bits they take (codes plus group parameters).
   virtual int64_t PackedValues() const = 0;
   virtual int64_t PackedBits() const = 0;
+  // The adaptive mode's decisions, one per packed key group and layer, in order.
+  virtual std::vector<BitDecision> Decisions() const { return {}; }
 };
 
 struct QuantConfig {
-  std::string bits = "8";  // "8", "6", "5", "4", "2" or "fp8"
+  std::string bits = "8";  // "8", "6", "5", "4", "2", "fp8" or "adaptive"
   int group = 32;
   int window = 128;
+  AdaptiveRule rule;  // "adaptive": the width of each block (adaptive.h)
+
+  static QuantConfig Of(std::string bits, int group, int window) {
+    QuantConfig c;
+    c.bits = std::move(bits);
+    c.group = group;
+    c.window = window;
+    return c;
+  }
 
   base::Status Validate() const;
 };

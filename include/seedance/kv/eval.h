@@ -16,8 +16,9 @@ namespace seedance::kv {
 
 struct EvalOptions {
   QuantConfig quant;
-  int tokens = 128;          // sequence length, prompt included (<= seq_len)
-  std::vector<int> prompt;   // token ids after BOS
+  int tokens = 128;                               // sequence length, prompt included (<= seq_len)
+  std::vector<int> prompt;                        // token ids after BOS
+  std::vector<BitDecision>* decisions = nullptr;  // adaptive mode: receives the decision log
 };
 
 // {bits, group, window, tokens, kl_divergence_mean, kl_divergence_max,

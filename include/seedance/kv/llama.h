@@ -45,9 +45,9 @@ class LlamaModel {
  private:
   LlamaConfig c_;
   std::vector<float> weights_;  // the whole tensor area
-  const float *emb_ = nullptr, *rms_att_ = nullptr, *wq_ = nullptr, *wk_ = nullptr,
-              *wv_ = nullptr, *wo_ = nullptr, *rms_ffn_ = nullptr, *w1_ = nullptr,
-              *w2_ = nullptr, *w3_ = nullptr, *rms_final_ = nullptr, *wcls_ = nullptr;
+  const float *emb_ = nullptr, *rms_att_ = nullptr, *wq_ = nullptr, *wk_ = nullptr, *wv_ = nullptr,
+              *wo_ = nullptr, *rms_ffn_ = nullptr, *w1_ = nullptr, *w2_ = nullptr, *w3_ = nullptr,
+              *rms_final_ = nullptr, *wcls_ = nullptr;
 };
 
 // The llama2.c tokenizer file: pieces with scores; encode by greedy BPE merges.
