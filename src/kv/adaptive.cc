@@ -52,9 +52,8 @@ BitDecision DecideBits(const AdaptiveRule& rule, int64_t seq_pos, int64_t kv_len
 }
 
 base::Report DecisionToReport(const BitDecision& d) {
-  return {{"seq_pos", d.seq_pos},     {"kv_len", d.kv_len},
-          {"layer", d.layer},         {"entropy", d.entropy},
-          {"laplace_b", d.laplace_b}, {"target_bw", d.target_bw},
+  return {{"seq_pos", d.seq_pos}, {"kv_len", d.kv_len},       {"layer", d.layer},
+          {"entropy", d.entropy}, {"laplace_b", d.laplace_b}, {"target_bw", d.target_bw},
           {"reason", d.reason}};
 }
 

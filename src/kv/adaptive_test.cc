@@ -62,7 +62,7 @@ TEST(Adaptive, CacheLogsAndAppliesDecisions) {
     ASSERT_TRUE((*cache)->Append(0, t, k, v).ok());
   }
   const auto d = (*cache)->Decisions();
-  ASSERT_EQ(d.size(), 4u);  // one per key group of 16
+  ASSERT_EQ(d.size(), 4u);                  // one per key group of 16
   EXPECT_EQ(d[0].reason, "short_context");  // packed at kv_len 16 <= 20
   EXPECT_EQ(d[1].reason, "high_entropy_long_context");
   EXPECT_EQ(d[1].target_bw, 4);

@@ -71,3 +71,19 @@ def test_adaptive_widths_and_decision_log(seedancectl, tmp_path):
     assert 4 < r["bits_per_value"] < 8
     default = kv_eval(seedancectl, "--bits", "adaptive", "--window", "0")
     assert default["block_widths"] == {"6": 12}  # below 64K tokens: the note's 6 bits
+
+
+def test_estimate(seedancectl):
+    r = subprocess.run([str(seedancectl), "kv", "estimate", "--tokens", "1024", "--layers", "4",
+                        "--kv-dim", "64", "--bits", "4", "--pcie-gen", "4", "-o", "json"],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    e = json.loads(r.stdout)
+    values = 1024 * 4 * 64 * 2
+    assert e["bits_per_value"] == 6.0  # 4 bits + 64 bits of min/scale per 32 values
+    assert e["compressed_bytes"] == values * 6 / 8
+    assert abs(e["pcie_gbps"] - 31.508) < 1e-3
+    assert abs(e["t_decomp_us"] - (e["t_pcie_us"] + e["t_hbm_us"])) < 1e-9
+    bad = subprocess.run([str(seedancectl), "kv", "estimate", "--hbm", "ddr5"],
+                         capture_output=True, text=True)
+    assert bad.returncode == 1 and "--hbm" in bad.stderr

@@ -1,8 +1,10 @@
 // `seedancectl kv eval`: a quantized KV cache against the FP32 one on a real
 // model (SPEC KV-1, KV-3, KV-6).
+#include <cmath>
 #include <optional>
 
 #include "seedance/base/env.h"
+#include "seedance/kv/estimate.h"
 #include "seedance/kv/eval.h"
 #include "seedance/kv/llama.h"
 #include "tools/seedancectl/cli.h"
@@ -84,12 +86,67 @@ void RegisterEval(CLI::App* noun, Context& context) {
   });
 }
 
+// Bits per value of the cache's packing: codes in 32-bit words plus FP32 min and scale per group.
+double PackedBitsPerValue(int bits, int group) {
+  const int per_word = 32 / bits;
+  const double words = std::ceil(static_cast<double>(group) / per_word);
+  return (words * 32 + 64) / group;
+}
+
+void RegisterEstimate(CLI::App* noun, Context& context) {
+  struct Flags {
+    int64_t tokens = 131072, layers = 32, kv_dim = 1024;
+    int bits = 4, group = 32, pcie_gen = 5, lanes = 16, stacks = 5;
+    double pcie_gbps = 0, hbm_ns = 0;
+    std::string hbm = "hbm3", output;
+    bool measure_cpu = false;
+  };
+  auto f = std::make_shared<Flags>();
+  CLI::App* cmd = noun->add_subcommand(
+      "estimate", "Decompression cost of a quantized KV cache (note 001 §4.4's model)");
+  cmd->add_option("--tokens", f->tokens, "Cached tokens")->capture_default_str();
+  cmd->add_option("--layers", f->layers, "Layers")->capture_default_str();
+  cmd->add_option("--kv-dim", f->kv_dim, "Key (= value) channels per layer")->capture_default_str();
+  cmd->add_option("--bits", f->bits, "Code width")
+      ->check(CLI::IsMember({2, 4, 5, 6, 8}))
+      ->capture_default_str();
+  cmd->add_option("--group", f->group, "Values per (min, scale)")->capture_default_str();
+  cmd->add_option("--pcie-gen", f->pcie_gen, "PCIe generation (3-6)")->capture_default_str();
+  cmd->add_option("--pcie-lanes", f->lanes, "PCIe lanes")->capture_default_str();
+  cmd->add_option("--pcie-gbps", f->pcie_gbps, "Measured PCIe GB/s (overrides the line rate)");
+  cmd->add_option("--hbm", f->hbm, "hbm2, hbm2e, hbm3 or hbm3e")->capture_default_str();
+  cmd->add_option("--hbm-stacks", f->stacks, "HBM stacks")->capture_default_str();
+  cmd->add_option("--hbm-ns", f->hbm_ns, "One HBM access in ns (default: the note's 12.8)");
+  cmd->add_flag("--measure-cpu", f->measure_cpu, "Also time the dequantization on this CPU");
+  AddOutputFlag(cmd, &f->output);
+  cmd->callback([f, &context] {
+    kv::EstimateInput in;
+    if (f->tokens <= 0 || f->layers <= 0 || f->kv_dim <= 0 || f->group <= 0) {
+      Failed(base::InvalidArgumentError("tokens, layers, kv-dim and group must be > 0"), context);
+      return;
+    }
+    in.values = f->tokens * f->layers * f->kv_dim * 2;
+    in.bits_per_value = PackedBitsPerValue(f->bits, f->group);
+    in.pcie = {f->pcie_gen, f->lanes};
+    if (f->pcie_gbps > 0) in.pcie_gbps = f->pcie_gbps;
+    in.hbm = f->hbm;
+    in.stacks = f->stacks;
+    if (f->hbm_ns > 0) in.hbm_access_ns = f->hbm_ns;
+    if (f->measure_cpu) in.cpu_dequant_gbps = kv::MeasureCpuDequant(f->bits, 1 << 24);
+    auto r = kv::EstimateDecompression(in);
+    if (Failed(r.status(), context)) return;
+    (*r)["bits_per_value"] = in.bits_per_value;
+    context.exit_code = PrintReport(*r, f->output);
+  });
+}
+
 }  // namespace
 
 void RegisterKv(CLI::App& app, Context& context) {
   CLI::App* noun = app.add_subcommand("kv", "KV cache: quantization quality on a real model");
   noun->require_subcommand(1);
   RegisterEval(noun, context);
+  RegisterEstimate(noun, context);
 }
 
 }  // namespace seedance::cli

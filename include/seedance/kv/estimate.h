@@ -1,0 +1,58 @@
+// The KV decompression-cost estimator (SPEC KV-4, seed note 001 §4.4):
+//
+//   T_decomp = C_compressed / B_pcie + N_access * T_hbm
+//
+// C_compressed: bytes of the compressed cache moved; B_pcie: the link's
+// bandwidth (line rate of the generation and width, or a measured figure);
+// N_access = ceil(C_compressed / access_bytes) row accesses (access_bytes: one
+// HBM burst, 32 bytes); T_hbm: the time of one access (the note's 12.8 ns for
+// an HBM2e row-buffer hit is the default). Beside the note's formula the
+// report gives a bandwidth view (bytes read and written over the memory's
+// peak) and, when asked, the dequantization time measured on this CPU.
+//
+// Thread safety: pure functions; MeasureCpuDequant runs a timed loop.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "seedance/base/report.h"
+#include "seedance/base/status.h"
+
+namespace seedance::kv {
+
+struct PcieLink {
+  int generation = 5;  // 3, 4, 5, 6
+  int lanes = 16;      // 1, 2, 4, 8, 16
+};
+// Per-direction line rate in GB/s (after encoding: 128b/130b for gen 3-5,
+// FLIT 242/256 for gen 6).
+base::StatusOr<double> PcieLineRateGbps(const PcieLink& link);
+
+struct HbmPreset {
+  std::string name;        // "hbm2", "hbm2e", "hbm3", "hbm3e"
+  double stack_gbps;       // peak bandwidth of one stack (JEDEC pin rate x 1024 bits)
+  double access_ns = 12.8; // one row-buffer hit (the note's HBM2e figure, used for all)
+};
+base::StatusOr<HbmPreset> FindHbm(const std::string& name);
+
+struct EstimateInput {
+  int64_t values = 0;      // values in the cache (tokens x layers x 2 x kv_dim)
+  double bits_per_value = 4;
+  PcieLink pcie;
+  std::optional<double> pcie_gbps;  // measured; overrides the line rate
+  std::string hbm = "hbm3";
+  int stacks = 5;
+  double access_bytes = 32;
+  std::optional<double> hbm_access_ns;  // overrides the preset
+  std::optional<double> cpu_dequant_gbps;  // measured output bandwidth, FP32 GB/s
+};
+
+base::StatusOr<base::Report> EstimateDecompression(const EstimateInput& in);
+
+// Decodes `values` b-bit codes (the cache's packing) into FP32 repeatedly and
+// returns the FP32 output bandwidth in GB/s.
+double MeasureCpuDequant(int bits, int64_t values);
+
+}  // namespace seedance::kv

@@ -1,0 +1,111 @@
+#include "seedance/kv/estimate.h"
+
+#include <chrono>
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+namespace seedance::kv {
+
+base::StatusOr<double> PcieLineRateGbps(const PcieLink& link) {
+  double per_lane;  // GB/s per lane, per direction
+  switch (link.generation) {
+    case 3:
+      per_lane = 8.0 * 128 / 130 / 8;
+      break;
+    case 4:
+      per_lane = 16.0 * 128 / 130 / 8;
+      break;
+    case 5:
+      per_lane = 32.0 * 128 / 130 / 8;
+      break;
+    case 6:
+      per_lane = 64.0 * 242 / 256 / 8;
+      break;
+    default:
+      return base::InvalidArgumentError("PCIe generation must be 3, 4, 5 or 6", "--pcie-gen");
+  }
+  if (link.lanes != 1 && link.lanes != 2 && link.lanes != 4 && link.lanes != 8 && link.lanes != 16) {
+    return base::InvalidArgumentError("lanes must be 1, 2, 4, 8 or 16", "--pcie-lanes");
+  }
+  return per_lane * link.lanes;
+}
+
+base::StatusOr<HbmPreset> FindHbm(const std::string& name) {
+  // Pin rates of the JEDEC generations x 1024-bit stacks / 8.
+  if (name == "hbm2") return HbmPreset{name, 2.0 * 1024 / 8};
+  if (name == "hbm2e") return HbmPreset{name, 3.6 * 1024 / 8};
+  if (name == "hbm3") return HbmPreset{name, 6.4 * 1024 / 8};
+  if (name == "hbm3e") return HbmPreset{name, 9.6 * 1024 / 8};
+  return base::InvalidArgumentError("unknown HBM type '" + name + "' (hbm2, hbm2e, hbm3, hbm3e)",
+                                    "--hbm");
+}
+
+base::StatusOr<base::Report> EstimateDecompression(const EstimateInput& in) {
+  if (in.values <= 0) return base::InvalidArgumentError("must be > 0", "values");
+  if (!(in.bits_per_value > 0 && in.bits_per_value <= 32)) {
+    return base::InvalidArgumentError("must be in (0, 32]", "--bits-per-value");
+  }
+  SEEDANCE_ASSIGN_OR_RETURN(HbmPreset hbm, FindHbm(in.hbm));
+  double pcie = 0;
+  if (in.pcie_gbps) {
+    if (!(*in.pcie_gbps > 0)) return base::InvalidArgumentError("must be > 0", "--pcie-gbps");
+    pcie = *in.pcie_gbps;
+  } else {
+    SEEDANCE_ASSIGN_OR_RETURN(pcie, PcieLineRateGbps(in.pcie));
+  }
+  const double access_ns = in.hbm_access_ns.value_or(hbm.access_ns);
+  const double compressed = std::ceil(static_cast<double>(in.values) * in.bits_per_value / 8);
+  const double decompressed = static_cast<double>(in.values) * 4;
+  const double n_access = std::ceil(compressed / in.access_bytes);
+  const double t_pcie_us = compressed / (pcie * 1e9) * 1e6;
+  const double t_hbm_us = n_access * access_ns / 1e3;
+  const double hbm_gbps = hbm.stack_gbps * in.stacks;
+  base::Report r;
+  r["compressed_bytes"] = compressed;
+  r["decompressed_bytes"] = decompressed;
+  r["compression_ratio"] = decompressed / compressed;
+  r["pcie_gbps"] = pcie;
+  r["pcie_source"] = in.pcie_gbps ? "measured (--pcie-gbps)"
+                                  : "line rate, PCIe gen " + std::to_string(in.pcie.generation) +
+                                        " x" + std::to_string(in.pcie.lanes);
+  r["t_pcie_us"] = t_pcie_us;
+  r["hbm"] = hbm.name;
+  r["hbm_access_ns"] = access_ns;
+  r["n_access"] = n_access;
+  r["t_hbm_us"] = t_hbm_us;
+  r["t_decomp_us"] = t_pcie_us + t_hbm_us;  // the note's formula
+  // Bandwidth view: read the compressed cache and write it out as FP32, at the memory's peak.
+  r["hbm_peak_gbps"] = hbm_gbps;
+  r["t_hbm_bandwidth_us"] = (compressed + decompressed) / (hbm_gbps * 1e9) * 1e6;
+  if (in.cpu_dequant_gbps) {
+    r["cpu_dequant_gbps"] = *in.cpu_dequant_gbps;
+    r["t_cpu_dequant_us"] = decompressed / (*in.cpu_dequant_gbps * 1e9) * 1e6;
+  }
+  return r;
+}
+
+double MeasureCpuDequant(int bits, int64_t values) {
+  const int per_word = 32 / bits;
+  const uint32_t mask = (1u << bits) - 1;
+  std::vector<uint32_t> words(static_cast<size_t>((values + per_word - 1) / per_word));
+  uint32_t x = 12345;
+  for (auto& w : words) w = (x = x * 1664525u + 1013904223u);
+  std::vector<float> out(static_cast<size_t>(values));
+  const float lo = -1.0f, scale = 2.0f / static_cast<float>(mask);
+  double best = 1e30;
+  for (int rep = 0; rep < 5; ++rep) {
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int64_t i = 0; i < values; ++i) {
+      const uint32_t code = (words[static_cast<size_t>(i / per_word)] >> ((i % per_word) * bits)) & mask;
+      out[static_cast<size_t>(i)] = lo + scale * static_cast<float>(code);
+    }
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    best = std::min(best, s);
+  }
+  volatile float sink = out[static_cast<size_t>(values / 2)];
+  (void)sink;
+  return static_cast<double>(values) * 4 / best / 1e9;
+}
+
+}  // namespace seedance::kv

@@ -1,0 +1,39 @@
+#include "seedance/kv/estimate.h"
+
+#include <gtest/gtest.h>
+
+namespace seedance::kv {
+namespace {
+
+TEST(Estimate, PcieLineRates) {
+  // 128b/130b encoding: gen4 x16 = 16 GT/s * 16 * 128/130 / 8 = 31.5 GB/s.
+  EXPECT_NEAR(*PcieLineRateGbps({4, 16}), 31.508, 1e-3);
+  EXPECT_NEAR(*PcieLineRateGbps({5, 16}), 63.015, 1e-3);
+  EXPECT_NEAR(*PcieLineRateGbps({3, 8}), 7.877, 1e-3);
+  EXPECT_NEAR(*PcieLineRateGbps({6, 16}), 121.0, 1e-3);  // FLIT 242/256
+  EXPECT_FALSE(PcieLineRateGbps({7, 16}).ok());
+  EXPECT_FALSE(PcieLineRateGbps({5, 3}).ok());
+}
+
+TEST(Estimate, TheNotesFormula) {
+  EstimateInput in;
+  in.values = 1 << 20;       // 1 Mi values at 4 bits: 512 KiB
+  in.bits_per_value = 4;
+  in.pcie_gbps = 32.0;       // measured
+  in.hbm = "hbm2e";
+  auto r = EstimateDecompression(in);
+  ASSERT_TRUE(r.ok());
+  const double c = 524288;
+  EXPECT_DOUBLE_EQ((*r)["compressed_bytes"].get<double>(), c);
+  EXPECT_DOUBLE_EQ((*r)["n_access"].get<double>(), c / 32);
+  const double t = c / 32e9 * 1e6 + c / 32 * 12.8 / 1e3;
+  EXPECT_NEAR((*r)["t_decomp_us"].get<double>(), t, 1e-9);
+  EXPECT_DOUBLE_EQ((*r)["compression_ratio"].get<double>(), 8.0);
+  in.hbm = "hbm4";
+  EXPECT_EQ(EstimateDecompression(in).status().where(), "--hbm");
+}
+
+TEST(Estimate, CpuMeasurementIsPositive) { EXPECT_GT(MeasureCpuDequant(4, 1 << 16), 0.0); }
+
+}  // namespace
+}  // namespace seedance::kv
