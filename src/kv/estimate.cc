@@ -1,7 +1,7 @@
 #include "seedance/kv/estimate.h"
 
-#include <chrono>
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <vector>
 
@@ -25,7 +25,8 @@ base::StatusOr<double> PcieLineRateGbps(const PcieLink& link) {
     default:
       return base::InvalidArgumentError("PCIe generation must be 3, 4, 5 or 6", "--pcie-gen");
   }
-  if (link.lanes != 1 && link.lanes != 2 && link.lanes != 4 && link.lanes != 8 && link.lanes != 16) {
+  if (link.lanes != 1 && link.lanes != 2 && link.lanes != 4 && link.lanes != 8 &&
+      link.lanes != 16) {
     return base::InvalidArgumentError("lanes must be 1, 2, 4, 8 or 16", "--pcie-lanes");
   }
   return per_lane * link.lanes;
@@ -97,7 +98,8 @@ double MeasureCpuDequant(int bits, int64_t values) {
   for (int rep = 0; rep < 5; ++rep) {
     const auto t0 = std::chrono::steady_clock::now();
     for (int64_t i = 0; i < values; ++i) {
-      const uint32_t code = (words[static_cast<size_t>(i / per_word)] >> ((i % per_word) * bits)) & mask;
+      const uint32_t code =
+          (words[static_cast<size_t>(i / per_word)] >> ((i % per_word) * bits)) & mask;
       out[static_cast<size_t>(i)] = lo + scale * static_cast<float>(code);
     }
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

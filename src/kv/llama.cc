@@ -16,13 +16,17 @@ void RmsNorm(std::span<float> out, std::span<const float> x, const float* w) {
   for (size_t i = 0; i < x.size(); ++i) out[i] = w[i] * (x[i] * inv);
 }
 
-// out[rows] = w[rows][cols] . x[cols]
-void MatVec(float* out, const float* x, const float* w, int rows, int cols) {
+// out[b][rows] = w[rows][cols] . x[b][cols] for b < batch: each weight row is
+// read once and applied to every sequence of the batch.
+void MatMul(float* out, const float* x, const float* w, int rows, int cols, int batch) {
   for (int r = 0; r < rows; ++r) {
     const float* row = w + static_cast<size_t>(r) * cols;
-    float s = 0;
-    for (int c = 0; c < cols; ++c) s += row[c] * x[c];
-    out[r] = s;
+    for (int b = 0; b < batch; ++b) {
+      const float* xb = x + static_cast<size_t>(b) * cols;
+      float s = 0;
+      for (int c = 0; c < cols; ++c) s += row[c] * xb[c];
+      out[static_cast<size_t>(b) * rows + r] = s;
+    }
   }
 }
 
@@ -104,9 +108,24 @@ base::StatusOr<LlamaModel> LlamaModel::FromBytes(std::string_view bytes, const s
 
 base::Status LlamaModel::Forward(int token, int pos, KvCache& cache,
                                  std::span<float> logits) const {
+  KvCache* caches[1] = {&cache};
+  float* out[1] = {logits.data()};
+  const int tokens[1] = {token};
+  return ForwardBatch(tokens, pos, caches, out);
+}
+
+base::Status LlamaModel::ForwardBatch(std::span<const int> tokens, int pos,
+                                      std::span<KvCache* const> caches,
+                                      std::span<float* const> logits) const {
   const LlamaConfig& c = c_;
-  if (token < 0 || token >= c.vocab_size) {
-    return base::OutOfRangeError("token " + std::to_string(token) + " outside the vocabulary");
+  const int B = static_cast<int>(tokens.size());
+  if (caches.size() != tokens.size() || logits.size() != tokens.size()) {
+    return base::InvalidArgumentError("tokens, caches and logits differ in number");
+  }
+  for (int token : tokens) {
+    if (token < 0 || token >= c.vocab_size) {
+      return base::OutOfRangeError("token " + std::to_string(token) + " outside the vocabulary");
+    }
   }
   if (pos < 0 || pos >= c.seq_len) {
     return base::OutOfRangeError("position " + std::to_string(pos) + " beyond seq_len " +
@@ -114,49 +133,69 @@ base::Status LlamaModel::Forward(int token, int pos, KvCache& cache,
   }
   const int D = c.dim, H = c.hidden_dim, KV = c.kv_dim(), hs = c.head_size();
   const int kv_mul = c.n_heads / c.n_kv_heads;
-  std::vector<float> x(emb_ + static_cast<size_t>(token) * D,
-                       emb_ + static_cast<size_t>(token + 1) * D);
-  std::vector<float> xb(D), xb2(D), q(D), k(KV), v(KV), hb(H), hb2(H), att(pos + 1), head_out(hs);
+  // Activations are [B][width]; every weight row is read once per batch.
+  std::vector<float> x(static_cast<size_t>(B) * D), xb(x.size()), xb2(x.size()), q(x.size());
+  std::vector<float> k(static_cast<size_t>(B) * KV), v(k.size());
+  std::vector<float> hb(static_cast<size_t>(B) * H), hb2(hb.size());
+  std::vector<float> att(pos + 1), head_out(hs);
+  for (int b = 0; b < B; ++b) {
+    std::copy(emb_ + static_cast<size_t>(tokens[b]) * D,
+              emb_ + static_cast<size_t>(tokens[b] + 1) * D,
+              x.begin() + static_cast<int64_t>(b) * D);
+  }
+  auto row = [](std::vector<float>& a, int b, int width) {
+    return std::span<float>(a.data() + static_cast<size_t>(b) * width, static_cast<size_t>(width));
+  };
   for (int l = 0; l < c.n_layers; ++l) {
-    RmsNorm(xb, x, rms_att_ + static_cast<size_t>(l) * D);
-    MatVec(q.data(), xb.data(), wq_ + static_cast<size_t>(l) * D * D, D, D);
-    MatVec(k.data(), xb.data(), wk_ + static_cast<size_t>(l) * D * KV, KV, D);
-    MatVec(v.data(), xb.data(), wv_ + static_cast<size_t>(l) * D * KV, KV, D);
-    Rope(q.data(), D, hs, pos);
-    Rope(k.data(), KV, hs, pos);
-    SEEDANCE_RETURN_IF_ERROR(cache.Append(l, pos, k, v));
+    for (int b = 0; b < B; ++b)
+      RmsNorm(row(xb, b, D), row(x, b, D), rms_att_ + static_cast<size_t>(l) * D);
+    MatMul(q.data(), xb.data(), wq_ + static_cast<size_t>(l) * D * D, D, D, B);
+    MatMul(k.data(), xb.data(), wk_ + static_cast<size_t>(l) * D * KV, KV, D, B);
+    MatMul(v.data(), xb.data(), wv_ + static_cast<size_t>(l) * D * KV, KV, D, B);
     const float inv_sqrt = 1.0f / std::sqrt(static_cast<float>(hs));
-    for (int h = 0; h < c.n_heads; ++h) {
-      const int kvh = h / kv_mul;
-      cache.Scores(l, kvh, std::span<const float>(q.data() + h * hs, hs), pos + 1, att);
-      float mx = -INFINITY;
-      for (float& a : att) {
-        a *= inv_sqrt;
-        mx = std::max(mx, a);
+    for (int b = 0; b < B; ++b) {
+      float* qb = q.data() + static_cast<size_t>(b) * D;
+      float* kb = k.data() + static_cast<size_t>(b) * KV;
+      Rope(qb, D, hs, pos);
+      Rope(kb, KV, hs, pos);
+      SEEDANCE_RETURN_IF_ERROR(caches[b]->Append(l, pos, row(k, b, KV), row(v, b, KV)));
+      for (int h = 0; h < c.n_heads; ++h) {
+        const int kvh = h / kv_mul;
+        caches[b]->Scores(l, kvh, std::span<const float>(qb + h * hs, hs), pos + 1, att);
+        float mx = -INFINITY;
+        for (float& a : att) {
+          a *= inv_sqrt;
+          mx = std::max(mx, a);
+        }
+        float sum = 0;
+        for (float& a : att) {
+          a = std::exp(a - mx);
+          sum += a;
+        }
+        for (float& a : att) a /= sum;
+        caches[b]->WeightedSum(l, kvh, att, pos + 1, head_out);
+        std::copy(head_out.begin(), head_out.end(),
+                  xb.begin() + static_cast<int64_t>(b) * D + h * hs);
       }
-      float sum = 0;
-      for (float& a : att) {
-        a = std::exp(a - mx);
-        sum += a;
-      }
-      for (float& a : att) a /= sum;
-      cache.WeightedSum(l, kvh, att, pos + 1, head_out);
-      std::copy(head_out.begin(), head_out.end(), xb.begin() + h * hs);
     }
-    MatVec(xb2.data(), xb.data(), wo_ + static_cast<size_t>(l) * D * D, D, D);
-    for (int i = 0; i < D; ++i) x[i] += xb2[i];
-    RmsNorm(xb, x, rms_ffn_ + static_cast<size_t>(l) * D);
-    MatVec(hb.data(), xb.data(), w1_ + static_cast<size_t>(l) * D * H, H, D);
-    MatVec(hb2.data(), xb.data(), w3_ + static_cast<size_t>(l) * D * H, H, D);
-    for (int i = 0; i < H; ++i) {
+    MatMul(xb2.data(), xb.data(), wo_ + static_cast<size_t>(l) * D * D, D, D, B);
+    for (size_t i = 0; i < x.size(); ++i) x[i] += xb2[i];
+    for (int b = 0; b < B; ++b)
+      RmsNorm(row(xb, b, D), row(x, b, D), rms_ffn_ + static_cast<size_t>(l) * D);
+    MatMul(hb.data(), xb.data(), w1_ + static_cast<size_t>(l) * D * H, H, D, B);
+    MatMul(hb2.data(), xb.data(), w3_ + static_cast<size_t>(l) * D * H, H, D, B);
+    for (size_t i = 0; i < hb.size(); ++i) {
       const float s = hb[i] / (1.0f + std::exp(-hb[i]));  // SiLU
       hb[i] = s * hb2[i];
     }
-    MatVec(xb.data(), hb.data(), w2_ + static_cast<size_t>(l) * H * D, D, H);
-    for (int i = 0; i < D; ++i) x[i] += xb[i];
+    MatMul(xb.data(), hb.data(), w2_ + static_cast<size_t>(l) * H * D, D, H, B);
+    for (size_t i = 0; i < x.size(); ++i) x[i] += xb[i];
   }
-  RmsNorm(x, std::vector<float>(x), rms_final_);
-  MatVec(logits.data(), x.data(), wcls_, c.vocab_size, D);
+  for (int b = 0; b < B; ++b) {
+    std::vector<float> normed(D);
+    RmsNorm(normed, row(x, b, D), rms_final_);
+    MatMul(logits[b], normed.data(), wcls_, c.vocab_size, D, 1);
+  }
   return base::OkStatus();
 }
 

@@ -87,3 +87,22 @@ def test_estimate(seedancectl):
     bad = subprocess.run([str(seedancectl), "kv", "estimate", "--hbm", "ddr5"],
                          capture_output=True, text=True)
     assert bad.returncode == 1 and "--hbm" in bad.stderr
+
+
+def test_serve_bench(seedancectl):
+    require_data(MODEL)
+    r = subprocess.run([str(seedancectl), "kv", "serve-bench", "--model", str(MODEL), "--rate",
+                        "300", "--duration", "0.5", "--max-batch", "4", "--max-delay-ms", "5",
+                        "--gen-tokens", "8", "-o", "json"], capture_output=True, text=True,
+                       timeout=120)
+    assert r.returncode == 0, r.stderr
+    b = json.loads(r.stdout)
+    for mode in ("batched", "unbatched"):
+        x = b[mode]
+        assert x["requests"] > 50 and x["completed"] == x["requests"]
+        assert 0 < x["latency_ms"]["p50"] <= x["latency_ms"]["p99"]
+    assert b["unbatched"]["batch_size_mean"] == 1
+    assert 1 < b["batched"]["batch_size_mean"] <= 4
+    bad = subprocess.run([str(seedancectl), "kv", "serve-bench", "--model", str(MODEL),
+                          "--preferred", "9", "--max-batch", "8"], capture_output=True, text=True)
+    assert bad.returncode == 1 and "--preferred" in bad.stderr

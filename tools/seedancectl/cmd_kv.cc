@@ -7,6 +7,7 @@
 #include "seedance/kv/estimate.h"
 #include "seedance/kv/eval.h"
 #include "seedance/kv/llama.h"
+#include "seedance/kv/serve.h"
 #include "tools/seedancectl/cli.h"
 
 namespace seedance::cli {
@@ -140,6 +141,73 @@ void RegisterEstimate(CLI::App* noun, Context& context) {
   });
 }
 
+void RegisterServeBench(CLI::App* noun, Context& context) {
+  struct Flags {
+    std::string model, output;
+    double rate = 50, duration = 5, max_delay_ms = 10;
+    int max_batch = 8, gen_tokens = 16, prompt_tokens = 4;
+    std::vector<int> preferred;
+  };
+  auto f = std::make_shared<Flags>();
+  CLI::App* cmd = noun->add_subcommand(
+      "serve-bench",
+      "Poisson requests into a threaded server, with the dynamic batcher and without");
+  cmd->add_option("--model", f->model, "llama2.c checkpoint")->required();
+  cmd->add_option("--rate", f->rate, "Requests per second (Poisson)")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  cmd->add_option("--duration", f->duration, "Seconds of arrivals, per run")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  cmd->add_option("--max-batch", f->max_batch, "Largest batch")
+      ->check(CLI::Range(1, 1024))
+      ->capture_default_str();
+  cmd->add_option("--max-delay-ms", f->max_delay_ms, "Longest wait for a fuller batch")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  cmd->add_option("--preferred", f->preferred, "Preferred batch sizes")->delimiter(',');
+  cmd->add_option("--gen-tokens", f->gen_tokens, "Tokens generated per request")
+      ->capture_default_str();
+  cmd->add_option("--prompt-tokens", f->prompt_tokens, "Prompt tokens per request")
+      ->capture_default_str();
+  AddOutputFlag(cmd, &f->output);
+  cmd->callback([f, &context] {
+    auto model = kv::LlamaModel::Load(*base::Env::Default(), f->model);
+    if (Failed(model.status().Annotate("cannot load the model"), context)) return;
+    for (int p : f->preferred) {
+      if (p < 1 || p > f->max_batch) {
+        Failed(base::InvalidArgumentError("preferred sizes must be in 1..max-batch", "--preferred"),
+               context);
+        return;
+      }
+    }
+    kv::ServeOptions o;
+    o.rate_per_s = f->rate;
+    o.duration_s = f->duration;
+    o.gen_tokens = f->gen_tokens;
+    o.prompt_tokens = f->prompt_tokens;
+    o.batcher.max_batch_size = f->max_batch;
+    o.batcher.preferred_batch_sizes = f->preferred;
+    o.batcher.max_queue_delay =
+        std::chrono::microseconds(static_cast<int64_t>(f->max_delay_ms * 1000));
+    auto batched = kv::ServeBench(*model, o);
+    if (Failed(batched.status(), context)) return;
+    kv::ServeOptions single = o;
+    single.batcher = kv::BatcherConfig{1, {}, std::chrono::microseconds(0)};
+    auto unbatched = kv::ServeBench(*model, single);
+    if (Failed(unbatched.status(), context)) return;
+    base::Report r;
+    r["rate_per_s"] = f->rate;
+    r["duration_s"] = f->duration;
+    r["gen_tokens"] = f->gen_tokens;
+    r["batched"] = *batched;
+    r["batched"]["max_batch"] = f->max_batch;
+    r["batched"]["max_delay_ms"] = f->max_delay_ms;
+    r["unbatched"] = *unbatched;
+    context.exit_code = PrintReport(r, f->output);
+  });
+}
+
 }  // namespace
 
 void RegisterKv(CLI::App& app, Context& context) {
@@ -147,6 +215,7 @@ void RegisterKv(CLI::App& app, Context& context) {
   noun->require_subcommand(1);
   RegisterEval(noun, context);
   RegisterEstimate(noun, context);
+  RegisterServeBench(noun, context);
 }
 
 }  // namespace seedance::cli

@@ -41,6 +41,10 @@ class LlamaModel {
   // Runs token `token` at position `pos` (0-based, < seq_len) and writes
   // vocab_size logits. The cache must hold positions 0..pos-1 of this sequence.
   base::Status Forward(int token, int pos, KvCache& cache, std::span<float> logits) const;
+  // The same for a batch of sequences at the same position, one cache and one
+  // logits buffer (vocab_size floats) each; weights are read once per batch.
+  base::Status ForwardBatch(std::span<const int> tokens, int pos, std::span<KvCache* const> caches,
+                            std::span<float* const> logits) const;
 
  private:
   LlamaConfig c_;

@@ -1,0 +1,124 @@
+#include "seedance/kv/serve.h"
+
+#include <algorithm>
+#include <random>
+#include <thread>
+
+namespace seedance::kv {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Request {
+  int id = 0;
+  Clock::time_point arrival;
+  std::vector<int> prompt;
+};
+
+double Percentile(std::vector<double> v, double p) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const double rank = p / 100.0 * static_cast<double>(v.size() - 1);
+  const size_t lo = static_cast<size_t>(rank);
+  const size_t hi = std::min(lo + 1, v.size() - 1);
+  return v[lo] + (v[hi] - v[lo]) * (rank - static_cast<double>(lo));
+}
+
+}  // namespace
+
+base::StatusOr<base::Report> ServeBench(const LlamaModel& model, const ServeOptions& o) {
+  const LlamaConfig& c = model.config();
+  if (!(o.rate_per_s > 0) || !(o.duration_s > 0)) {
+    return base::InvalidArgumentError("rate and duration must be > 0", "--rate");
+  }
+  if (1 + o.prompt_tokens + o.gen_tokens > c.seq_len) {
+    return base::InvalidArgumentError("prompt + generated tokens exceed the model's context",
+                                      "--gen-tokens");
+  }
+  if (o.batcher.max_batch_size < 1) return base::InvalidArgumentError("must be >= 1", "--max-batch");
+  DynamicBatcher<Request> batcher(o.batcher);
+  std::vector<double> latencies_ms;
+  int64_t tokens = 0, batches = 0, batched_requests = 0;
+  base::Status failure;
+
+  // The server: one batch at a time, all its sequences in lockstep.
+  std::thread server([&] {
+    std::vector<float> logits_store;
+    while (true) {
+      std::vector<Request> batch = batcher.NextBatch();
+      if (batch.empty()) return;
+      const int B = static_cast<int>(batch.size());
+      std::vector<std::unique_ptr<KvCache>> caches;
+      std::vector<KvCache*> cache_ptrs;
+      std::vector<float*> logit_ptrs;
+      logits_store.assign(static_cast<size_t>(B) * c.vocab_size, 0.0f);
+      for (int b = 0; b < B; ++b) {
+        caches.push_back(NewFullCache(model.cache_shape()));
+        cache_ptrs.push_back(caches.back().get());
+        logit_ptrs.push_back(logits_store.data() + static_cast<size_t>(b) * c.vocab_size);
+      }
+      std::vector<int> current(B, 1);  // BOS
+      const int steps = o.prompt_tokens + o.gen_tokens;
+      for (int pos = 0; pos < steps && failure.ok(); ++pos) {
+        base::Status s = model.ForwardBatch(current, pos, cache_ptrs, logit_ptrs);
+        if (!s.ok()) {
+          failure = s;
+          break;
+        }
+        for (int b = 0; b < B; ++b) {
+          if (pos < o.prompt_tokens) {
+            current[b] = batch[b].prompt[pos];
+          } else {
+            const float* l = logit_ptrs[b];
+            current[b] = static_cast<int>(std::max_element(l, l + c.vocab_size) - l);
+            ++tokens;
+          }
+        }
+      }
+      const auto done = Clock::now();
+      for (const Request& r : batch) {
+        latencies_ms.push_back(std::chrono::duration<double, std::milli>(done - r.arrival).count());
+      }
+      ++batches;
+      batched_requests += B;
+    }
+  });
+
+  // The client: Poisson arrivals for the duration.
+  std::mt19937_64 rng(o.seed);
+  std::exponential_distribution<double> gap(o.rate_per_s);
+  std::uniform_int_distribution<int> token(3, c.vocab_size - 1);
+  const auto start = Clock::now();
+  auto next = start;
+  int sent = 0;
+  while (true) {
+    next += std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(gap(rng)));
+    if (next - start > std::chrono::duration<double>(o.duration_s)) break;
+    std::this_thread::sleep_until(next);
+    Request r;
+    r.id = sent++;
+    r.arrival = Clock::now();
+    for (int i = 0; i < o.prompt_tokens; ++i) r.prompt.push_back(token(rng));
+    batcher.Enqueue(std::move(r));
+  }
+  batcher.Stop();
+  server.join();
+  SEEDANCE_RETURN_IF_ERROR(failure);
+  const double wall = std::chrono::duration<double>(Clock::now() - start).count();
+  base::Report r;
+  r["requests"] = sent;
+  r["completed"] = latencies_ms.size();
+  r["wall_s"] = wall;
+  r["throughput_rps"] = static_cast<double>(latencies_ms.size()) / wall;
+  r["tokens_per_s"] = static_cast<double>(tokens) / wall;
+  double mean = 0;
+  for (double l : latencies_ms) mean += l;
+  r["latency_ms"] = {{"p50", Percentile(latencies_ms, 50)},
+                     {"p99", Percentile(latencies_ms, 99)},
+                     {"mean", latencies_ms.empty() ? 0.0 : mean / latencies_ms.size()}};
+  r["batches"] = batches;
+  r["batch_size_mean"] = batches ? static_cast<double>(batched_requests) / batches : 0.0;
+  return r;
+}
+
+}  // namespace seedance::kv
