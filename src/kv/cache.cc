@@ -7,6 +7,8 @@
 #include <vector>
 
 #include "seedance/kv/adaptive.h"
+#include "seedance/port/simd_convert.h"
+#include "seedance/port/simd_kv.h"
 #include "seedance/precision/formats.h"
 
 namespace seedance::kv {
@@ -150,6 +152,10 @@ class QuantizedCache final : public KvCache {
         bits_(fp8_ || adaptive_ ? 8 : std::stoi(c.bits)),
         ring_(c.window + c.group),
         layers_(s.layers) {
+    // The AVX2 score kernel handles 4-bit groups of 32 whose channels' codes
+    // are contiguous (as Pack allocates them: 4 words per channel, in order).
+    simd_4bit_ = c.simd && port::CpuHasAvx2F16c() && c.group == 32 && s.head_size <= 256 &&
+                 (bits_ == 4 || adaptive_) && !fp8_;
     for (auto& l : layers_) {
       l.bits = adaptive_ ? c.rule.default_bits : bits_;
       l.k_ring.assign(static_cast<size_t>(ring_) * s.kv_dim, 0.0f);
@@ -197,7 +203,28 @@ class QuantizedCache final : public KvCache {
     const int h0 = head * s_.head_size;
     const int packed = std::min(len, l.k_packed);
     // Packed keys: per group and channel, sum q_c * (min + scale * code) without a copy.
-    for (int t0 = 0; t0 < packed; t0 += c_.group) {
+    // 4-bit groups of 32 take the AVX2 kernel: sum_c (q_c scale_c) code + sum_c q_c min_c.
+    int t0 = 0;
+    if (simd_4bit_) {
+      float coef[256];
+      for (; t0 < packed; t0 += c_.group) {
+        const size_t base = static_cast<size_t>(t0 / c_.group) * s_.kv_dim + h0;
+        float bias = 0;
+        bool uniform = true;
+        for (int c = 0; c < s_.head_size; ++c) {
+          const Group& grp = l.k_groups[base + c];
+          coef[c] = q[c] * grp.scale;
+          bias += q[c] * grp.min;
+          uniform = uniform && grp.bits == 4 && !grp.fp8;
+        }
+        if (!uniform) break;  // adaptive blocks of another width: scalar path below
+        std::fill(out.begin() + t0, out.begin() + t0 + c_.group, 0.0f);
+        const auto* codes =
+            reinterpret_cast<const uint8_t*>(l.k_words.data() + l.k_groups[base].word);
+        port::Avx2Scores4BitGroup(codes, s_.head_size, coef, bias, out.data() + t0);
+      }
+    }
+    for (; t0 < packed; t0 += c_.group) {
       const int g = t0 / c_.group;
       for (int i = 0; i < c_.group && t0 + i < packed; ++i) out[t0 + i] = 0;
       for (int c = 0; c < s_.head_size; ++c) {
@@ -301,6 +328,7 @@ class QuantizedCache final : public KvCache {
   QuantConfig c_;
   bool fp8_, adaptive_;
   int bits_;
+  bool simd_4bit_ = false;
   int ring_;
   std::vector<Layer> layers_;
   std::vector<BitDecision> decisions_;

@@ -35,7 +35,8 @@ base::StatusOr<base::Report> ServeBench(const LlamaModel& model, const ServeOpti
     return base::InvalidArgumentError("prompt + generated tokens exceed the model's context",
                                       "--gen-tokens");
   }
-  if (o.batcher.max_batch_size < 1) return base::InvalidArgumentError("must be >= 1", "--max-batch");
+  if (o.batcher.max_batch_size < 1)
+    return base::InvalidArgumentError("must be >= 1", "--max-batch");
   DynamicBatcher<Request> batcher(o.batcher);
   std::vector<double> latencies_ms;
   int64_t tokens = 0, batches = 0, batched_requests = 0;

@@ -26,7 +26,8 @@ struct BatcherConfig {
 
 // The pure decision, for tests: how many of `queued` requests (the oldest
 // enqueued at `oldest`) leave at `now`; 0 = wait.
-int BatchSizeNow(const BatcherConfig& config, int queued, std::chrono::steady_clock::time_point oldest,
+int BatchSizeNow(const BatcherConfig& config, int queued,
+                 std::chrono::steady_clock::time_point oldest,
                  std::chrono::steady_clock::time_point now, bool stopping);
 
 template <typename Request>

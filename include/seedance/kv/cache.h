@@ -69,6 +69,7 @@ struct QuantConfig {
   int group = 32;
   int window = 128;
   AdaptiveRule rule;  // "adaptive": the width of each block (adaptive.h)
+  bool simd = true;   // false: always the scalar paths (tests and benchmarks compare)
 
   static QuantConfig Of(std::string bits, int group, int window) {
     QuantConfig c;

@@ -1,0 +1,71 @@
+// Fused 4-bit attention scores against this machine's read bandwidth,
+// measured in the same run (SPEC KV, item 8).
+//
+//   BM_ReadBandwidth       AVX2 loads over a buffer as large as the packed keys
+//   BM_Scores4Bit/simd     q . k_t for every cached token, straight from 4-bit codes (AVX2)
+//   BM_Scores4Bit/scalar   the same through the plain scalar path
+//   BM_Dequant4Bit         the scalar dequantization loop (codes -> FP32)
+//
+// Bytes per second count the packed key codes read (tokens x channels / 2).
+#include <benchmark/benchmark.h>
+
+#include <random>
+#include <vector>
+
+#include "seedance/kv/cache.h"
+#include "seedance/kv/estimate.h"
+#include "seedance/port/simd_kv.h"
+
+namespace {
+
+using namespace seedance;
+
+constexpr int kTokens = 1 << 20;  // 64 MiB of 4-bit codes at 128 channels: beyond the caches
+constexpr int kChannels = 128;
+
+std::unique_ptr<kv::KvCache> MakeCache(bool simd) {
+  const kv::CacheShape shape{1, kChannels, kChannels, kTokens};
+  kv::QuantConfig c = kv::QuantConfig::Of("4", 32, 0);
+  c.simd = simd;
+  auto cache = std::move(*kv::NewQuantizedCache(shape, c));
+  std::mt19937 rng(1);
+  std::normal_distribution<float> g(0, 1);
+  std::vector<float> k(kChannels), v(kChannels, 0.0f);
+  for (int t = 0; t < kTokens; ++t) {
+    for (float& x : k) x = g(rng);
+    (void)cache->Append(0, t, k, v);
+  }
+  return cache;
+}
+
+void BM_ReadBandwidth(benchmark::State& state) {
+  std::vector<uint8_t> buf(static_cast<size_t>(kTokens) * kChannels / 2, 1);
+  for (auto _ : state) benchmark::DoNotOptimize(port::Avx2ReadBytes(buf.data(), buf.size()));
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * static_cast<int64_t>(buf.size()));
+}
+BENCHMARK(BM_ReadBandwidth);
+
+void BM_Scores4Bit(benchmark::State& state) {
+  static auto simd = MakeCache(true);
+  static auto scalar = MakeCache(false);
+  const auto& cache = state.range(0) ? simd : scalar;
+  std::vector<float> q(kChannels, 0.5f), out(kTokens);
+  for (auto _ : state) {
+    cache->Scores(0, 0, q, kTokens, out);
+    benchmark::DoNotOptimize(out.data());
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * kTokens * kChannels / 2);
+  state.SetLabel(state.range(0) ? "simd" : "scalar");
+}
+BENCHMARK(BM_Scores4Bit)->Arg(1)->Arg(0);
+
+void BM_Dequant4Bit(benchmark::State& state) {
+  double gbps = 0;
+  for (auto _ : state) gbps = kv::MeasureCpuDequant(4, int64_t{kTokens} * kChannels / 8);
+  state.counters["fp32_out_GBps"] = gbps;
+}
+BENCHMARK(BM_Dequant4Bit)->Iterations(1);
+
+}  // namespace
+
+BENCHMARK_MAIN();
