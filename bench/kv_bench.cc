@@ -41,7 +41,8 @@ std::unique_ptr<kv::KvCache> MakeCache(bool simd) {
 void BM_ReadBandwidth(benchmark::State& state) {
   std::vector<uint8_t> buf(static_cast<size_t>(kTokens) * kChannels / 2, 1);
   for (auto _ : state) benchmark::DoNotOptimize(port::Avx2ReadBytes(buf.data(), buf.size()));
-  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * static_cast<int64_t>(buf.size()));
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) *
+                          static_cast<int64_t>(buf.size()));
 }
 BENCHMARK(BM_ReadBandwidth);
 

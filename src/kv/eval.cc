@@ -52,14 +52,28 @@ base::StatusOr<base::Report> EvaluateKvCache(const LlamaModel& model, const Toke
   auto full = NewFullCache(model.cache_shape());
   SEEDANCE_ASSIGN_OR_RETURN(auto quant, NewQuantizedCache(model.cache_shape(), o.quant));
   double kl_sum = 0, kl_max = 0, t_full = 0, t_quant = 0;
+  // KV-6: how the cache's error grows through the layers: the relative
+  // difference of each layer's output (residual stream), averaged over positions.
+  std::vector<float> trace_full, trace_quant;
+  std::vector<double> layer_err(c.n_layers, 0.0);
   int agree = 0, n = 0;
   int64_t bytes_full = 0, bytes_quant = 0;
   for (int pos = 0; pos + 1 < o.tokens; ++pos) {
     auto a = std::chrono::steady_clock::now();
-    SEEDANCE_RETURN_IF_ERROR(model.Forward(seq[pos], pos, *full, logits));
+    SEEDANCE_RETURN_IF_ERROR(model.Forward(seq[pos], pos, *full, logits, &trace_full));
     auto b = std::chrono::steady_clock::now();
-    SEEDANCE_RETURN_IF_ERROR(model.Forward(seq[pos], pos, *quant, qlogits));
+    SEEDANCE_RETURN_IF_ERROR(model.Forward(seq[pos], pos, *quant, qlogits, &trace_quant));
     auto e = std::chrono::steady_clock::now();
+    for (int l = 0; l < c.n_layers; ++l) {
+      double diff = 0, norm = 0;
+      for (int i = 0; i < c.dim; ++i) {
+        const double ref = trace_full[static_cast<size_t>(l) * c.dim + i];
+        const double got = trace_quant[static_cast<size_t>(l) * c.dim + i];
+        diff += (ref - got) * (ref - got);
+        norm += ref * ref;
+      }
+      layer_err[l] += norm > 0 ? std::sqrt(diff / norm) : 0.0;
+    }
     t_full += Seconds(b - a);
     t_quant += Seconds(e - b);
     const auto p = Softmax(logits), q = Softmax(qlogits);
@@ -98,6 +112,8 @@ base::StatusOr<base::Report> EvaluateKvCache(const LlamaModel& model, const Toke
     for (const auto& [bits, count] : widths) w[std::to_string(bits)] = count;
     r["block_widths"] = w;  // key groups (all layers) per chosen width
   }
+  r["layer_relative_error"] = base::Report::array();
+  for (double e : layer_err) r["layer_relative_error"].push_back(e / n);
   r["kv_bytes"] = bytes_quant;
   r["kv_bytes_fp32"] = bytes_full;
   r["tokens_per_s"] = n / t_quant;

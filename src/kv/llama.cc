@@ -106,18 +106,20 @@ base::StatusOr<LlamaModel> LlamaModel::FromBytes(std::string_view bytes, const s
   return m;
 }
 
-base::Status LlamaModel::Forward(int token, int pos, KvCache& cache,
-                                 std::span<float> logits) const {
+base::Status LlamaModel::Forward(int token, int pos, KvCache& cache, std::span<float> logits,
+                                 std::vector<float>* trace) const {
   KvCache* caches[1] = {&cache};
   float* out[1] = {logits.data()};
   const int tokens[1] = {token};
-  return ForwardBatch(tokens, pos, caches, out);
+  return ForwardBatch(tokens, pos, caches, out, trace);
 }
 
 base::Status LlamaModel::ForwardBatch(std::span<const int> tokens, int pos,
                                       std::span<KvCache* const> caches,
-                                      std::span<float* const> logits) const {
+                                      std::span<float* const> logits,
+                                      std::vector<float>* trace) const {
   const LlamaConfig& c = c_;
+  if (trace) trace->clear();
   const int B = static_cast<int>(tokens.size());
   if (caches.size() != tokens.size() || logits.size() != tokens.size()) {
     return base::InvalidArgumentError("tokens, caches and logits differ in number");
@@ -190,6 +192,7 @@ base::Status LlamaModel::ForwardBatch(std::span<const int> tokens, int pos,
     }
     MatMul(xb.data(), hb.data(), w2_ + static_cast<size_t>(l) * H * D, D, H, B);
     for (size_t i = 0; i < x.size(); ++i) x[i] += xb[i];
+    if (trace) trace->insert(trace->end(), x.begin(), x.begin() + D);
   }
   for (int b = 0; b < B; ++b) {
     std::vector<float> normed(D);

@@ -21,12 +21,18 @@ SEEDANCE_AVX2 void Avx2Scores4BitGroup(const uint8_t* codes, int channels, const
     const __m256i w = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(codes + 16 * c));
     const __m256 k = _mm256_insertf128_ps(_mm256_set1_ps(coef[c]), _mm_set1_ps(coef[c + 1]), 1);
     acc[0] = _mm256_fmadd_ps(k, _mm256_cvtepi32_ps(_mm256_and_si256(w, mask)), acc[0]);
-    acc[1] = _mm256_fmadd_ps(k, _mm256_cvtepi32_ps(_mm256_and_si256(_mm256_srli_epi32(w, 4), mask)), acc[1]);
-    acc[2] = _mm256_fmadd_ps(k, _mm256_cvtepi32_ps(_mm256_and_si256(_mm256_srli_epi32(w, 8), mask)), acc[2]);
-    acc[3] = _mm256_fmadd_ps(k, _mm256_cvtepi32_ps(_mm256_and_si256(_mm256_srli_epi32(w, 12), mask)), acc[3]);
-    acc[4] = _mm256_fmadd_ps(k, _mm256_cvtepi32_ps(_mm256_and_si256(_mm256_srli_epi32(w, 16), mask)), acc[4]);
-    acc[5] = _mm256_fmadd_ps(k, _mm256_cvtepi32_ps(_mm256_and_si256(_mm256_srli_epi32(w, 20), mask)), acc[5]);
-    acc[6] = _mm256_fmadd_ps(k, _mm256_cvtepi32_ps(_mm256_and_si256(_mm256_srli_epi32(w, 24), mask)), acc[6]);
+    acc[1] = _mm256_fmadd_ps(k, _mm256_cvtepi32_ps(_mm256_and_si256(_mm256_srli_epi32(w, 4), mask)),
+                             acc[1]);
+    acc[2] = _mm256_fmadd_ps(k, _mm256_cvtepi32_ps(_mm256_and_si256(_mm256_srli_epi32(w, 8), mask)),
+                             acc[2]);
+    acc[3] = _mm256_fmadd_ps(
+        k, _mm256_cvtepi32_ps(_mm256_and_si256(_mm256_srli_epi32(w, 12), mask)), acc[3]);
+    acc[4] = _mm256_fmadd_ps(
+        k, _mm256_cvtepi32_ps(_mm256_and_si256(_mm256_srli_epi32(w, 16), mask)), acc[4]);
+    acc[5] = _mm256_fmadd_ps(
+        k, _mm256_cvtepi32_ps(_mm256_and_si256(_mm256_srli_epi32(w, 20), mask)), acc[5]);
+    acc[6] = _mm256_fmadd_ps(
+        k, _mm256_cvtepi32_ps(_mm256_and_si256(_mm256_srli_epi32(w, 24), mask)), acc[6]);
     acc[7] = _mm256_fmadd_ps(k, _mm256_cvtepi32_ps(_mm256_srli_epi32(w, 28)), acc[7]);
   }
   alignas(32) float lanes[8][8];

@@ -106,3 +106,11 @@ def test_serve_bench(seedancectl):
     bad = subprocess.run([str(seedancectl), "kv", "serve-bench", "--model", str(MODEL),
                           "--preferred", "9", "--max-batch", "8"], capture_output=True, text=True)
     assert bad.returncode == 1 and "--preferred" in bad.stderr
+
+
+def test_error_grows_through_the_layers(seedancectl):
+    e8 = kv_eval(seedancectl, "--bits", "8", "--window", "0")["layer_relative_error"]
+    e4 = kv_eval(seedancectl, "--bits", "4", "--window", "0")["layer_relative_error"]
+    assert len(e8) == len(e4) == 4
+    assert all(a < b for a, b in zip(e8, e4))    # fewer bits, more error, at every layer
+    assert e4[-1] > e4[0]                        # and it grows from the first layer to the last

@@ -22,8 +22,9 @@ struct EvalOptions {
 };
 
 // {bits, group, window, tokens, kl_divergence_mean, kl_divergence_max,
-//  top1_agreement, bits_per_value, kv_bytes, kv_bytes_fp32, tokens_per_s,
-//  tokens_per_s_fp32, text}
+//  top1_agreement, bits_per_value, layer_relative_error (per layer: mean over
+//  positions of ||x_q - x_fp32|| / ||x_fp32|| of the layer's output), kv_bytes,
+//  kv_bytes_fp32, tokens_per_s, tokens_per_s_fp32, text}
 base::StatusOr<base::Report> EvaluateKvCache(const LlamaModel& model, const Tokenizer* tokenizer,
                                              const EvalOptions& options);
 

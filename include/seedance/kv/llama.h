@@ -40,11 +40,15 @@ class LlamaModel {
 
   // Runs token `token` at position `pos` (0-based, < seq_len) and writes
   // vocab_size logits. The cache must hold positions 0..pos-1 of this sequence.
-  base::Status Forward(int token, int pos, KvCache& cache, std::span<float> logits) const;
+  base::Status Forward(int token, int pos, KvCache& cache, std::span<float> logits,
+                       std::vector<float>* trace = nullptr) const;
   // The same for a batch of sequences at the same position, one cache and one
   // logits buffer (vocab_size floats) each; weights are read once per batch.
+  // `trace`, when given, receives each layer's output (the residual stream,
+  // n_layers x dim floats) of the first sequence, for error-propagation studies.
   base::Status ForwardBatch(std::span<const int> tokens, int pos, std::span<KvCache* const> caches,
-                            std::span<float* const> logits) const;
+                            std::span<float* const> logits,
+                            std::vector<float>* trace = nullptr) const;
 
  private:
   LlamaConfig c_;
