@@ -2,11 +2,12 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <ctime>
 #include <map>
 #include <regex>
 #include <string>
 #include <vector>
+
+#include "seedance/base/civil_time.h"
 
 namespace seedance::comm {
 namespace {
@@ -45,13 +46,7 @@ double Timestamp(std::string_view& line) {
   int y, mo, d, h, mi;
   double s;
   if (std::sscanf(ts.c_str(), "%d-%d-%d %d:%d:%lf", &y, &mo, &d, &h, &mi, &s) == 6) {
-    std::tm tm{};
-    tm.tm_year = y - 1900;
-    tm.tm_mon = mo - 1;
-    tm.tm_mday = d;
-    tm.tm_hour = h;
-    tm.tm_min = mi;
-    seconds = static_cast<double>(timegm(&tm)) + s;
+    seconds = static_cast<double>(base::UnixSeconds(y, mo, d, h, mi, 0)) + s;
   } else {
     char* end = nullptr;
     const double v = std::strtod(ts.c_str(), &end);

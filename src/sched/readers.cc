@@ -2,9 +2,9 @@
 
 #include <cmath>
 #include <cstdio>
-#include <ctime>
 #include <unordered_set>
 
+#include "seedance/base/civil_time.h"
 #include "seedance/base/csv.h"
 
 namespace seedance::sched {
@@ -107,9 +107,9 @@ base::StatusOr<std::vector<Pod>> ReadAlibabaPods(std::string_view text, const st
   SEEDANCE_ASSIGN_OR_RETURN(CsvTable t, CsvTable::Parse(text, file));
   const bool full = t.header().size() == 11;
   if (full) {
-    SEEDANCE_RETURN_IF_ERROR(ExactHeader(
-        t, {"name", "cpu_milli", "memory_mib", "num_gpu", "gpu_milli", "gpu_spec", "qos",
-            "pod_phase", "creation_time", "deletion_time", "scheduled_time"}));
+    SEEDANCE_RETURN_IF_ERROR(
+        ExactHeader(t, {"name", "cpu_milli", "memory_mib", "num_gpu", "gpu_milli", "gpu_spec",
+                        "qos", "pod_phase", "creation_time", "deletion_time", "scheduled_time"}));
   } else {
     SEEDANCE_RETURN_IF_ERROR(
         ExactHeader(t, {"name", "cpu_milli", "memory_mib", "num_gpu", "gpu_milli"}));
@@ -137,7 +137,8 @@ base::StatusOr<std::vector<Pod>> ReadAlibabaPods(std::string_view text, const st
     if (full) {
       if (!r.fields[5].empty()) p.gpu_models = Split(r.fields[5], '|');
       for (const auto& m : p.gpu_models) {
-        if (m.empty()) return base::InvalidArgumentError("empty GPU type in 'gpu_spec'", t.Where(r, 5));
+        if (m.empty())
+          return base::InvalidArgumentError("empty GPU type in 'gpu_spec'", t.Where(r, 5));
       }
       const auto q = ParseQos(r.fields[6]);
       if (!q) {
@@ -191,22 +192,15 @@ base::StatusOr<std::vector<Job>> ReadPhillyJobs(std::string_view text, const std
       return base::InvalidArgumentError(
           "'timestamp' must be 'YYYY-MM-DD HH:MM:SS', got '" + r.fields[0] + "'", t.Where(r, 0));
     }
-    std::tm tm{};
-    tm.tm_year = y - 1900;
-    tm.tm_mon = mo - 1;
-    tm.tm_mday = d;
-    tm.tm_hour = h;
-    tm.tm_min = mi;
-    tm.tm_sec = s;
-    j.submit_s = static_cast<int64_t>(timegm(&tm));
+    j.submit_s = base::UnixSeconds(y, mo, d, h, mi, s);
     SEEDANCE_ASSIGN_OR_RETURN(j.duration_s, Number(t, r, 1));
-    if (j.duration_s < 0) return base::InvalidArgumentError("'duration' is negative", t.Where(r, 1));
+    if (j.duration_s < 0)
+      return base::InvalidArgumentError("'duration' is negative", t.Where(r, 1));
     SEEDANCE_ASSIGN_OR_RETURN(int64_t g, IntIn(t, r, 2, 1, 1 << 20));
     j.num_gpus = static_cast<int>(g);
     SEEDANCE_ASSIGN_OR_RETURN(double gpu_time, Number(t, r, 3));
     if (std::fabs(gpu_time - j.duration_s * j.num_gpus) > 1e-6 * (1 + gpu_time)) {
-      return base::InvalidArgumentError("'gpu_time' must equal duration x num_gpus",
-                                        t.Where(r, 3));
+      return base::InvalidArgumentError("'gpu_time' must equal duration x num_gpus", t.Where(r, 3));
     }
     j.vc = r.fields[4];
     if (j.vc.empty()) return base::InvalidArgumentError("empty 'cluster'", t.Where(r, 4));
@@ -217,7 +211,8 @@ base::StatusOr<std::vector<Job>> ReadPhillyJobs(std::string_view text, const std
 
 base::StatusOr<std::vector<Node>> ReadPaiMachines(std::string_view text, const std::string& file) {
   SEEDANCE_ASSIGN_OR_RETURN(CsvTable t, CsvTable::Parse(text, file));
-  SEEDANCE_RETURN_IF_ERROR(ExactHeader(t, {"machine", "gpu_type", "cap_cpu", "cap_mem", "cap_gpu"}));
+  SEEDANCE_RETURN_IF_ERROR(
+      ExactHeader(t, {"machine", "gpu_type", "cap_cpu", "cap_mem", "cap_gpu"}));
   std::vector<Node> nodes;
   std::unordered_set<std::string> seen;
   for (const CsvRecord& r : t.records()) {

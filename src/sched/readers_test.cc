@@ -76,12 +76,12 @@ TEST(Readers, AlibabaPodsEveryVariant) {
   EXPECT_NEAR(milli / 1000.0, 6086.8, 0.05);
   // Every other variant parses, the 5-column multigpu files included.
   const std::map<std::string, size_t> rows = {
-      {"cpu0", 7064},        {"cpu037", 7336},      {"cpu050", 7439},      {"cpu072", 7608},
-      {"cpu100", 7853},      {"cpu200", 8832},      {"cpu235", 9240},      {"cpu250", 9420},
-      {"cpu300", 10094},     {"gpushare100", 8152}, {"gpushare20", 8152},  {"gpushare40", 8152},
-      {"gpushare60", 8152},  {"gpushare80", 8152},  {"gpuspec05", 8152},   {"gpuspec10", 8152},
-      {"gpuspec20", 8152},   {"gpuspec25", 8152},   {"gpuspec33", 8152},   {"multigpu20", 8324},
-      {"multigpu30", 8508},  {"multigpu40", 8746},  {"multigpu50", 9061}};
+      {"cpu0", 7064},       {"cpu037", 7336},      {"cpu050", 7439},     {"cpu072", 7608},
+      {"cpu100", 7853},     {"cpu200", 8832},      {"cpu235", 9240},     {"cpu250", 9420},
+      {"cpu300", 10094},    {"gpushare100", 8152}, {"gpushare20", 8152}, {"gpushare40", 8152},
+      {"gpushare60", 8152}, {"gpushare80", 8152},  {"gpuspec05", 8152},  {"gpuspec10", 8152},
+      {"gpuspec20", 8152},  {"gpuspec25", 8152},   {"gpuspec33", 8152},  {"multigpu20", 8324},
+      {"multigpu30", 8508}, {"multigpu40", 8746},  {"multigpu50", 9061}};
   for (const auto& [name, n] : rows) {
     auto p = ReadAlibabaPods(Read("alibaba-gpu-2023/openb_pod_list_" + name + ".csv"), name);
     ASSERT_TRUE(p.ok()) << p.status().ToString();
@@ -146,11 +146,11 @@ TEST(Readers, ErrorsNameFileLineAndColumn) {
   }
   auto n = ReadAlibabaNodes("sn,cpu_milli,memory_mib,gpu,model\nx,1000,1,2,\n", "n.csv");
   EXPECT_EQ(n.status().where(), "n.csv:2: model");
-  auto j = ReadPhillyJobs("timestamp,duration,num_gpus,gpu_time,cluster\n2017-13-01 00:00:00,1,1,1,a\n",
-                          "j.csv");
+  auto j = ReadPhillyJobs(
+      "timestamp,duration,num_gpus,gpu_time,cluster\n2017-13-01 00:00:00,1,1,1,a\n", "j.csv");
   EXPECT_EQ(j.status().where(), "j.csv:2: timestamp");
-  j = ReadPhillyJobs("timestamp,duration,num_gpus,gpu_time,cluster\n2017-10-01 00:00:00,10,2,10,a\n",
-                     "j.csv");
+  j = ReadPhillyJobs(
+      "timestamp,duration,num_gpus,gpu_time,cluster\n2017-10-01 00:00:00,10,2,10,a\n", "j.csv");
   EXPECT_EQ(j.status().where(), "j.csv:2: gpu_time");
   auto m = ReadPaiMachines("machine,gpu_type,cap_cpu,cap_mem,cap_gpu\nm,CPU,96,512,8\n", "m.csv");
   EXPECT_EQ(m.status().where(), "m.csv:2: gpu_type");
