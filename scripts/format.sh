@@ -3,4 +3,5 @@
 # .clang-format (CI runs the same files through clang-format --dry-run --Werror).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-git ls-files '*.cc' '*.h' '*.cu' | xargs clang-format -i
+# New files count too: untracked ones that git does not ignore.
+git ls-files --cached --others --exclude-standard '*.cc' '*.h' '*.cu' | xargs clang-format -i
