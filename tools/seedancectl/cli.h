@@ -45,5 +45,6 @@ void RegisterMem(CLI::App& app, Context& context);
 void RegisterPrecision(CLI::App& app, Context& context);
 void RegisterComm(CLI::App& app, Context& context);
 void RegisterKv(CLI::App& app, Context& context);
+void RegisterSimulate(CLI::App& app, Context& context);
 
 }  // namespace seedance::cli

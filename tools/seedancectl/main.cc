@@ -25,6 +25,7 @@ int main(int argc, char** argv) {
   RegisterPrecision(app, context);
   RegisterComm(app, context);
   RegisterKv(app, context);
+  RegisterSimulate(app, context);
 
   // CLI11 would only say "a subcommand is required" for a misspelt noun.
   auto is_command = [&app](const std::string& name) {

@@ -1,0 +1,61 @@
+// Cluster state for scheduling (SPEC SCHED-2): what is left on every node —
+// CPU, memory and each GPU's milli-GPU — with the fit test, GPU choice and
+// binding that every policy and the simulator share.
+//
+// Invariants (Check): 0 <= left <= capacity for every resource, and the
+// used GPU total equals capacity minus what is left.
+//
+// Thread safety: a Cluster is one simulation's state; no locking.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "seedance/base/status.h"
+#include "seedance/sched/model.h"
+
+namespace seedance::sched {
+
+struct NodeState {
+  int64_t cpu_left = 0;
+  int64_t mem_left = 0;
+  std::vector<int> gpu_left;  // milli-GPU left per GPU (1000 = free)
+  int64_t gpu_left_total() const;
+  int full_free_gpus() const;
+};
+
+class Cluster {
+ public:
+  explicit Cluster(std::vector<Node> nodes);
+
+  const std::vector<Node>& nodes() const { return nodes_; }
+  const NodeState& state(int node) const { return state_[static_cast<size_t>(node)]; }
+  int64_t total_gpu_milli() const { return total_gpu_milli_; }
+  int64_t used_gpu_milli() const { return used_gpu_milli_; }
+
+  // The node's GPU model is one the pod allows (any when the pod names none).
+  bool TypeAllowed(const Pod& pod, int node) const;
+  // CPU, memory, type and GPUs all fit.
+  bool Fits(const Pod& pod, int node) const;
+  // GPUs for the pod on the node: whole GPUs -> the lowest-index free ones;
+  // a share -> the fitting GPU with the least left (best fit, lowest index on ties).
+  // nullopt when they do not fit. CPU-only pods get an empty list.
+  std::optional<std::vector<int>> ChooseGpus(const Pod& pod, int node) const;
+  // The state the node would have with the pod on `gpus`.
+  NodeState After(const Pod& pod, int node, std::span<const int> gpus) const;
+
+  void Bind(const Pod& pod, int node, std::span<const int> gpus);
+  void Unbind(const Pod& pod, int node, std::span<const int> gpus);
+
+  base::Status Check() const;
+
+ private:
+  std::vector<Node> nodes_;
+  std::vector<NodeState> state_;
+  int64_t total_gpu_milli_ = 0;
+  int64_t used_gpu_milli_ = 0;
+};
+
+}  // namespace seedance::sched

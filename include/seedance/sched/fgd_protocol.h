@@ -1,0 +1,39 @@
+// The FGD paper's evaluation protocol (SPEC SCHED-7a, fgd-protocol.md §2.2):
+// pods sorted by name and shuffled by the seed; topped up by sampling with
+// replacement (or trimmed at random) until the requested GPUs are `tune`
+// (1.3) times the cluster's; scheduled one by one with no departures; after
+// every pod the allocation ratio (used / capacity GPU) is recorded against
+// the arrived demand (requested so far / capacity).
+//
+// Thread safety: a run owns its state; runs of different seeds may go in parallel.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "seedance/base/status.h"
+#include "seedance/sched/model.h"
+
+namespace seedance::sched {
+
+struct FgdRunOptions {
+  std::string policy = "fgd";
+  uint64_t seed = 42;
+  double tune = 1.3;
+  bool check_invariants = false;  // Cluster::Check after every pod (debug tests)
+};
+
+struct FgdRun {
+  // alloc_pct_at[k] for arrived = 50, 60, ..., 130 % (index (k - 50) / 10):
+  // the allocation ratio after the last pod whose arrival kept arrived <= k%.
+  std::vector<double> alloc_pct_at;
+  double unallocated_pct_at_130 = 0;
+  int64_t pods = 0, scheduled = 0, failed = 0;
+  double runtime_ms = 0;
+};
+
+base::StatusOr<FgdRun> RunFgdProtocol(const std::vector<Node>& nodes, const std::vector<Pod>& pods,
+                                      const FgdRunOptions& options);
+
+}  // namespace seedance::sched

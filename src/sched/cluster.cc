@@ -1,0 +1,107 @@
+#include "seedance/sched/cluster.h"
+
+#include <algorithm>
+#include <string>
+
+namespace seedance::sched {
+
+int64_t NodeState::gpu_left_total() const {
+  int64_t t = 0;
+  for (int g : gpu_left) t += g;
+  return t;
+}
+
+int NodeState::full_free_gpus() const {
+  return static_cast<int>(std::count(gpu_left.begin(), gpu_left.end(), 1000));
+}
+
+Cluster::Cluster(std::vector<Node> nodes) : nodes_(std::move(nodes)) {
+  state_.reserve(nodes_.size());
+  for (const Node& n : nodes_) {
+    NodeState s;
+    s.cpu_left = n.cpu_milli;
+    s.mem_left = n.memory_mib;
+    s.gpu_left.assign(static_cast<size_t>(n.gpu_count), 1000);
+    total_gpu_milli_ += int64_t{1000} * n.gpu_count;
+    state_.push_back(std::move(s));
+  }
+}
+
+bool Cluster::TypeAllowed(const Pod& pod, int node) const {
+  if (pod.gpu_models.empty()) return true;
+  const std::string& model = nodes_[static_cast<size_t>(node)].gpu_model;
+  return std::find(pod.gpu_models.begin(), pod.gpu_models.end(), model) != pod.gpu_models.end();
+}
+
+std::optional<std::vector<int>> Cluster::ChooseGpus(const Pod& pod, int node) const {
+  const NodeState& s = state_[static_cast<size_t>(node)];
+  std::vector<int> gpus;
+  if (pod.num_gpu == 0) return gpus;
+  if (pod.gpu_milli >= 1000) {
+    for (int i = 0;
+         i < static_cast<int>(s.gpu_left.size()) && static_cast<int>(gpus.size()) < pod.num_gpu;
+         ++i) {
+      if (s.gpu_left[static_cast<size_t>(i)] == 1000) gpus.push_back(i);
+    }
+    if (static_cast<int>(gpus.size()) < pod.num_gpu) return std::nullopt;
+    return gpus;
+  }
+  int best = -1;
+  for (int i = 0; i < static_cast<int>(s.gpu_left.size()); ++i) {
+    const int left = s.gpu_left[static_cast<size_t>(i)];
+    if (left >= pod.gpu_milli && (best < 0 || left < s.gpu_left[static_cast<size_t>(best)]))
+      best = i;
+  }
+  if (best < 0) return std::nullopt;
+  gpus.push_back(best);
+  return gpus;
+}
+
+bool Cluster::Fits(const Pod& pod, int node) const {
+  const NodeState& s = state_[static_cast<size_t>(node)];
+  if (s.cpu_left < pod.cpu_milli || s.mem_left < pod.memory_mib) return false;
+  if (pod.num_gpu > 0 && !TypeAllowed(pod, node)) return false;
+  return ChooseGpus(pod, node).has_value();
+}
+
+NodeState Cluster::After(const Pod& pod, int node, std::span<const int> gpus) const {
+  NodeState s = state_[static_cast<size_t>(node)];
+  s.cpu_left -= pod.cpu_milli;
+  s.mem_left -= pod.memory_mib;
+  for (int g : gpus) s.gpu_left[static_cast<size_t>(g)] -= pod.gpu_milli;
+  return s;
+}
+
+void Cluster::Bind(const Pod& pod, int node, std::span<const int> gpus) {
+  state_[static_cast<size_t>(node)] = After(pod, node, gpus);
+  used_gpu_milli_ += static_cast<int64_t>(gpus.size()) * pod.gpu_milli;
+}
+
+void Cluster::Unbind(const Pod& pod, int node, std::span<const int> gpus) {
+  NodeState& s = state_[static_cast<size_t>(node)];
+  s.cpu_left += pod.cpu_milli;
+  s.mem_left += pod.memory_mib;
+  for (int g : gpus) s.gpu_left[static_cast<size_t>(g)] += pod.gpu_milli;
+  used_gpu_milli_ -= static_cast<int64_t>(gpus.size()) * pod.gpu_milli;
+}
+
+base::Status Cluster::Check() const {
+  int64_t left = 0;
+  for (size_t i = 0; i < nodes_.size(); ++i) {
+    const NodeState& s = state_[i];
+    const Node& n = nodes_[i];
+    if (s.cpu_left < 0 || s.cpu_left > n.cpu_milli || s.mem_left < 0 || s.mem_left > n.memory_mib) {
+      return base::InternalError("node over- or under-committed (CPU/memory)", n.name);
+    }
+    for (int g : s.gpu_left) {
+      if (g < 0 || g > 1000) return base::InternalError("GPU over- or under-committed", n.name);
+      left += g;
+    }
+  }
+  if (total_gpu_milli_ - left != used_gpu_milli_) {
+    return base::InternalError("used GPU total does not match the nodes");
+  }
+  return base::OkStatus();
+}
+
+}  // namespace seedance::sched

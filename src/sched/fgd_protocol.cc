@@ -1,0 +1,92 @@
+#include "seedance/sched/fgd_protocol.h"
+
+#include <algorithm>
+#include <chrono>
+#include <random>
+
+#include "seedance/sched/cluster.h"
+#include "seedance/sched/policy.h"
+
+namespace seedance::sched {
+
+base::StatusOr<FgdRun> RunFgdProtocol(const std::vector<Node>& nodes, const std::vector<Pod>& pods,
+                                      const FgdRunOptions& o) {
+  const auto start = std::chrono::steady_clock::now();
+  if (pods.empty()) return base::InvalidArgumentError("no pods");
+  SEEDANCE_ASSIGN_OR_RETURN(auto policy, MakePolicy(o.policy, pods));
+  Cluster cluster(nodes);
+  if (cluster.total_gpu_milli() == 0) return base::InvalidArgumentError("the cluster has no GPUs");
+  std::mt19937_64 rng(o.seed);
+
+  // Arrival order: by name, shuffled, then tuned to `tune` x capacity.
+  std::vector<const Pod*> order;
+  for (const Pod& p : pods) order.push_back(&p);
+  std::sort(order.begin(), order.end(),
+            [](const Pod* a, const Pod* b) { return a->name < b->name; });
+  std::shuffle(order.begin(), order.end(), rng);
+  const double target = o.tune * static_cast<double>(cluster.total_gpu_milli());
+  double requested = 0;
+  for (const Pod* p : order) requested += static_cast<double>(p->gpu_demand_milli());
+  while (requested < target) {
+    const Pod* p = &pods[rng() % pods.size()];
+    order.push_back(p);
+    requested += static_cast<double>(p->gpu_demand_milli());
+  }
+  while (requested > target && !order.empty()) {
+    const size_t i = rng() % order.size();
+    const double d = static_cast<double>(order[i]->gpu_demand_milli());
+    if (requested - d < target) break;
+    requested -= d;
+    order.erase(order.begin() + static_cast<int64_t>(i));
+  }
+
+  FgdRun run;
+  run.alloc_pct_at.assign(9, 0.0);
+  const double capacity = static_cast<double>(cluster.total_gpu_milli());
+  double arrived = 0;
+  size_t next_mark = 0;  // 50 + 10 * next_mark
+  std::vector<Candidate> feasible;
+  for (const Pod* p : order) {
+    const double arrived_after = arrived + static_cast<double>(p->gpu_demand_milli());
+    // Marks passed by this pod's arrival take the allocation before it.
+    while (next_mark < 9 && arrived_after * 100 / capacity > 50.0 + 10.0 * next_mark) {
+      run.alloc_pct_at[next_mark++] =
+          static_cast<double>(cluster.used_gpu_milli()) * 100 / capacity;
+    }
+    arrived = arrived_after;
+    ++run.pods;
+    feasible.clear();
+    for (int n = 0; n < static_cast<int>(nodes.size()); ++n) {
+      if (!cluster.Fits(*p, n)) continue;
+      feasible.push_back({n, 0, *cluster.ChooseGpus(*p, n)});
+    }
+    if (feasible.empty()) {
+      ++run.failed;
+      continue;
+    }
+    policy->Score(cluster, *p, feasible, rng);
+    // Highest score; ties uniformly at random (reservoir sampling, as kube-scheduler's selectHost).
+    size_t pick = 0;
+    int ties = 1;
+    for (size_t i = 1; i < feasible.size(); ++i) {
+      if (feasible[i].score > feasible[pick].score) {
+        pick = i;
+        ties = 1;
+      } else if (feasible[i].score == feasible[pick].score && rng() % ++ties == 0) {
+        pick = i;
+      }
+    }
+    cluster.Bind(*p, feasible[pick].node, feasible[pick].gpus);
+    ++run.scheduled;
+    if (o.check_invariants) SEEDANCE_RETURN_IF_ERROR(cluster.Check());
+  }
+  while (next_mark < 9) {
+    run.alloc_pct_at[next_mark++] = static_cast<double>(cluster.used_gpu_milli()) * 100 / capacity;
+  }
+  run.unallocated_pct_at_130 = 100 - run.alloc_pct_at[8];
+  run.runtime_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  return run;
+}
+
+}  // namespace seedance::sched

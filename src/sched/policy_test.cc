@@ -1,0 +1,124 @@
+// Cluster bookkeeping, the policies' scores with the arithmetic written out,
+// and the FGD protocol's invariants on the real default trace.
+#include "seedance/sched/policy.h"
+
+#include <gtest/gtest.h>
+
+#include "seedance/base/env.h"
+#include "seedance/base/testing/data.h"
+#include "seedance/sched/fgd_protocol.h"
+#include "seedance/sched/readers.h"
+
+namespace seedance::sched {
+namespace {
+
+Node MakeNode(std::string name, int64_t cpu, int gpus, std::string model = "G2") {
+  Node n;
+  n.name = std::move(name);
+  n.cpu_milli = cpu;
+  n.memory_mib = 1 << 20;
+  n.gpu_count = gpus;
+  n.gpu_model = gpus ? std::move(model) : "";
+  return n;
+}
+
+Pod MakePod(int64_t cpu, int num_gpu, int milli, std::vector<std::string> models = {}) {
+  Pod p;
+  p.name = "p";
+  p.cpu_milli = cpu;
+  p.num_gpu = num_gpu;
+  p.gpu_milli = milli;
+  p.gpu_models = std::move(models);
+  return p;
+}
+
+TEST(Cluster, FitChooseBindUnbind) {
+  Cluster c({MakeNode("a", 8000, 2), MakeNode("b", 8000, 0)});
+  const Pod share = MakePod(1000, 1, 300);
+  ASSERT_TRUE(c.Fits(share, 0));
+  EXPECT_FALSE(c.Fits(share, 1));  // no GPUs
+  auto g = c.ChooseGpus(share, 0);
+  ASSERT_TRUE(g.has_value());
+  c.Bind(share, 0, *g);
+  // A second share goes to the fuller GPU (best fit): GPU 0 has 700 left, GPU 1 1000.
+  EXPECT_EQ(*c.ChooseGpus(MakePod(1000, 1, 600), 0), std::vector<int>{0});
+  // Two whole GPUs no longer fit: GPU 0 is shared.
+  EXPECT_FALSE(c.Fits(MakePod(1000, 2, 1000), 0));
+  EXPECT_FALSE(c.Fits(MakePod(1000, 1, 300, {"T4"}), 0));  // wrong GPU type
+  EXPECT_EQ(c.used_gpu_milli(), 300);
+  EXPECT_TRUE(c.Check().ok());
+  c.Unbind(share, 0, *g);
+  EXPECT_EQ(c.used_gpu_milli(), 0);
+  EXPECT_EQ(c.state(0).full_free_gpus(), 2);
+  EXPECT_TRUE(c.Check().ok());
+}
+
+TEST(Policy, NodeFragmentationByHand) {
+  NodeState s;
+  s.cpu_left = 10000;
+  s.gpu_left = {1000, 500, 200};  // idle: 1700 milli
+  std::vector<PodClass> m(3);
+  m[0] = {1000, 1, 600, {}, 0.5};    // fits GPU 0 only (Q3): fragment = 500 + 200 = 700
+  m[1] = {20000, 1, 100, {}, 0.25};  // CPU lacking (Q2): all idle GPU, 1700
+  m[2] = {1000, 0, 0, {}, 0.25};     // CPU-only: all idle GPU, 1700
+  // 0.5 * 700 + 0.25 * 1700 + 0.25 * 1700 = 1200
+  EXPECT_DOUBLE_EQ(NodeFragmentation(s, "G2", m), 1200.0);
+  m[0].gpu_models = {"T4"};  // no access: 1700 for that class too -> 0.5*1700 + 850 = 1700
+  EXPECT_DOUBLE_EQ(NodeFragmentation(s, "G2", m), 1700.0);
+}
+
+TEST(Policy, TypicalPodsCoverTheirShare) {
+  std::vector<Pod> pods;
+  for (int i = 0; i < 60; ++i) pods.push_back(MakePod(1000, 1, 500));
+  for (int i = 0; i < 36; ++i) pods.push_back(MakePod(2000, 1, 1000));
+  for (int i = 0; i < 4; ++i) pods.push_back(MakePod(3000, 0, 0));
+  // 60% + 36% = 96% >= 95%: two classes, popularity 60/96 and 36/96.
+  EXPECT_EQ(TypicalPods(pods).size(), 3u);  // the default keeps every class (policy.h says why)
+  const auto t = TypicalPods(pods, 0.95);
+  ASSERT_EQ(t.size(), 2u);
+  EXPECT_DOUBLE_EQ(t[0].popularity, 60.0 / 96);
+  EXPECT_DOUBLE_EQ(t[1].popularity, 36.0 / 96);
+}
+
+TEST(Policy, BestFitArithmetic) {
+  Cluster c({MakeNode("big", 64000, 8), MakeNode("small", 16000, 2)});
+  const Pod p = MakePod(8000, 1, 1000);
+  auto policy = MakePolicy("bestfit", {p});
+  ASSERT_TRUE(policy.ok());
+  std::vector<Candidate> cs = {{0, 0, {0}}, {1, 0, {0}}};
+  std::mt19937_64 rng(1);
+  (*policy)->Score(c, p, cs, rng);
+  // big:   (1 - 0.5 * 56000/128000 - 0.5 * 7000/8000) * 100 = 34.375 -> 34
+  // small: (1 - 0.5 *  8000/128000 - 0.5 * 1000/8000) * 100 = 90.625 -> 90
+  // min-max normalised: big 0, small 100.
+  EXPECT_EQ(cs[0].score, 0);
+  EXPECT_EQ(cs[1].score, 100);
+  EXPECT_FALSE(MakePolicy("magic", {}).ok());
+}
+
+TEST(FgdProtocol, InvariantsAndDeterminismOnTheDefaultTrace) {
+  const std::string dir = (base::testing::DataDir() / "alibaba-gpu-2023").string();
+  SEEDANCE_REQUIRE_DATA(dir);
+  auto* env = base::Env::Default();
+  auto nodes = ReadAlibabaNodes(*env->ReadFile(dir + "/openb_node_list_gpu_node.csv"), "n");
+  auto pods = ReadAlibabaPods(*env->ReadFile(dir + "/openb_pod_list_default.csv"), "p");
+  ASSERT_TRUE(nodes.ok() && pods.ok());
+  FgdRunOptions o;
+  o.policy = "bestfit";
+  o.check_invariants = true;  // Cluster::Check after every pod
+  auto a = RunFgdProtocol(*nodes, *pods, o);
+  ASSERT_TRUE(a.ok()) << a.status().ToString();
+  EXPECT_EQ(a->scheduled + a->failed, a->pods);  // every pod accounted for
+  EXPECT_GT(a->pods, 8152);                      // topped up to 130% of capacity
+  o.check_invariants = false;
+  auto b = RunFgdProtocol(*nodes, *pods, o);
+  ASSERT_TRUE(b.ok());
+  EXPECT_EQ(a->alloc_pct_at, b->alloc_pct_at);  // deterministic for a seed
+  for (size_t i = 1; i < a->alloc_pct_at.size(); ++i) {
+    EXPECT_GE(a->alloc_pct_at[i], a->alloc_pct_at[i - 1]);  // no departures: never decreases
+  }
+  EXPECT_NEAR(a->alloc_pct_at[0], 50.0, 0.5);  // nothing fails at half load
+}
+
+}  // namespace
+}  // namespace seedance::sched
