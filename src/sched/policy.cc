@@ -1,6 +1,7 @@
 #include "seedance/sched/policy.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <map>
 #include <tuple>
@@ -53,29 +54,40 @@ class FgdPolicy final : public Policy {
   void Score(const Cluster& cluster, const Pod& pod, std::vector<Candidate>& feasible,
              std::mt19937_64&) const override {
     for (auto& c : feasible) {
-      const std::string& model = cluster.nodes()[static_cast<size_t>(c.node)].gpu_model;
+      const Node& node = cluster.nodes()[static_cast<size_t>(c.node)];
       const NodeState& s = cluster.state(c.node);
-      const double before = Frag(s, model);
+      const int model = ModelId(node.gpu_model);
+      const double before = Frag(model, node.gpu_model, s.cpu_left, s.gpu_left, -1, 0);
+      const int64_t cpu_after = s.cpu_left - pod.cpu_milli;
       auto score_of = [&](std::span<const int> gpus) {
-        const double after = Frag(cluster.After(pod, c.node, gpus), model);
+        double after;
+        if (gpus.size() == 1) {
+          after = Frag(model, node.gpu_model, cpu_after, s.gpu_left, gpus[0], pod.gpu_milli);
+        } else {
+          std::vector<int> left = s.gpu_left;
+          for (int g : gpus) left[static_cast<size_t>(g)] -= pod.gpu_milli;
+          after = Frag(model, node.gpu_model, cpu_after, left, -1, 0);
+        }
         const double delta = before - after;
         return static_cast<int64_t>(std::floor(100.0 / (1.0 + std::exp(-delta / 1000.0))));
       };
       if (pod.num_gpu == 1 && pod.gpu_milli < 1000) {
         // Try every GPU the share fits on; GPUs with equal milli left give equal scores.
         int64_t best = -1;
-        std::vector<int> best_gpu;
+        int best_gpu = -1, last_left = -1;
         for (int i = 0; i < static_cast<int>(s.gpu_left.size()); ++i) {
-          if (s.gpu_left[static_cast<size_t>(i)] < pod.gpu_milli) continue;
+          const int left = s.gpu_left[static_cast<size_t>(i)];
+          if (left < pod.gpu_milli || left == last_left) continue;
+          last_left = left;
           const int one[1] = {i};
           const int64_t sc = score_of(one);
           if (sc > best) {
             best = sc;
-            best_gpu = {i};
+            best_gpu = i;
           }
         }
         c.score = best;
-        c.gpus = best_gpu;
+        c.gpus = {best_gpu};
       } else {
         c.score = score_of(c.gpus);
       }
@@ -83,21 +95,62 @@ class FgdPolicy final : public Policy {
   }
 
  private:
-  // F(M) memoised by node state: GPU model, CPU left and the multiset of GPU milli left.
-  double Frag(const NodeState& s, const std::string& model) const {
-    std::vector<int> left = s.gpu_left;
-    std::sort(left.begin(), left.end());
-    Key key{model, s.cpu_left, left};
-    auto it = memo_.find(key);
+  static constexpr size_t kMaxMemoGpus = 8;
+  // A node state as F sees it: GPU model, CPU left, sorted milli left per GPU.
+  struct Key {
+    int32_t model = 0;
+    int32_t gpus = 0;
+    int64_t cpu = 0;
+    std::array<int16_t, kMaxMemoGpus> left{};
+    bool operator==(const Key&) const = default;
+  };
+  struct KeyHash {
+    size_t operator()(const Key& k) const {
+      uint64_t h = static_cast<uint64_t>(k.model) * 0x9E3779B97F4A7C15ull ^
+                   static_cast<uint64_t>(k.cpu) * 0xC2B2AE3D27D4EB4Full ^
+                   static_cast<uint64_t>(k.gpus);
+      for (int16_t v : k.left) h = (h ^ static_cast<uint64_t>(v)) * 0x100000001B3ull;
+      return static_cast<size_t>(h ^ (h >> 29));
+    }
+  };
+
+  int ModelId(const std::string& model) const {
+    auto [it, inserted] = model_ids_.try_emplace(model, static_cast<int>(model_ids_.size()));
+    return it->second;
+  }
+
+  // F(M) of the state with CPU `cpu` and GPU lefts `left`, GPU `changed` (if
+  // >= 0) lowered by `milli`; memoised (nodes of up to 8 GPUs).
+  double Frag(int model, const std::string& model_name, int64_t cpu, std::span<const int> left,
+              int changed, int milli) const {
+    if (left.size() > kMaxMemoGpus) {
+      NodeState s;
+      s.cpu_left = cpu;
+      s.gpu_left.assign(left.begin(), left.end());
+      if (changed >= 0) s.gpu_left[static_cast<size_t>(changed)] -= milli;
+      return NodeFragmentation(s, model_name, classes_);
+    }
+    Key k;
+    k.model = model;
+    k.cpu = cpu;
+    k.gpus = static_cast<int32_t>(left.size());
+    for (size_t i = 0; i < left.size(); ++i) {
+      k.left[i] = static_cast<int16_t>(left[i] - (static_cast<int>(i) == changed ? milli : 0));
+    }
+    std::sort(k.left.begin(), k.left.begin() + k.gpus);
+    auto it = memo_.find(k);
     if (it != memo_.end()) return it->second;
-    const double f = NodeFragmentation(s, model, classes_);
-    memo_.emplace(std::move(key), f);
+    NodeState s;
+    s.cpu_left = cpu;
+    s.gpu_left.assign(k.left.begin(), k.left.begin() + k.gpus);
+    const double f = NodeFragmentation(s, model_name, classes_);
+    memo_.emplace(k, f);
     return f;
   }
 
-  using Key = std::tuple<std::string, int64_t, std::vector<int>>;
   std::vector<PodClass> classes_;
-  mutable std::map<Key, double> memo_;
+  mutable std::unordered_map<std::string, int> model_ids_;
+  mutable std::unordered_map<Key, double, KeyHash> memo_;
 };
 
 }  // namespace
