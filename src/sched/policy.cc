@@ -46,6 +46,73 @@ class BestFitPolicy final : public Policy {
   }
 };
 
+// Max-normalisation: score * 100 / max (integer), as the simulator's "norm max".
+void MaxNormalise(std::vector<Candidate>& cs) {
+  int64_t hi = 0;
+  for (const auto& c : cs) hi = std::max(hi, c.score);
+  if (hi <= 0) return;
+  for (auto& c : cs) c.score = c.score * 100 / hi;
+}
+
+class DotProductPolicy final : public Policy {
+ public:
+  std::string_view name() const override { return "dotprod"; }
+  void Score(const Cluster& cluster, const Pod& pod, std::vector<Candidate>& feasible,
+             std::mt19937_64&) const override {
+    const double req_cpu = static_cast<double>(pod.cpu_milli) / 128000.0;
+    const double req_gpu = static_cast<double>(pod.gpu_demand_milli()) / 8000.0;
+    for (auto& c : feasible) {
+      const NodeState& s = cluster.state(c.node);
+      const double free_cpu = static_cast<double>(s.cpu_left) / 128000.0;
+      const double free_gpu = static_cast<double>(s.gpu_left_total()) / 8000.0;
+      // The larger the dot product of free and requested, the lower the score.
+      const double dot = free_cpu * req_cpu + free_gpu * req_gpu;
+      c.score = static_cast<int64_t>((1.0 - dot / 2.0) * 100.0);
+    }
+    MaxNormalise(feasible);
+  }
+};
+
+class GpuPackingPolicy final : public Policy {
+ public:
+  std::string_view name() const override { return "gpupacking"; }
+  void Score(const Cluster& cluster, const Pod& pod, std::vector<Candidate>& feasible,
+             std::mt19937_64&) const override {
+    for (auto& c : feasible) {
+      if (pod.num_gpu == 0) {
+        c.score = 0;  // CPU-only pods: no preference
+        continue;
+      }
+      const NodeState& s = cluster.state(c.node);
+      const int free = s.full_free_gpus();
+      const int n = static_cast<int>(s.gpu_left.size());
+      if (free == n) {  // a completely idle node
+        c.score = std::max(33 - free, free);
+        continue;
+      }
+      if (pod.gpu_milli < 1000) {
+        // A share on an already used GPU: the fullest one it fits on.
+        int best = -1;
+        for (int i = 0; i < n; ++i) {
+          const int left = s.gpu_left[static_cast<size_t>(i)];
+          if (left < 1000 && left >= pod.gpu_milli &&
+              (best < 0 || left < s.gpu_left[static_cast<size_t>(best)])) {
+            best = i;
+          }
+        }
+        if (best >= 0) {
+          // 100 - (free % of the GPU used) / 10
+          c.score = 100 - (s.gpu_left[static_cast<size_t>(best)] * 100 / 1000) / 10;
+          c.gpus = {best};
+          continue;
+        }
+      }
+      // Fully free GPUs on a partly used node: 50 - the fully free GPUs it uses.
+      c.score = 50 - pod.num_gpu;
+    }
+  }
+};
+
 class FgdPolicy final : public Policy {
  public:
   explicit FgdPolicy(std::vector<PodClass> classes) : classes_(std::move(classes)) {}
@@ -208,9 +275,12 @@ base::StatusOr<std::unique_ptr<Policy>> MakePolicy(std::string_view name,
                                                    const std::vector<Pod>& workload) {
   if (name == "random") return std::unique_ptr<Policy>(new RandomPolicy());
   if (name == "bestfit") return std::unique_ptr<Policy>(new BestFitPolicy());
+  if (name == "dotprod") return std::unique_ptr<Policy>(new DotProductPolicy());
+  if (name == "gpupacking") return std::unique_ptr<Policy>(new GpuPackingPolicy());
   if (name == "fgd") return std::unique_ptr<Policy>(new FgdPolicy(TypicalPods(workload)));
   return base::InvalidArgumentError(
-      "unknown policy '" + std::string(name) + "' (random, bestfit, fgd)", "--policy");
+      "unknown policy '" + std::string(name) + "' (random, bestfit, dotprod, gpupacking, fgd)",
+      "--policy");
 }
 
 }  // namespace seedance::sched

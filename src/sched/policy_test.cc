@@ -96,6 +96,42 @@ TEST(Policy, BestFitArithmetic) {
   EXPECT_FALSE(MakePolicy("magic", {}).ok());
 }
 
+TEST(Policy, DotProductArithmetic) {
+  Cluster c({MakeNode("big", 64000, 8), MakeNode("small", 16000, 2)});
+  const Pod p = MakePod(8000, 1, 1000);
+  auto policy = MakePolicy("dotprod", {p});
+  ASSERT_TRUE(policy.ok());
+  std::vector<Candidate> cs = {{0, 0, {0}}, {1, 0, {0}}};
+  std::mt19937_64 rng(1);
+  (*policy)->Score(c, p, cs, rng);
+  // req = (8000/128000, 1000/8000) = (0.0625, 0.125)
+  // big:   free (0.5, 1.0):   dot = 0.03125 + 0.125 = 0.15625 -> (1 - 0.078125) * 100 = 92
+  // small: free (0.125, 0.25): dot = 0.0078125 + 0.03125 = 0.0390625 -> 98
+  // max-normalised: 92 * 100 / 98 = 93, 100.
+  EXPECT_EQ(cs[0].score, 93);
+  EXPECT_EQ(cs[1].score, 100);
+}
+
+TEST(Policy, GpuPackingBands) {
+  Cluster c({MakeNode("idle8", 64000, 8), MakeNode("idle2", 64000, 2), MakeNode("used", 64000, 4)});
+  const Pod first = MakePod(1000, 1, 600);
+  c.Bind(first, 2, std::vector<int>{1});  // node "used": GPU 1 has 400 left
+  auto policy = MakePolicy("gpupacking", {first});
+  ASSERT_TRUE(policy.ok());
+  std::mt19937_64 rng(1);
+  std::vector<Candidate> cs = {{0, 0, {0}}, {1, 0, {0}}, {2, 0, {0}}};
+  (*policy)->Score(c, MakePod(1000, 1, 300), cs, rng);
+  EXPECT_EQ(cs[0].score, 25);  // idle 8-GPU node: max(33 - 8, 8)
+  EXPECT_EQ(cs[1].score, 31);  // idle 2-GPU node: max(33 - 2, 2)
+  EXPECT_EQ(cs[2].score, 96);  // share on the used GPU (40% free): 100 - 40 / 10
+  EXPECT_EQ(cs[2].gpus, std::vector<int>{1});
+  cs = {{2, 0, {0}}};
+  (*policy)->Score(c, MakePod(1000, 1, 1000), cs, rng);
+  EXPECT_EQ(cs[0].score, 49);  // a whole GPU on a partly used node: 50 - 1
+  (*policy)->Score(c, MakePod(1000, 0, 0), cs, rng);
+  EXPECT_EQ(cs[0].score, 0);  // CPU-only pods: no preference
+}
+
 TEST(FgdProtocol, InvariantsAndDeterminismOnTheDefaultTrace) {
   const std::string dir = (base::testing::DataDir() / "alibaba-gpu-2023").string();
   SEEDANCE_REQUIRE_DATA(dir);

@@ -21,7 +21,8 @@ void RegisterSimulate(CLI::App& app, Context& context) {
       "simulate", "Schedule a pod trace on a node list with each policy (FGD protocol)");
   cmd->add_option("--nodes", f->nodes, "Node list (Alibaba 2023 CSV)")->required();
   cmd->add_option("--pods", f->pods, "Pod list (Alibaba 2023 CSV)")->required();
-  cmd->add_option("--policy", f->policies, "Policies, comma-separated: random, bestfit, fgd")
+  cmd->add_option("--policy", f->policies,
+                  "Policies, comma-separated: random, bestfit, dotprod, gpupacking, fgd")
       ->capture_default_str();
   cmd->add_option("--protocol", f->protocol, "fgd (events: not built yet)")
       ->check(CLI::IsMember({"fgd"}))

@@ -7,6 +7,9 @@
 //   random   one feasible node at random
 //   bestfit  (1 - 0.5 (cpu_free - cpu_req)/128000 - 0.5 (gpu_free - gpu_req)/8000) x 100,
 //            min-max normalised across the feasible nodes
+//   dotprod  (1 - (free . req) / 2) x 100 over (CPU/128000, GPU/8000), max-normalised
+//   gpupacking  shares on already used GPUs 100 - free%/10; whole GPUs on a partly used node
+//            50 - GPUs used; idle nodes max(33 - free GPUs, free GPUs); CPU-only pods 0
 //   fgd      floor(100 sigma((F_n(M) - F_{n+t}(M)) / 1000)): the smallest increase of the
 //            expected GPU fragmentation under the target workload M (typical pods)
 //
@@ -62,7 +65,7 @@ std::vector<PodClass> TypicalPods(const std::vector<Pod>& pods, double coverage 
 double NodeFragmentation(const NodeState& state, const std::string& gpu_model,
                          const std::vector<PodClass>& classes);
 
-// "random", "bestfit", "fgd"; `workload` gives FGD its typical pods.
+// "random", "bestfit", "dotprod", "gpupacking", "fgd"; `workload` gives FGD its typical pods.
 base::StatusOr<std::unique_ptr<Policy>> MakePolicy(std::string_view name,
                                                    const std::vector<Pod>& workload);
 
