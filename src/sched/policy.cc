@@ -13,10 +13,23 @@ namespace {
 class RandomPolicy final : public Policy {
  public:
   std::string_view name() const override { return "random"; }
-  void Score(const Cluster&, const Pod&, std::vector<Candidate>& feasible,
+  void Score(const Cluster& cluster, const Pod& pod, std::vector<Candidate>& feasible,
              std::mt19937_64& rng) const override {
     for (auto& c : feasible) c.score = 0;
-    if (!feasible.empty()) feasible[rng() % feasible.size()].score = 100;
+    if (feasible.empty()) return;
+    Candidate& chosen = feasible[rng() % feasible.size()];
+    chosen.score = 100;
+    // The simulator runs this baseline with random GPU selection: a share
+    // goes to a GPU chosen uniformly among those it fits on.
+    if (pod.num_gpu == 1 && pod.gpu_milli < 1000) {
+      const NodeState& s = cluster.state(chosen.node);
+      int seen = 0;
+      for (int i = 0; i < static_cast<int>(s.gpu_left.size()); ++i) {
+        if (s.gpu_left[static_cast<size_t>(i)] >= pod.gpu_milli && rng() % ++seen == 0) {
+          chosen.gpus = {i};
+        }
+      }
+    }
   }
 };
 

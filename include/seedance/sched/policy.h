@@ -4,7 +4,7 @@
 // the highest score wins, ties broken uniformly at random. Formulas follow
 // ../shared/notes/fgd-protocol.md and are written out in docs/design/sched.md.
 //
-//   random   one feasible node at random
+//   random   one feasible node at random (and, for a share, a random GPU it fits on)
 //   bestfit  (1 - 0.5 (cpu_free - cpu_req)/128000 - 0.5 (gpu_free - gpu_req)/8000) x 100,
 //            min-max normalised across the feasible nodes
 //   dotprod  (1 - (free . req) / 2) x 100 over (CPU/128000, GPU/8000), max-normalised
