@@ -8,9 +8,12 @@ where it fails.
 
 from __future__ import annotations
 
+import json
 import os
 import pathlib
+import subprocess
 import sys
+import tempfile
 
 import pytest
 
@@ -41,3 +44,53 @@ def require_data(path: pathlib.Path) -> pathlib.Path:
             pytest.fail(f"data set missing under CI: {path}")
         pytest.skip(f"data set not found: {path}")
     return path
+
+
+FASHION_MNIST = pathlib.Path(os.environ.get("SEEDANCE_FASHION_MNIST",
+                                            "/usr/share/datasets/fashion-mnist"))
+
+
+def run_bench(script: str, *args: str, timeout: int = 900) -> dict:
+    """Runs bench/<script> with the built package on the path; returns its JSON output.
+    The scripts read Fashion-MNIST (Debian's dataset-fashion-mnist), so it is required."""
+    require_data(FASHION_MNIST)
+    env = dict(os.environ, PYTHONPATH=str(BUILD / "python"))
+    out = subprocess.run([sys.executable, str(REPO / "bench" / script), *args], env=env,
+                         capture_output=True, text=True, timeout=timeout)
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout)
+
+
+def run_ranks(worker: str, world: int, *args: str, timeout: int = 300) -> list[str]:
+    """Runs `world` processes of the Python source `worker` (argv: rank, world, the built
+    package's directory, a rendezvous file, *args) and returns each rank's stdout, in rank
+    order. Output goes to files, not pipes: a rank blocked on a full pipe would never reach
+    a collective, and the others would wait for it forever."""
+    with tempfile.TemporaryDirectory() as d:
+        script = os.path.join(d, "worker.py")
+        with open(script, "w") as f:
+            f.write(worker)
+        procs, files = [], []
+        for r in range(world):
+            out = open(os.path.join(d, f"out{r}"), "w+")
+            err = open(os.path.join(d, f"err{r}"), "w+")
+            files.append((out, err))
+            procs.append(subprocess.Popen(
+                [sys.executable, script, str(r), str(world), str(BUILD / "python"),
+                 os.path.join(d, "rdzv"), *args], stdout=out, stderr=err, text=True))
+        try:
+            for p in procs:
+                p.wait(timeout=timeout)
+        finally:
+            for p in procs:
+                if p.poll() is None:
+                    p.kill()
+        outputs = []
+        for p, (out, err) in zip(procs, files):
+            out.seek(0)
+            err.seek(0)
+            assert p.returncode == 0, err.read()
+            outputs.append(out.read())
+            out.close()
+            err.close()
+    return outputs

@@ -26,11 +26,12 @@ _CODE_DTYPE = {"fp32": np.float32, "fp16": np.uint16, "bf16": np.uint16,
 
 def _float32_buffer(x: Any) -> tuple[np.ndarray, Any]:
     """A contiguous float32 NumPy view of x (a copy only when needed), and the owner."""
-    if hasattr(x, "detach") and hasattr(x, "numpy"):  # a torch tensor
+    if hasattr(x, "detach") and hasattr(x, "numpy"):  # a torch tensor (torch imported by its user)
+        import torch
         t = x.detach()
         if t.device.type != "cpu":
             raise ValueError("seedance.precision works on CPU tensors; move the tensor first")
-        t = t.to(dtype=__import__("torch").float32).contiguous()
+        t = t.to(dtype=torch.float32).contiguous()
         return t.numpy(), t
     a = np.ascontiguousarray(np.asarray(x, dtype=np.float32))
     return a, a

@@ -34,21 +34,12 @@ base::StatusOr<base::Report> EvaluateKvCache(const LlamaModel& model, const Toke
   if (static_cast<int>(o.prompt.size()) + 1 >= o.tokens) {
     return base::InvalidArgumentError("the prompt fills the whole sequence", "--prompt");
   }
-  // 1. The reference sequence: BOS, the prompt, then greedy FP32 generation.
+  // One pass runs both caches in lockstep over BOS, the prompt, then the
+  // FP32 model's greedy continuation: the next token comes from the FP32
+  // logits, so both caches see exactly the sequence the FP32 model generates.
   std::vector<int> seq = {1};
   seq.insert(seq.end(), o.prompt.begin(), o.prompt.end());
   std::vector<float> logits(c.vocab_size), qlogits(c.vocab_size);
-  {
-    auto cache = NewFullCache(model.cache_shape());
-    for (int pos = 0; pos + 1 < o.tokens; ++pos) {
-      SEEDANCE_RETURN_IF_ERROR(model.Forward(seq[pos], pos, *cache, logits));
-      if (pos + 1 >= static_cast<int>(seq.size())) {
-        seq.push_back(
-            static_cast<int>(std::max_element(logits.begin(), logits.end()) - logits.begin()));
-      }
-    }
-  }
-  // 2. Both caches over the same tokens.
   auto full = NewFullCache(model.cache_shape());
   SEEDANCE_ASSIGN_OR_RETURN(auto quant, NewQuantizedCache(model.cache_shape(), o.quant));
   double kl_sum = 0, kl_max = 0, t_full = 0, t_quant = 0;
@@ -83,9 +74,11 @@ base::StatusOr<base::Report> EvaluateKvCache(const LlamaModel& model, const Toke
     }
     kl_sum += kl;
     kl_max = std::max(kl_max, kl);
-    agree += (std::max_element(logits.begin(), logits.end()) - logits.begin()) ==
-             (std::max_element(qlogits.begin(), qlogits.end()) - qlogits.begin());
+    const int top =
+        static_cast<int>(std::max_element(logits.begin(), logits.end()) - logits.begin());
+    agree += top == (std::max_element(qlogits.begin(), qlogits.end()) - qlogits.begin());
     ++n;
+    if (pos + 1 >= static_cast<int>(seq.size())) seq.push_back(top);
   }
   if (o.decisions) *o.decisions = quant->Decisions();
   std::map<int, int> widths;

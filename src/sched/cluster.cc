@@ -57,11 +57,11 @@ std::optional<std::vector<int>> Cluster::ChooseGpus(const Pod& pod, int node) co
   return gpus;
 }
 
-bool Cluster::Fits(const Pod& pod, int node) const {
+std::optional<std::vector<int>> Cluster::Place(const Pod& pod, int node) const {
   const NodeState& s = state_[static_cast<size_t>(node)];
-  if (s.cpu_left < pod.cpu_milli || s.mem_left < pod.memory_mib) return false;
-  if (pod.num_gpu > 0 && !TypeAllowed(pod, node)) return false;
-  return ChooseGpus(pod, node).has_value();
+  if (s.cpu_left < pod.cpu_milli || s.mem_left < pod.memory_mib) return std::nullopt;
+  if (pod.num_gpu > 0 && !TypeAllowed(pod, node)) return std::nullopt;
+  return ChooseGpus(pod, node);
 }
 
 NodeState Cluster::After(const Pod& pod, int node, std::span<const int> gpus) const {

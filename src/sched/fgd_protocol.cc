@@ -57,8 +57,7 @@ base::StatusOr<FgdRun> RunFgdProtocol(const std::vector<Node>& nodes, const std:
     ++run.pods;
     feasible.clear();
     for (int n = 0; n < static_cast<int>(nodes.size()); ++n) {
-      if (!cluster.Fits(*p, n)) continue;
-      feasible.push_back({n, 0, *cluster.ChooseGpus(*p, n)});
+      if (auto gpus = cluster.Place(*p, n)) feasible.push_back({n, 0, std::move(*gpus)});
     }
     if (feasible.empty()) {
       ++run.failed;

@@ -9,16 +9,12 @@ error-feedback residual holds exactly what its payload did not carry.
 from __future__ import annotations
 
 import json
-import os
 import struct
-import subprocess
-import sys
-import tempfile
 
 import numpy as np
 import pytest
 
-from conftest import BUILD
+from conftest import run_bench, run_ranks
 
 WORKER = r"""
 import json, sys
@@ -65,37 +61,8 @@ dist.destroy_process_group()
 """
 
 
-def run_ranks(world: int, *args: str) -> list[dict]:
-    # Output goes to files, not pipes: a rank blocked on a full pipe would
-    # never reach the barrier, and the others would wait for it forever.
-    with tempfile.TemporaryDirectory() as d:
-        script = os.path.join(d, "worker.py")
-        with open(script, "w") as f:
-            f.write(WORKER)
-        procs, files = [], []
-        for r in range(world):
-            out = open(os.path.join(d, f"out{r}"), "w+")
-            err = open(os.path.join(d, f"err{r}"), "w+")
-            files.append((out, err))
-            procs.append(subprocess.Popen(
-                [sys.executable, script, str(r), str(world), str(BUILD / "python"),
-                 os.path.join(d, "rdzv"), *args], stdout=out, stderr=err, text=True))
-        try:
-            for p in procs:
-                p.wait(timeout=300)
-        finally:
-            for p in procs:
-                if p.poll() is None:
-                    p.kill()
-        results = []
-        for p, (out, err) in zip(procs, files):
-            out.seek(0)
-            err.seek(0)
-            assert p.returncode == 0, err.read()
-            results.append(json.loads(out.read()))
-            out.close()
-            err.close()
-    return sorted(results, key=lambda r: r["rank"])
+def run_hook_ranks(world: int, *args: str) -> list[dict]:
+    return [json.loads(out) for out in run_ranks(WORKER, world, *args)]
 
 
 def decode_sparse(payload: bytes, n: int) -> np.ndarray:
@@ -134,7 +101,7 @@ def decode_sparse(payload: bytes, n: int) -> np.ndarray:
 
 @pytest.mark.parametrize("ratio", [0.05, 0.6])  # varint and bitmap index sections
 def test_two_ranks_decoded_sum_and_error_feedback(ratio: float) -> None:
-    ranks = run_ranks(2, "topk", str(ratio), "0", "2")
+    ranks = run_hook_ranks(2, "topk", str(ratio), "0", "2")
     r0 = ranks[0]
     sizes = [len(g) for g in r0["local_grads"]]
     for b, layout in r0["layout"].items():
@@ -161,7 +128,7 @@ def test_two_ranks_decoded_sum_and_error_feedback(ratio: float) -> None:
 
 
 def test_warmup_is_a_plain_allreduce() -> None:
-    ranks = run_ranks(2, "topk", "0.01", "5", "1")
+    ranks = run_hook_ranks(2, "topk", "0.01", "5", "1")
     for r in ranks:
         assert r["payloads"] == {}
         for d, lg0, lg1 in zip(r["ddp_grads"], ranks[0]["local_grads"], ranks[1]["local_grads"]):
@@ -173,7 +140,7 @@ def test_warmup_is_a_plain_allreduce() -> None:
 @pytest.mark.parametrize("compressor", ["topk-sampled", "randomk", "int8", "int4", "sign",
                                         "fp16-int4"])
 def test_every_compressor_runs_in_ddp(compressor: str) -> None:
-    ranks = run_ranks(2, compressor, "0.1", "0", "3")
+    ranks = run_hook_ranks(2, compressor, "0.1", "0", "3")
     # Every rank ends with the same averaged gradient.
     for a, b in zip(ranks[0]["ddp_grads"], ranks[1]["ddp_grads"]):
         np.testing.assert_array_equal(a, b)
@@ -182,21 +149,9 @@ def test_every_compressor_runs_in_ddp(compressor: str) -> None:
 
 def test_fashion_mnist_ddp_script_quick_run() -> None:
     """The evaluation script end to end, briefly: 2 ranks, one epoch, none vs top-k 1%."""
-    import pathlib
-
-    from conftest import REPO
-    fmnist = pathlib.Path(os.environ.get("SEEDANCE_FASHION_MNIST",
-                                         "/usr/share/datasets/fashion-mnist"))
-    if not fmnist.is_dir():
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"Fashion-MNIST missing under CI: {fmnist}")
-        pytest.skip("Fashion-MNIST not installed")
-    env = dict(os.environ, PYTHONPATH=str(BUILD / "python"))
-    out = subprocess.run([sys.executable, str(REPO / "bench" / "comm" / "fashion_mnist_ddp.py"),
-                          "--world", "2", "--epochs", "1", "--compressors", "none,topk"],
-                         env=env, capture_output=True, text=True, timeout=600)
-    assert out.returncode == 0, out.stderr
-    runs = {r["compressor"]: r for r in json.loads(out.stdout)["runs"]}
+    out = run_bench("comm/fashion_mnist_ddp.py", "--world", "2", "--epochs", "1",
+                    "--compressors", "none,topk", timeout=600)
+    runs = {r["compressor"]: r for r in out["runs"]}
     assert runs["none"]["test_accuracy_pct"] > 75
     assert runs["topk"]["test_accuracy_pct"] > 70
     assert runs["topk"]["sent_share_after_warmup"] < 0.01  # >= 99% less than uncompressed

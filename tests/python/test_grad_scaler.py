@@ -3,10 +3,6 @@
 from __future__ import annotations
 
 import math
-import os
-import subprocess
-import sys
-import tempfile
 
 import pytest
 import torch
@@ -136,17 +132,8 @@ dist.destroy_process_group()
 
 
 def test_every_rank_skips_the_same_step() -> None:
-    from conftest import BUILD
-    with tempfile.TemporaryDirectory() as d:
-        script = os.path.join(d, "worker.py")
-        with open(script, "w") as f:
-            f.write(_WORKER)
-        rendezvous = os.path.join(d, "rdzv")
-        procs = [subprocess.Popen([sys.executable, script, str(r), "2", str(BUILD / "python"),
-                                   rendezvous], stdout=subprocess.PIPE, text=True)
-                 for r in range(2)]
-        outs = [p.communicate(timeout=120)[0].split() for p in procs]
-        assert all(p.returncode == 0 for p in procs)
+    from conftest import run_ranks
+    outs = [out.split() for out in run_ranks(_WORKER, 2, timeout=120)]
     for rank, unchanged, scale in outs:
         assert unchanged == "True", f"rank {rank} stepped"
         assert float(scale) == 32.0

@@ -6,29 +6,11 @@ checks its JSON; docs/benchmarks.md records the full runs.
 
 from __future__ import annotations
 
-import json
-import os
-import pathlib
-import subprocess
-import sys
-
-import pytest
-
-from conftest import BUILD, REPO
-
-FMNIST = pathlib.Path(os.environ.get("SEEDANCE_FASHION_MNIST", "/usr/share/datasets/fashion-mnist"))
+from conftest import run_bench
 
 
 def _run(script: str, *args: str) -> dict:
-    if not FMNIST.is_dir():
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"Fashion-MNIST missing under CI: {FMNIST}")
-        pytest.skip(f"Fashion-MNIST not found: {FMNIST} (apt-get install dataset-fashion-mnist)")
-    env = dict(os.environ, PYTHONPATH=str(BUILD / "python"))
-    out = subprocess.run([sys.executable, str(REPO / "bench" / "precision" / script), *args],
-                         env=env, capture_output=True, text=True, timeout=900)
-    assert out.returncode == 0, out.stderr
-    return json.loads(out.stdout)
+    return run_bench("precision/" + script, *args)
 
 
 def test_loss_scaling_recovers_fp32_accuracy_and_unscaled_fp16_does_not() -> None:

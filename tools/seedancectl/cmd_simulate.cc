@@ -12,7 +12,8 @@ namespace seedance::cli {
 
 void RegisterSimulate(CLI::App& app, Context& context) {
   struct Flags {
-    std::string nodes, pods, policies = "fgd", protocol = "fgd", output;
+    std::string nodes, pods, protocol = "fgd", output;
+    std::vector<std::string> policies = {"fgd"};
     int seeds = 10;
     uint64_t first_seed = 42;
   };
@@ -23,6 +24,7 @@ void RegisterSimulate(CLI::App& app, Context& context) {
   cmd->add_option("--pods", f->pods, "Pod list (Alibaba 2023 CSV)")->required();
   cmd->add_option("--policy", f->policies,
                   "Policies, comma-separated: random, bestfit, dotprod, gpupacking, fgd")
+      ->delimiter(',')
       ->capture_default_str();
   cmd->add_option("--protocol", f->protocol, "fgd (events: not built yet)")
       ->check(CLI::IsMember({"fgd"}))
@@ -46,12 +48,7 @@ void RegisterSimulate(CLI::App& app, Context& context) {
     r["pods"] = f->pods;
     r["seeds"] = f->seeds;
     r["policies"] = base::Report::array();
-    size_t start = 0;
-    while (start <= f->policies.size()) {
-      const size_t comma = f->policies.find(',', start);
-      const std::string name =
-          f->policies.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-      start = comma == std::string::npos ? f->policies.size() + 1 : comma + 1;
+    for (const std::string& name : f->policies) {
       std::vector<double> sum(9, 0.0);
       double runtime = 0;
       for (int s = 0; s < f->seeds; ++s) {

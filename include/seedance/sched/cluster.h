@@ -38,11 +38,14 @@ class Cluster {
   // The node's GPU model is one the pod allows (any when the pod names none).
   bool TypeAllowed(const Pod& pod, int node) const;
   // CPU, memory, type and GPUs all fit.
-  bool Fits(const Pod& pod, int node) const;
+  bool Fits(const Pod& pod, int node) const { return Place(pod, node).has_value(); }
   // GPUs for the pod on the node: whole GPUs -> the lowest-index free ones;
   // a share -> the fitting GPU with the least left (best fit, lowest index on ties).
   // nullopt when they do not fit. CPU-only pods get an empty list.
   std::optional<std::vector<int>> ChooseGpus(const Pod& pod, int node) const;
+  // The fit test and the GPU choice in one: the GPUs when CPU, memory, type
+  // and GPUs fit, else nullopt.
+  std::optional<std::vector<int>> Place(const Pod& pod, int node) const;
   // The state the node would have with the pod on `gpus`.
   NodeState After(const Pod& pod, int node, std::span<const int> gpus) const;
 
