@@ -26,6 +26,7 @@ namespace seedance::python {
 void BindPrecision(py::module_& m);  // precision_bindings.cc
 void BindComm(py::module_& m);       // comm_bindings.cc
 void BindKv(py::module_& m);         // kv_bindings.cc
+void BindTopo(py::module_& m);       // topo_bindings.cc
 
 namespace {
 
@@ -134,4 +135,5 @@ PYBIND11_MODULE(_core, m) {
   BindPrecision(m);
   BindComm(m);
   BindKv(m);
+  BindTopo(m);
 }

@@ -78,6 +78,15 @@ class PosixEnv final : public Env {
     return std::filesystem::exists(Resolve(path), ec);
   }
 
+  StatusOr<std::string> ReadLink(const std::string& path) override {
+    std::error_code ec;
+    auto target = std::filesystem::read_symlink(Resolve(path), ec);
+    if (!ec) return target.string();
+    if (ec == std::errc::no_such_file_or_directory) return NotFoundError("no such file", path);
+    if (ec == std::errc::invalid_argument) return InvalidArgumentError("not a symbolic link", path);
+    return IoError("cannot read link: " + ec.message(), path);
+  }
+
   Status WriteFileAtomic(const std::string& path, std::string_view contents) override {
     const std::string real = Resolve(path);
     std::string tmp =

@@ -68,6 +68,24 @@ TEST_F(PosixEnvTest, RootRemapsAbsolutePathsOnly) {
   EXPECT_EQ(missing.status().where(), "/proc/stat");
 }
 
+TEST_F(PosixEnvTest, ReadLinkReturnsTheStoredTargetUnderTheRoot) {
+  // A sysfs-style relative link inside a fake root, and a /proc/PID/fd-style
+  // absolute one: both come back exactly as stored.
+  Write("sys/devices/pci0000:00/0000:00:01.0/numa_node", "1\n");
+  fs::create_directories(dir_ + "/sys/bus/pci/devices");
+  fs::create_symlink("../../../devices/pci0000:00/0000:00:01.0",
+                     dir_ + "/sys/bus/pci/devices/0000:00:01.0");
+  fs::create_symlink("/dev/nvidia0", dir_ + "/fd3");
+  auto env = NewPosixEnv({.root = dir_});
+  EXPECT_EQ(*env->ReadLink("/sys/bus/pci/devices/0000:00:01.0"),
+            "../../../devices/pci0000:00/0000:00:01.0");
+  EXPECT_EQ(*env->ReadFile("/sys/bus/pci/devices/0000:00:01.0/numa_node"), "1\n");
+  EXPECT_EQ(*env->ReadLink("/fd3"), "/dev/nvidia0");
+  EXPECT_EQ(env->ReadLink("/sys/bus/pci/devices/0000:00:01.0/numa_node").status().code(),
+            StatusCode::kInvalidArgument);
+  EXPECT_EQ(env->ReadLink("/nope").status().code(), StatusCode::kNotFound);
+}
+
 TEST_F(PosixEnvTest, AtomicWriteReplacesAndLeavesNoTemporaries) {
   Env* env = Env::Default();
   const std::string path = dir_ + "/out.json";

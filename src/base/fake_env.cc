@@ -14,6 +14,18 @@ void FakeEnv::RemoveFile(const std::string& path) {
   files_.erase(path);
 }
 
+void FakeEnv::SetLink(const std::string& path, std::string target) {
+  std::lock_guard<std::mutex> lock(mu_);
+  links_[path] = std::move(target);
+}
+
+StatusOr<std::string> FakeEnv::ReadLink(const std::string& path) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (auto it = links_.find(path); it != links_.end()) return it->second;
+  if (files_.count(path)) return InvalidArgumentError("not a symbolic link", path);
+  return NotFoundError("no such file", path);
+}
+
 void FakeEnv::SetVar(const std::string& name, std::string value) {
   std::lock_guard<std::mutex> lock(mu_);
   vars_[name] = std::move(value);
@@ -64,13 +76,18 @@ StatusOr<std::vector<std::string>> FakeEnv::ListDirectory(const std::string& pat
     std::string rest = it->first.substr(prefix.size());
     names.insert(rest.substr(0, rest.find('/')));
   }
+  for (auto it = links_.lower_bound(prefix); it != links_.end(); ++it) {
+    if (it->first.compare(0, prefix.size(), prefix) != 0) break;
+    std::string rest = it->first.substr(prefix.size());
+    names.insert(rest.substr(0, rest.find('/')));
+  }
   if (names.empty()) return NotFoundError("no such directory", path);
   return std::vector<std::string>(names.begin(), names.end());
 }
 
 bool FakeEnv::FileExists(const std::string& path) {
   std::lock_guard<std::mutex> lock(mu_);
-  if (files_.count(path)) return true;
+  if (files_.count(path) || links_.count(path)) return true;
   const std::string prefix = path + "/";
   auto it = files_.lower_bound(prefix);
   return it != files_.end() && it->first.compare(0, prefix.size(), prefix) == 0;

@@ -43,5 +43,18 @@ TEST(FakeEnvTest, FaultInjectionAndVariables) {
   EXPECT_FALSE(env.GetVar("CI").has_value());
 }
 
+TEST(FakeEnvTest, LinksAreListedAndReadBack) {
+  FakeEnv env;
+  env.SetFile("/sys/class/net/eth0/operstate", "up\n");
+  env.SetLink("/sys/class/net/eth0/device", "../../../0000:00:03.0");
+  env.SetLink("/sys/class/net/lo", "../../devices/virtual/net/lo");
+  EXPECT_EQ(*env.ReadLink("/sys/class/net/eth0/device"), "../../../0000:00:03.0");
+  EXPECT_EQ(env.ReadLink("/sys/class/net/eth0/operstate").status().code(),
+            StatusCode::kInvalidArgument);
+  EXPECT_EQ(env.ReadLink("/sys/nope").status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(*env.ListDirectory("/sys/class/net"), (std::vector<std::string>{"eth0", "lo"}));
+  EXPECT_TRUE(env.FileExists("/sys/class/net/lo"));
+}
+
 }  // namespace
 }  // namespace seedance::base

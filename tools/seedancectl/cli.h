@@ -46,5 +46,7 @@ void RegisterPrecision(CLI::App& app, Context& context);
 void RegisterComm(CLI::App& app, Context& context);
 void RegisterKv(CLI::App& app, Context& context);
 void RegisterSimulate(CLI::App& app, Context& context);
+void RegisterTopo(CLI::App& app, Context& context);
+void RegisterProbe(CLI::App& app, Context& context);
 
 }  // namespace seedance::cli

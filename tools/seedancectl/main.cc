@@ -26,6 +26,8 @@ int main(int argc, char** argv) {
   RegisterComm(app, context);
   RegisterKv(app, context);
   RegisterSimulate(app, context);
+  RegisterTopo(app, context);
+  RegisterProbe(app, context);
 
   // CLI11 would only say "a subcommand is required" for a misspelt noun.
   auto is_command = [&app](const std::string& name) {

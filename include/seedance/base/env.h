@@ -42,6 +42,10 @@ class Env {
   // Names of the entries of a directory (not "." or ".."), sorted.
   virtual StatusOr<std::vector<std::string>> ListDirectory(const std::string& path) = 0;
   virtual bool FileExists(const std::string& path) = 0;
+  // The target of a symbolic link, exactly as stored (sysfs links are relative,
+  // /proc/PID/fd links absolute). NotFound when `path` does not exist,
+  // InvalidArgument when it is not a link.
+  virtual StatusOr<std::string> ReadLink(const std::string& path) = 0;
   // Writes `contents` to a temporary file next to `path`, then renames it over
   // `path`: readers see the old file or the new one, never a half-written one.
   virtual Status WriteFileAtomic(const std::string& path, std::string_view contents) = 0;

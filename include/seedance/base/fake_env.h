@@ -19,6 +19,9 @@ class FakeEnv final : public Env {
   // Test set-up.
   void SetFile(const std::string& path, std::string contents);
   void RemoveFile(const std::string& path);
+  // Makes `path` a symbolic link to `target` (ReadLink only: reads through
+  // `path` are not redirected).
+  void SetLink(const std::string& path, std::string target);
   void SetVar(const std::string& name, std::string value);
   void UnsetVar(const std::string& name);
   void AdvanceClock(std::chrono::nanoseconds duration);
@@ -31,6 +34,7 @@ class FakeEnv final : public Env {
   StatusOr<std::string> ReadFile(const std::string& path) override;
   StatusOr<std::vector<std::string>> ListDirectory(const std::string& path) override;
   bool FileExists(const std::string& path) override;
+  StatusOr<std::string> ReadLink(const std::string& path) override;
   Status WriteFileAtomic(const std::string& path, std::string_view contents) override;
   std::optional<std::string> GetVar(const std::string& name) override;
 
@@ -40,6 +44,7 @@ class FakeEnv final : public Env {
  private:
   std::mutex mu_;
   std::map<std::string, std::string> files_;
+  std::map<std::string, std::string> links_;
   std::map<std::string, Status> failures_;
   std::map<std::string, std::string> vars_;
   int64_t elapsed_nanos_ = 0;

@@ -15,6 +15,9 @@ Mixed precision (SPEC PREC):
 
 Communication (SPEC COMM):
 - :func:`comm_hook`: gradient compression with error feedback as a DDP hook.
+
+Node (SPEC TOPO):
+- :func:`numa_worker_init_fn`: DataLoader workers on the CPUs local to the GPU.
 """
 
 from __future__ import annotations
@@ -24,7 +27,9 @@ from seedance.torch.amp import GradScaler
 from seedance.torch.collapse import CollapseGuard
 from seedance.torch.comm import CommState, comm_hook
 from seedance.torch.lifetimes import record_lifetimes
+from seedance.torch.numa import NumaWorkerInit, numa_worker_init_fn
 from seedance.torch.precision_policy import PrecisionPlan, apply_precision_policy, fake_round
 
 __all__ = ["CollapseGuard", "CommState", "GradScaler", "comm_hook", "PrecisionPlan", "apply_precision_policy", "fake_round",
-           "memory_stats", "record_lifetimes", "use_caching_allocator"]
+           "memory_stats", "NumaWorkerInit", "numa_worker_init_fn", "record_lifetimes",
+           "use_caching_allocator"]

@@ -1,0 +1,65 @@
+// NVML, loaded at run time with dlopen("libnvidia-ml.so.1") (SPEC PROBE-1):
+// nothing links against the driver, and a machine without it gets
+// Unavailable from Nvml::Load, not a failure to start.
+//
+// Only the calls Seedance uses are bound; their structures are declared here
+// with NVML's ABI (nvml.h is not needed to build).
+//
+// Thread safety: NVML itself is thread-safe; one Nvml object may be shared.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "seedance/base/status.h"
+
+namespace seedance::port {
+
+// One reading of one GPU. A metric the GPU or driver does not support stays
+// nullopt.
+struct NvmlReading {
+  int index = 0;
+  std::string name;                       // "NVIDIA H200"
+  std::string uuid;                       // "GPU-..."
+  std::string pci_address;                // "0000:18:00.0", lower case, 4-digit domain
+  std::optional<double> gpu_util_pct;     // time a kernel ran, last sample period
+  std::optional<double> memory_util_pct;  // time device memory was read or written
+  std::optional<uint64_t> memory_used_bytes, memory_total_bytes;
+  std::optional<double> power_watts;
+  std::optional<uint64_t> energy_millijoules;  // since the driver loaded
+  std::optional<double> temperature_celsius;
+  std::optional<uint32_t> sm_clock_mhz, memory_clock_mhz;
+  std::optional<uint64_t> pcie_tx_bytes_per_s, pcie_rx_bytes_per_s;  // 20 ms window
+  std::optional<uint64_t> nvlink_tx_bytes, nvlink_rx_bytes;          // counters since load
+};
+
+class Nvml {
+ public:
+  // Unavailable when the library is missing or nvmlInit fails.
+  static base::StatusOr<std::unique_ptr<Nvml>> Load();
+  ~Nvml();
+  Nvml(const Nvml&) = delete;
+  Nvml& operator=(const Nvml&) = delete;
+
+  const std::string& driver_version() const { return driver_version_; }
+  int device_count() const { return count_; }
+
+  NvmlReading Read(int index) const;
+  // (remote PCI address, active link count) for each NVLink peer of GPU `index`.
+  std::vector<std::pair<std::string, int>> NvlinkPeers(int index) const;
+
+  struct Api;  // the resolved entry points (nvml.cc)
+
+ private:
+  Nvml() = default;
+  void* library_ = nullptr;
+  std::unique_ptr<Api> api_;
+  std::string driver_version_;
+  int count_ = 0;
+};
+
+}  // namespace seedance::port

@@ -1,0 +1,203 @@
+// `seedancectl probe`: samples host and GPU metrics (SPEC PROBE-1), prints
+// them with findings (PROBE-3), or serves them to Prometheus (PROBE-2).
+#include <csignal>
+#include <cstdio>
+#include <iostream>
+#include <sstream>
+
+#include "seedance/base/env.h"
+#include "seedance/probe/exporter.h"
+#include "seedance/probe/gpu.h"
+#include "seedance/probe/probe.h"
+#include "seedance/probe/rules.h"
+#include "seedance/version.h"
+#include "tools/seedancectl/cli.h"
+
+namespace seedance::cli {
+namespace {
+
+volatile std::sig_atomic_t g_stop = 0;
+void OnSignal(int) { g_stop = 1; }
+
+// "5s", "500ms", "2m", "1.5s", "10" (seconds).
+base::StatusOr<std::chrono::milliseconds> ParseDuration(const std::string& text,
+                                                        const std::string& flag) {
+  size_t used = 0;
+  double v = 0;
+  try {
+    v = std::stod(text, &used);
+  } catch (...) {
+    used = 0;
+  }
+  const std::string unit = text.substr(used);
+  double ms = -1;
+  if (used > 0) {
+    if (unit.empty() || unit == "s") ms = v * 1000;
+    if (unit == "ms") ms = v;
+    if (unit == "m") ms = v * 60000;
+  }
+  if (ms < 10 || ms > 86400e3) {
+    return base::InvalidArgumentError(
+        "expected a duration between 10ms and 24h like 5s, 500ms or 1m, got '" + text + "'", flag);
+  }
+  return std::chrono::milliseconds(static_cast<int64_t>(ms));
+}
+
+base::StatusOr<std::vector<std::string>> ParseMetrics(const std::string& list) {
+  std::vector<std::string> out;
+  if (list.empty()) return out;
+  std::stringstream in(list);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    bool known = false;
+    for (const auto& name : probe::ValueNames()) {
+      known |= name == item || name.rfind(item + ".", 0) == 0;
+    }
+    if (!known) {
+      std::string names;
+      for (const auto& n : probe::ValueNames()) names += (names.empty() ? "" : ", ") + n;
+      return base::InvalidArgumentError(
+          "unknown metric '" + item + "'; known: " + names + " (or a prefix: cpu, gpu, ...)",
+          "--metrics");
+    }
+    out.push_back(item);
+  }
+  return out;
+}
+
+std::string LabelText(const probe::Value& v) {
+  std::string s;
+  for (const auto& [k, val] : v.labels) s += (s.empty() ? "{" : ",") + k + "=" + val;
+  return s.empty() ? s : s + "}";
+}
+
+std::string FormatValue(const probe::Value& v) {
+  char buf[64];
+  if (v.unit == "B" || v.unit == "B/s") {
+    std::string h = base::HumanBytes(v.value);
+    return v.unit == "B/s" ? h + "/s" : h;
+  }
+  std::snprintf(buf, sizeof(buf), "%.1f %s", v.value, v.unit.c_str());
+  return buf;
+}
+
+void PrintWindow(const probe::Snapshot& after, double window_s,
+                 const std::vector<probe::Value>& values,
+                 const std::vector<probe::Finding>& findings, const std::string& output,
+                 bool once) {
+  if (output == "json") {
+    base::Report r;
+    r["timestamp_s"] = static_cast<double>(after.unix_nanos / 1000000) / 1000.0;
+    r["window_s"] = window_s;
+    r["values"] = probe::ValuesToReport(values);
+    r["findings"] = probe::FindingsToReport(findings);
+    r["notes"] = after.notes;
+    std::fputs(once ? base::RenderJson(r).c_str() : (r.dump() + "\n").c_str(), stdout);
+    std::fflush(stdout);
+    return;
+  }
+  size_t width = 0;
+  for (const auto& v : values) width = std::max(width, v.metric.size() + LabelText(v).size());
+  for (const auto& v : values) {
+    std::string name = v.metric + LabelText(v);
+    name.resize(width + 2, ' ');
+    std::printf("%s%s\n", name.c_str(), FormatValue(v).c_str());
+  }
+  for (const auto& f : findings) {
+    std::printf("[%s] %s: %s -- %s\n", f.severity == "warning" ? "WARN" : "INFO", f.metric.c_str(),
+                f.message.c_str(), f.advice.c_str());
+  }
+  for (const auto& n : after.notes) std::printf("note: %s\n", n.c_str());
+  if (!once) std::printf("\n");
+  std::fflush(stdout);
+}
+
+}  // namespace
+
+void RegisterProbe(CLI::App& app, Context& context) {
+  struct Flags {
+    bool once = false;
+    std::string interval = "5s", metrics, output, listen, naming = "seedance", gpu_fixture, root;
+    int task_id = -1;
+    int count = 0;
+  };
+  auto f = std::make_shared<Flags>();
+  CLI::App* cmd = app.add_subcommand(
+      "probe",
+      "Sample CPU, memory, disk, network and GPU metrics; print findings or serve /metrics");
+  cmd->add_flag("--once", f->once, "Print one window of --sample-interval and exit");
+  cmd->add_option("--sample-interval", f->interval, "Window between readings (5s, 500ms, 1m)")
+      ->capture_default_str();
+  cmd->add_option("--count", f->count, "Stop after this many windows (0: until interrupted)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--metrics", f->metrics,
+                  "Comma-separated values or prefixes to print: gpu.util,gpu.mem_bw,net.out_bytes");
+  cmd->add_option("--task-id", f->task_id, "Also sample this process (CPU, resident memory)");
+  cmd->add_option("--listen", f->listen,
+                  "Serve Prometheus /metrics on HOST:PORT (e.g. 127.0.0.1:9464) until interrupted");
+  cmd->add_option("--naming", f->naming, "Metric names on /metrics: seedance or dcgm")
+      ->check(CLI::IsMember({"seedance", "dcgm"}))
+      ->capture_default_str();
+  cmd->add_option("--root", f->root, "Read /proc and /sys under this directory");
+  cmd->add_option("--gpu-fixture", f->gpu_fixture,
+                  "Replay GPU readings from a JSON file instead of NVML (tests, demos)");
+  AddOutputFlag(cmd, &f->output);
+  cmd->callback([f, &context] {
+    auto interval = ParseDuration(f->interval, "--sample-interval");
+    if (Failed(interval.status(), context)) return;
+    auto metrics = ParseMetrics(f->metrics);
+    if (Failed(metrics.status(), context)) return;
+    auto env = base::NewPosixEnv({.root = f->root.empty() ? "/" : f->root});
+    std::unique_ptr<probe::GpuSource> gpus;
+    if (!f->gpu_fixture.empty()) {
+      auto fixture = probe::NewFixtureGpuSource(*base::Env::Default(), f->gpu_fixture);
+      if (Failed(fixture.status(), context)) return;
+      gpus = std::move(*fixture);
+    } else {
+      gpus = probe::NewNvmlGpuSource();
+    }
+    probe::HostOptions host;
+    host.task_pid = f->task_id;
+    probe::Probe probe(*env, std::move(gpus), host);
+    std::signal(SIGINT, OnSignal);
+    std::signal(SIGTERM, OnSignal);
+
+    if (!f->listen.empty()) {
+      probe::ExporterOptions o;
+      o.listen = f->listen;
+      o.naming = f->naming == "dcgm" ? probe::Naming::kDcgm : probe::Naming::kSeedance;
+      o.interval = *interval;
+      o.version = std::string(kVersion);
+      auto exporter = probe::Exporter::Start(probe, o);
+      if (Failed(exporter.status(), context)) return;
+      std::fprintf(stderr, "serving http://%s/metrics (port %d); Ctrl-C stops\n", f->listen.c_str(),
+                   (*exporter)->port());
+      while (!g_stop) env->SleepFor(std::chrono::milliseconds(100));
+      (*exporter)->Stop();
+      return;
+    }
+
+    auto before = probe.Read();
+    if (Failed(before.status(), context)) return;
+    const int windows = f->once ? 1 : f->count;
+    for (int w = 0; (windows == 0 || w < windows) && !g_stop; ++w) {
+      // Sleep in slices so that Ctrl-C ends a long window promptly.
+      const int64_t end = env->NowMonotonicNanos() + interval->count() * 1000000;
+      while (!g_stop && env->NowMonotonicNanos() < end) {
+        env->SleepFor(std::min<std::chrono::nanoseconds>(
+            std::chrono::milliseconds(100),
+            std::chrono::nanoseconds(end - env->NowMonotonicNanos())));
+      }
+      auto after = probe.Read();
+      if (Failed(after.status(), context)) return;
+      const auto values = probe::WindowValues(probe, *before, *after, *metrics);
+      const auto findings = probe::Evaluate(values);
+      const double window_s =
+          static_cast<double>(after->host.monotonic_nanos - before->host.monotonic_nanos) / 1e9;
+      PrintWindow(*after, window_s, values, findings, f->output, f->once);
+      before = std::move(after);
+    }
+  });
+}
+
+}  // namespace seedance::cli

@@ -1,0 +1,105 @@
+// `seedancectl topo show|check`: the machine's topology in nvidia-smi's
+// legend (SPEC TOPO-1) and a process's affinity check (TOPO-2, TOPO-3).
+#include <unistd.h>
+
+#include <cstdio>
+
+#include "seedance/base/env.h"
+#include "seedance/topo/affinity.h"
+#include "seedance/topo/matrix.h"
+#include "seedance/topo/nvlink.h"
+#include "seedance/topo/topology.h"
+#include "tools/seedancectl/cli.h"
+
+namespace seedance::cli {
+namespace {
+
+struct Machine {
+  std::unique_ptr<base::Env> env;
+  topo::Topology topology;
+};
+
+// Discovers the topology under `root`, with NVLink links from `nvlink_from`
+// (a saved `nvidia-smi topo -m`) or, on the real machine, from NVML.
+base::StatusOr<Machine> Discover(const std::string& root, const std::string& nvlink_from) {
+  Machine m;
+  m.env = base::NewPosixEnv({.root = root.empty() ? "/" : root});
+  m.topology = topo::DiscoverTopology(*m.env);
+  if (!nvlink_from.empty()) {
+    // The file is read from the real file system, not under --root.
+    auto s = topo::LoadNvlinksFromSmiFile(m.topology, *base::Env::Default(), nvlink_from);
+    if (!s.ok()) return s;
+  } else if (root.empty() || root == "/") {
+    if (!m.topology.gpus.empty()) {
+      if (auto s = topo::LoadNvlinksFromNvml(m.topology); !s.ok()) {
+        m.topology.notes.push_back("no NVLink information: " + std::string(s.message()));
+      }
+    }
+  }
+  return m;
+}
+
+void RegisterShow(CLI::App* noun, Context& context) {
+  struct Flags {
+    std::string root, nvlink_from, output;
+  };
+  auto f = std::make_shared<Flags>();
+  CLI::App* cmd = noun->add_subcommand(
+      "show",
+      "NUMA nodes, CPUs, caches, GPUs and NICs, and the device matrix of nvidia-smi topo -m");
+  cmd->add_option("--root", f->root, "Read /sys under this directory (a saved or fake tree)");
+  cmd->add_option("--nvlink-from", f->nvlink_from,
+                  "NVLink links from a saved 'nvidia-smi topo -m' output instead of NVML");
+  AddOutputFlag(cmd, &f->output);
+  cmd->callback([f, &context] {
+    auto m = Discover(f->root, f->nvlink_from);
+    if (Failed(m.status(), context)) return;
+    if (f->output == "json") {
+      context.exit_code = PrintReport(topo::TopologyToReport(m->topology), f->output);
+    } else {
+      std::fputs(topo::RenderTopologyTable(m->topology).c_str(), stdout);
+    }
+  });
+}
+
+void RegisterCheck(CLI::App* noun, Context& context) {
+  struct Flags {
+    std::string root, output;
+    int pid = -1;
+    double remote_limit = 0.30;
+  };
+  auto f = std::make_shared<Flags>();
+  CLI::App* cmd = noun->add_subcommand(
+      "check",
+      "Check a process's CPU and memory placement. Exit 0 consistent, 1 no NUMA information, "
+      "2 unbound, 3 memory not local");
+  cmd->add_option("--pid", f->pid, "The process (default: this one, e.g. under numactl)");
+  cmd->add_option("--root", f->root, "Read /sys and /proc under this directory");
+  cmd->add_option("--remote-limit", f->remote_limit,
+                  "Remote-to-local resident bytes above which memory is not local (note 003: 0.30)")
+      ->check(CLI::Range(0.0, 100.0));
+  AddOutputFlag(cmd, &f->output);
+  cmd->callback([f, &context] {
+    auto m = Discover(f->root, "");
+    if (Failed(m.status(), context)) return;
+    const int pid = f->pid >= 0 ? f->pid : static_cast<int>(::getpid());
+    auto placement = topo::ReadProcessPlacement(*m->env, pid, m->topology);
+    if (Failed(placement.status(), context)) return;
+    topo::AffinityOptions options;
+    options.remote_to_local_limit = f->remote_limit;
+    const auto report = topo::CheckAffinity(m->topology, *placement, options);
+    PrintReport(topo::AffinityToReport(report, *placement), f->output);
+    context.exit_code = report.exit_code;
+  });
+}
+
+}  // namespace
+
+void RegisterTopo(CLI::App& app, Context& context) {
+  CLI::App* noun = app.add_subcommand("topo", "Node topology and affinity");
+  noun->require_subcommand(1);
+  RegisterShow(noun, context);
+  RegisterCheck(noun, context);
+}
+
+}  // namespace seedance::cli
