@@ -15,7 +15,7 @@ BUILD_PACKAGES=(cmake ninja-build g++ git pkg-config
   libgtest-dev libgmock-dev libbenchmark-dev
   pybind11-dev python3-dev libnuma-dev libcpp-httplib-dev)
 TEST_PACKAGES=(python3-pytest python3-numpy python3-torch clang-format dataset-fashion-mnist
-  libopenblas0-pthread prometheus)  # torch on Debian uses the system BLAS: OpenBLAS is ~40x the reference one
+  libopenblas0-pthread prometheus chromium)  # torch on Debian uses the system BLAS: OpenBLAS is ~40x the reference one
 
 install_missing() {
   local missing=()

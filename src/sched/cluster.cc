@@ -72,8 +72,15 @@ NodeState Cluster::After(const Pod& pod, int node, std::span<const int> gpus) co
   return s;
 }
 
+int GpuTag(const Pod& pod) {
+  if (pod.num_gpu == 0) return -1;
+  if (pod.gpu_milli < 1000) return 0;
+  return std::min(pod.num_gpu, 8);
+}
+
 void Cluster::Bind(const Pod& pod, int node, std::span<const int> gpus) {
   state_[static_cast<size_t>(node)] = After(pod, node, gpus);
+  if (const int tag = GpuTag(pod); tag >= 0) ++state_[static_cast<size_t>(node)].tag_pods[tag];
   used_gpu_milli_ += static_cast<int64_t>(gpus.size()) * pod.gpu_milli;
 }
 
@@ -82,6 +89,7 @@ void Cluster::Unbind(const Pod& pod, int node, std::span<const int> gpus) {
   s.cpu_left += pod.cpu_milli;
   s.mem_left += pod.memory_mib;
   for (int g : gpus) s.gpu_left[static_cast<size_t>(g)] += pod.gpu_milli;
+  if (const int tag = GpuTag(pod); tag >= 0) --s.tag_pods[tag];
   used_gpu_milli_ -= static_cast<int64_t>(gpus.size()) * pod.gpu_milli;
 }
 

@@ -6,6 +6,7 @@
 
 #include "seedance/sched/cluster.h"
 #include "seedance/sched/policy.h"
+#include "src/sched/fragmentation.h"
 
 namespace seedance::sched {
 
@@ -42,7 +43,28 @@ base::StatusOr<FgdRun> RunFgdProtocol(const std::vector<Node>& nodes, const std:
 
   FgdRun run;
   run.alloc_pct_at.assign(9, 0.0);
+  run.frag_pct_at.assign(9, 0.0);
+  if (o.record_nodes) run.node_gpu_used_at.assign(9, {});
   const double capacity = static_cast<double>(cluster.total_gpu_milli());
+  const FragmentationCache frag(TypicalPods(pods));
+  auto record = [&](size_t mark) {
+    run.alloc_pct_at[mark] = static_cast<double>(cluster.used_gpu_milli()) * 100 / capacity;
+    double f = 0;
+    for (int n = 0; n < static_cast<int>(nodes.size()); ++n) f += frag.Current(cluster, n);
+    run.frag_pct_at[mark] = f * 100 / capacity;
+    if (o.record_nodes) {
+      std::vector<float> used(nodes.size(), 0.0f);
+      for (size_t n = 0; n < nodes.size(); ++n) {
+        const int gpus = nodes[n].gpu_count;
+        if (gpus > 0) {
+          used[n] = static_cast<float>(
+              1.0 - static_cast<double>(cluster.state(static_cast<int>(n)).gpu_left_total()) /
+                        (1000.0 * gpus));
+        }
+      }
+      run.node_gpu_used_at[mark] = std::move(used);
+    }
+  };
   double arrived = 0;
   size_t next_mark = 0;  // 50 + 10 * next_mark
   std::vector<Candidate> feasible;
@@ -50,8 +72,7 @@ base::StatusOr<FgdRun> RunFgdProtocol(const std::vector<Node>& nodes, const std:
     const double arrived_after = arrived + static_cast<double>(p->gpu_demand_milli());
     // Marks passed by this pod's arrival take the allocation before it.
     while (next_mark < 9 && arrived_after * 100 / capacity > 50.0 + 10.0 * next_mark) {
-      run.alloc_pct_at[next_mark++] =
-          static_cast<double>(cluster.used_gpu_milli()) * 100 / capacity;
+      record(next_mark++);
     }
     arrived = arrived_after;
     ++run.pods;
@@ -64,24 +85,12 @@ base::StatusOr<FgdRun> RunFgdProtocol(const std::vector<Node>& nodes, const std:
       continue;
     }
     policy->Score(cluster, *p, feasible, rng);
-    // Highest score; ties uniformly at random (reservoir sampling, as kube-scheduler's selectHost).
-    size_t pick = 0;
-    int ties = 1;
-    for (size_t i = 1; i < feasible.size(); ++i) {
-      if (feasible[i].score > feasible[pick].score) {
-        pick = i;
-        ties = 1;
-      } else if (feasible[i].score == feasible[pick].score && rng() % ++ties == 0) {
-        pick = i;
-      }
-    }
+    const size_t pick = SelectHost(feasible, rng);
     cluster.Bind(*p, feasible[pick].node, feasible[pick].gpus);
     ++run.scheduled;
     if (o.check_invariants) SEEDANCE_RETURN_IF_ERROR(cluster.Check());
   }
-  while (next_mark < 9) {
-    run.alloc_pct_at[next_mark++] = static_cast<double>(cluster.used_gpu_milli()) * 100 / capacity;
-  }
+  while (next_mark < 9) record(next_mark++);
   run.unallocated_pct_at_130 = 100 - run.alloc_pct_at[8];
   run.runtime_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();

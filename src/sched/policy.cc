@@ -7,6 +7,9 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "src/sched/fragmentation.h"
+#include "src/sched/seedance_policy.h"
+
 namespace seedance::sched {
 namespace {
 
@@ -126,114 +129,77 @@ class GpuPackingPolicy final : public Policy {
   }
 };
 
+// GPU clustering: pods of one GPU-affinity tag (a share, or k whole GPUs)
+// gather on the same nodes. Bands of 25: only this tag here (75, 100], this
+// tag among others (50, 75], an idle node (25, 50], only other tags (0, 25];
+// inside a band, + 25 (8000 - milli-GPU left) / 8000 (integer arithmetic).
+class GpuClusteringPolicy final : public Policy {
+ public:
+  std::string_view name() const override { return "gpuclustering"; }
+  void Score(const Cluster& cluster, const Pod& pod, std::vector<Candidate>& feasible,
+             std::mt19937_64&) const override {
+    const int tag = GpuTag(pod);
+    for (auto& c : feasible) {
+      if (tag < 0) {
+        c.score = 0;
+        continue;
+      }
+      const NodeState& s = cluster.state(c.node);
+      int tags_here = 0;
+      for (int n : s.tag_pods) tags_here += n > 0;
+      const int64_t packed = 25 * (8000 - s.gpu_left_total()) / 8000;
+      int64_t band;
+      if (s.tag_pods[static_cast<size_t>(tag)] > 0) {
+        band = tags_here == 1 ? 75 : 50;
+      } else {
+        band = tags_here == 0 ? 25 : 0;
+      }
+      c.score = band + packed;
+    }
+  }
+};
+
 class FgdPolicy final : public Policy {
  public:
-  explicit FgdPolicy(std::vector<PodClass> classes) : classes_(std::move(classes)) {}
+  explicit FgdPolicy(std::vector<PodClass> classes) : frag_(std::move(classes)) {}
   std::string_view name() const override { return "fgd"; }
 
   void Score(const Cluster& cluster, const Pod& pod, std::vector<Candidate>& feasible,
              std::mt19937_64&) const override {
     for (auto& c : feasible) {
-      const Node& node = cluster.nodes()[static_cast<size_t>(c.node)];
-      const NodeState& s = cluster.state(c.node);
-      const int model = ModelId(node.gpu_model);
-      const double before = Frag(model, node.gpu_model, s.cpu_left, s.gpu_left, -1, 0);
-      const int64_t cpu_after = s.cpu_left - pod.cpu_milli;
-      auto score_of = [&](std::span<const int> gpus) {
-        double after;
-        if (gpus.size() == 1) {
-          after = Frag(model, node.gpu_model, cpu_after, s.gpu_left, gpus[0], pod.gpu_milli);
-        } else {
-          std::vector<int> left = s.gpu_left;
-          for (int g : gpus) left[static_cast<size_t>(g)] -= pod.gpu_milli;
-          after = Frag(model, node.gpu_model, cpu_after, left, -1, 0);
-        }
-        const double delta = before - after;
-        return static_cast<int64_t>(std::floor(100.0 / (1.0 + std::exp(-delta / 1000.0))));
+      // Score: floor(100 sigma(-increase / 1000)); the best GPU for a share.
+      auto score_of = [](double increase) {
+        return static_cast<int64_t>(std::floor(100.0 / (1.0 + std::exp(increase / 1000.0))));
       };
       if (pod.num_gpu == 1 && pod.gpu_milli < 1000) {
-        // Try every GPU the share fits on; GPUs with equal milli left give equal scores.
-        int64_t best = -1;
-        int best_gpu = -1, last_left = -1;
-        for (int i = 0; i < static_cast<int>(s.gpu_left.size()); ++i) {
-          const int left = s.gpu_left[static_cast<size_t>(i)];
-          if (left < pod.gpu_milli || left == last_left) continue;
-          last_left = left;
-          const int one[1] = {i};
-          const int64_t sc = score_of(one);
-          if (sc > best) {
-            best = sc;
-            best_gpu = i;
-          }
-        }
-        c.score = best;
+        int best_gpu = -1;
+        c.score = frag_.BestShareScore(cluster, pod, c.node, score_of, &best_gpu);
         c.gpus = {best_gpu};
       } else {
-        c.score = score_of(c.gpus);
+        c.score = score_of(frag_.Increase(cluster, pod, c.node, c.gpus));
       }
     }
   }
 
  private:
-  static constexpr size_t kMaxMemoGpus = 8;
-  // A node state as F sees it: GPU model, CPU left, sorted milli left per GPU.
-  struct Key {
-    int32_t model = 0;
-    int32_t gpus = 0;
-    int64_t cpu = 0;
-    std::array<int16_t, kMaxMemoGpus> left{};
-    bool operator==(const Key&) const = default;
-  };
-  struct KeyHash {
-    size_t operator()(const Key& k) const {
-      uint64_t h = static_cast<uint64_t>(k.model) * 0x9E3779B97F4A7C15ull ^
-                   static_cast<uint64_t>(k.cpu) * 0xC2B2AE3D27D4EB4Full ^
-                   static_cast<uint64_t>(k.gpus);
-      for (int16_t v : k.left) h = (h ^ static_cast<uint64_t>(v)) * 0x100000001B3ull;
-      return static_cast<size_t>(h ^ (h >> 29));
-    }
-  };
-
-  int ModelId(const std::string& model) const {
-    auto [it, inserted] = model_ids_.try_emplace(model, static_cast<int>(model_ids_.size()));
-    return it->second;
-  }
-
-  // F(M) of the state with CPU `cpu` and GPU lefts `left`, GPU `changed` (if
-  // >= 0) lowered by `milli`; memoised (nodes of up to 8 GPUs).
-  double Frag(int model, const std::string& model_name, int64_t cpu, std::span<const int> left,
-              int changed, int milli) const {
-    if (left.size() > kMaxMemoGpus) {
-      NodeState s;
-      s.cpu_left = cpu;
-      s.gpu_left.assign(left.begin(), left.end());
-      if (changed >= 0) s.gpu_left[static_cast<size_t>(changed)] -= milli;
-      return NodeFragmentation(s, model_name, classes_);
-    }
-    Key k;
-    k.model = model;
-    k.cpu = cpu;
-    k.gpus = static_cast<int32_t>(left.size());
-    for (size_t i = 0; i < left.size(); ++i) {
-      k.left[i] = static_cast<int16_t>(left[i] - (static_cast<int>(i) == changed ? milli : 0));
-    }
-    std::sort(k.left.begin(), k.left.begin() + k.gpus);
-    auto it = memo_.find(k);
-    if (it != memo_.end()) return it->second;
-    NodeState s;
-    s.cpu_left = cpu;
-    s.gpu_left.assign(k.left.begin(), k.left.begin() + k.gpus);
-    const double f = NodeFragmentation(s, model_name, classes_);
-    memo_.emplace(k, f);
-    return f;
-  }
-
-  std::vector<PodClass> classes_;
-  mutable std::unordered_map<std::string, int> model_ids_;
-  mutable std::unordered_map<Key, double, KeyHash> memo_;
+  FragmentationCache frag_;
 };
 
 }  // namespace
+
+size_t SelectHost(const std::vector<Candidate>& cs, std::mt19937_64& rng) {
+  size_t pick = 0;
+  int ties = 1;
+  for (size_t i = 1; i < cs.size(); ++i) {
+    if (cs[i].score > cs[pick].score) {
+      pick = i;
+      ties = 1;
+    } else if (cs[i].score == cs[pick].score && rng() % ++ties == 0) {
+      pick = i;
+    }
+  }
+  return pick;
+}
 
 std::vector<PodClass> TypicalPods(const std::vector<Pod>& pods, double coverage) {
   std::map<std::tuple<int64_t, int, int, std::vector<std::string>>, int64_t> count;
@@ -290,9 +256,12 @@ base::StatusOr<std::unique_ptr<Policy>> MakePolicy(std::string_view name,
   if (name == "bestfit") return std::unique_ptr<Policy>(new BestFitPolicy());
   if (name == "dotprod") return std::unique_ptr<Policy>(new DotProductPolicy());
   if (name == "gpupacking") return std::unique_ptr<Policy>(new GpuPackingPolicy());
+  if (name == "gpuclustering") return std::unique_ptr<Policy>(new GpuClusteringPolicy());
+  if (name == "seedance") return NewSeedancePolicy(workload);
   if (name == "fgd") return std::unique_ptr<Policy>(new FgdPolicy(TypicalPods(workload)));
   return base::InvalidArgumentError(
-      "unknown policy '" + std::string(name) + "' (random, bestfit, dotprod, gpupacking, fgd)",
+      "unknown policy '" + std::string(name) +
+          "' (random, bestfit, dotprod, gpupacking, gpuclustering, fgd, seedance)",
       "--policy");
 }
 

@@ -8,6 +8,7 @@
 #include "seedance/base/testing/data.h"
 #include "seedance/sched/fgd_protocol.h"
 #include "seedance/sched/readers.h"
+#include "src/sched/fragmentation.h"
 
 namespace seedance::sched {
 namespace {
@@ -65,6 +66,32 @@ TEST(Policy, NodeFragmentationByHand) {
   EXPECT_DOUBLE_EQ(NodeFragmentation(s, "G2", m), 1200.0);
   m[0].gpu_models = {"T4"};  // no access: 1700 for that class too -> 0.5*1700 + 850 = 1700
   EXPECT_DOUBLE_EQ(NodeFragmentation(s, "G2", m), 1700.0);
+}
+
+TEST(Policy, FragmentationCacheAgreesWithTheDirectFormula) {
+  // Random node states: the memoised F (keyed by sorted milli left) equals
+  // NodeFragmentation, and Increase is after - before.
+  std::vector<PodClass> m(3);
+  m[0] = {1000, 1, 600, {}, 0.5};
+  m[1] = {4000, 2, 1000, {}, 0.3};
+  m[2] = {500, 1, 250, {"G2"}, 0.2};
+  Cluster c({MakeNode("a", 16000, 4), MakeNode("b", 16000, 4, "T4")});
+  const FragmentationCache cache(m);
+  std::mt19937_64 rng(5);
+  for (int step = 0; step < 200; ++step) {
+    const int node = static_cast<int>(rng() % 2);
+    const Pod p =
+        MakePod(static_cast<int64_t>(rng() % 3000), 1, 100 + static_cast<int>(rng() % 900));
+    auto gpus = c.Place(p, node);
+    if (!gpus) continue;
+    const double inc = cache.Increase(c, p, node, *gpus);
+    NodeState after = c.After(p, node, *gpus);
+    const std::string& model = c.nodes()[static_cast<size_t>(node)].gpu_model;
+    EXPECT_NEAR(
+        inc, NodeFragmentation(after, model, m) - NodeFragmentation(c.state(node), model, m), 1e-9);
+    c.Bind(p, node, *gpus);
+    EXPECT_NEAR(cache.Current(c, node), NodeFragmentation(c.state(node), model, m), 1e-9);
+  }
 }
 
 TEST(Policy, TypicalPodsCoverTheirShare) {
@@ -130,6 +157,64 @@ TEST(Policy, GpuPackingBands) {
   EXPECT_EQ(cs[0].score, 49);  // a whole GPU on a partly used node: 50 - 1
   (*policy)->Score(c, MakePod(1000, 0, 0), cs, rng);
   EXPECT_EQ(cs[0].score, 0);  // CPU-only pods: no preference
+}
+
+TEST(Policy, GpuClusteringBands) {
+  // Four 8-GPU nodes: idle; hosting one share; hosting a share and a 1-GPU pod;
+  // hosting a 2-GPU pod.
+  Cluster c({MakeNode("idle", 64000, 8), MakeNode("shares", 64000, 8), MakeNode("mixed", 64000, 8),
+             MakeNode("pairs", 64000, 8)});
+  c.Bind(MakePod(1000, 1, 500), 1, std::vector<int>{0});
+  c.Bind(MakePod(1000, 1, 500), 2, std::vector<int>{0});
+  c.Bind(MakePod(1000, 1, 1000), 2, std::vector<int>{1});
+  c.Bind(MakePod(1000, 2, 1000), 3, std::vector<int>{0, 1});
+  auto policy = MakePolicy("gpuclustering", {});
+  ASSERT_TRUE(policy.ok());
+  std::mt19937_64 rng(1);
+  std::vector<Candidate> cs = {{0, 0, {0}}, {1, 0, {0}}, {2, 0, {0}}, {3, 0, {0}}};
+  (*policy)->Score(c, MakePod(1000, 1, 300), cs, rng);
+  // packed = 25 * (8000 - left) / 8000 in integers.
+  EXPECT_EQ(cs[0].score, 25 + 0);  // idle: (25, 50], nothing used
+  EXPECT_EQ(cs[1].score, 75 + 1);  // only shares here: 75 + 25 * 500 / 8000 = 75 + 1
+  EXPECT_EQ(cs[2].score, 50 + 4);  // shares among others: 50 + 25 * 1500 / 8000 = 50 + 4
+  EXPECT_EQ(cs[3].score, 0 + 6);   // other tags only: 25 * 2000 / 8000 = 6
+  (*policy)->Score(c, MakePod(1000, 2, 1000), cs, rng);
+  EXPECT_EQ(cs[3].score, 75 + 6);  // the 2-GPU tag meets its own kind
+  (*policy)->Score(c, MakePod(1000, 0, 0), cs, rng);
+  EXPECT_EQ(cs[0].score, 0);  // CPU-only pods: no preference
+  // Unbinding forgets the tag: the node is idle again.
+  c.Unbind(MakePod(1000, 2, 1000), 3, std::vector<int>{0, 1});
+  cs = {{3, 0, {0}}};
+  (*policy)->Score(c, MakePod(1000, 1, 300), cs, rng);
+  EXPECT_EQ(cs[0].score, 25);
+}
+
+TEST(Policy, SeedanceReservesScarceTypes) {
+  // One T4 node and one G2 node; half the workload's demand can only use T4.
+  Cluster c({MakeNode("t4", 64000, 2, "T4"), MakeNode("g2", 64000, 2, "G2")});
+  const std::vector<Pod> workload = {MakePod(1000, 1, 1000, {"T4"}), MakePod(1000, 1, 1000)};
+  auto seedance = MakePolicy("seedance", workload);
+  auto fgd = MakePolicy("fgd", workload);
+  ASSERT_TRUE(seedance.ok() && fgd.ok());
+  std::mt19937_64 rng(1);
+  const Pod anywhere = MakePod(1000, 1, 1000);
+  std::vector<Candidate> s = {{0, 0, {0}}, {1, 0, {0}}}, f = s;
+  (*seedance)->Score(c, anywhere, s, rng);
+  (*fgd)->Score(c, anywhere, f, rng);
+  // FGD: on T4, dF = 0 -> floor(100 sigma(0)) = 50; on G2 the T4-only class
+  // sees all idle GPU as fragment, so dF = -0.5 x 1000 -> floor(100 sigma(0.5)) = 62.
+  EXPECT_EQ(f[0].score, 50);
+  EXPECT_EQ(f[1].score, 62);
+  // Seedance charges the T4 node: reserve(T4) = 0.5 x 4000 free = 2000 > 1000
+  // left after, so +1000 milli of cost -> floor(100 sigma(-1)) = 26.
+  EXPECT_EQ(s[0].score, 26);
+  EXPECT_EQ(s[1].score, 62);  // no penalty off the scarce type
+  // A pod that needs T4 pays nothing.
+  std::vector<Candidate> t = {{0, 0, {0}}};
+  (*seedance)->Score(c, MakePod(1000, 1, 1000, {"T4"}), t, rng);
+  std::vector<Candidate> tf = {{0, 0, {0}}};
+  (*fgd)->Score(c, MakePod(1000, 1, 1000, {"T4"}), tf, rng);
+  EXPECT_EQ(t[0].score, tf[0].score);
 }
 
 TEST(FgdProtocol, InvariantsAndDeterminismOnTheDefaultTrace) {

@@ -26,6 +26,32 @@ def test_bestfit_one_seed(seedancectl):
     assert by["bestfit"]["unallocated_gpu_pct_at_130"] < by["random"]["unallocated_gpu_pct_at_130"]
 
 
+def test_fragmentation_and_threads(seedancectl):
+    """frag_gpu_pct_at follows the paper's Table D (FGD below BestFit at every mark), and the
+    result does not depend on how many threads run the seeds."""
+    require_data(TRACE)
+
+    def run(threads):
+        r = subprocess.run([str(seedancectl), "simulate", "--nodes",
+                            str(TRACE / "openb_node_list_gpu_node.csv"), "--pods",
+                            str(TRACE / "openb_pod_list_default.csv"), "--policy",
+                            "bestfit,fgd,gpuclustering,seedance", "--seeds", "2", "--threads",
+                            str(threads), "-o", "json"], capture_output=True, text=True,
+                           timeout=300)
+        assert r.returncode == 0, r.stderr
+        return {p["policy"]: p for p in json.loads(r.stdout)["policies"]}
+
+    one, two = run(1), run(2)
+    for name in one:
+        assert one[name]["alloc_ratio_pct_at"] == two[name]["alloc_ratio_pct_at"]
+        assert one[name]["frag_gpu_pct_at"] == two[name]["frag_gpu_pct_at"]
+    for mark in ("50", "90", "130"):
+        assert one["fgd"]["frag_gpu_pct_at"][mark] < one["bestfit"]["frag_gpu_pct_at"][mark]
+    # Table D: BestFit 10.81 % of capacity fragmented at 50 % arrived, FGD 8.93 %.
+    assert abs(one["bestfit"]["frag_gpu_pct_at"]["50"] - 10.81) < 1.0
+    assert abs(one["fgd"]["frag_gpu_pct_at"]["50"] - 8.93) < 1.0
+
+
 def test_errors(seedancectl, tmp_path):
     require_data(TRACE)
     r = subprocess.run([str(seedancectl), "simulate", "--nodes", str(tmp_path / "none.csv"),
@@ -37,3 +63,47 @@ def test_errors(seedancectl, tmp_path):
                         str(TRACE / "openb_pod_list_default.csv"), "--policy", "magic",
                         "--seeds", "1"], capture_output=True, text=True)
     assert r.returncode == 1 and "unknown policy 'magic'" in r.stderr
+
+
+def chromium() -> str:
+    import os
+    import shutil
+    import pytest
+    path = shutil.which("chromium")
+    if path is None:
+        if os.environ.get("CI") == "true":
+            pytest.fail("chromium missing under CI (Debian package chromium)")
+        pytest.skip("chromium not installed")
+    return path
+
+
+def test_html_report_is_self_contained_and_renders(seedancectl, tmp_path):
+    """--report writes one HTML page with inline SVG and no external resources; headless
+    Chromium, with every host name unresolvable, loads it and lays out both charts, the
+    table and one heat map per policy."""
+    require_data(TRACE)
+    browser = chromium()
+    report = tmp_path / "sim.html"
+    r = subprocess.run([str(seedancectl), "simulate", "--nodes",
+                        str(TRACE / "openb_node_list_gpu_node.csv"), "--pods",
+                        str(TRACE / "openb_pod_list_default.csv"), "--policy", "bestfit,fgd",
+                        "--seeds", "1", "--report", str(report), "-o", "json"],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    html = report.read_text()
+    for forbidden in ("<script", "<link", "src=", "url(", "https://", "@import"):
+        assert forbidden not in html, forbidden
+    # The only URL is the SVG namespace, which browsers never fetch.
+    assert set(__import__("re").findall(r"http://[^\"]+", html)) == {"http://www.w3.org/2000/svg"}
+    common = [browser, "--headless", "--no-sandbox", "--disable-gpu",
+              "--host-resolver-rules=MAP * ~NOTFOUND", "--no-first-run"]
+    dom = subprocess.run(common + ["--dump-dom", report.as_uri()], capture_output=True,
+                         text=True, timeout=120)
+    assert dom.returncode == 0, dom.stderr
+    assert dom.stdout.count("<svg") == 4           # two charts + a heat map per policy
+    assert dom.stdout.count('class="series"') == 4  # a line per policy in each chart
+    assert dom.stdout.count("<tr>") == 3           # header + one row per policy
+    shot = tmp_path / "sim.png"
+    subprocess.run(common + [f"--screenshot={shot}", "--window-size=1000,2400", report.as_uri()],
+                   capture_output=True, timeout=120)
+    assert shot.exists() and shot.stat().st_size > 20_000  # something was drawn

@@ -1,46 +1,186 @@
-// `seedancectl simulate`: the FGD paper's protocol over a node and a pod list,
-// for one or more policies, averaged over seeds (SPEC SCHED-7a; the event
-// mode and the HTML report are not built yet).
+// `seedancectl simulate`: a node list and a pod/job trace, scheduled with one
+// or more policies and averaged over seeds — the FGD paper's protocol (SPEC
+// SCHED-7a) or the event mode with arrivals and departures (SCHED-7b).
+// Input formats are recognised by their header line.
+#include <algorithm>
+#include <atomic>
 #include <numeric>
+#include <thread>
 
 #include "seedance/base/env.h"
+#include "seedance/sched/event_sim.h"
 #include "seedance/sched/fgd_protocol.h"
+#include "seedance/sched/html_report.h"
 #include "seedance/sched/readers.h"
 #include "tools/seedancectl/cli.h"
 
 namespace seedance::cli {
+namespace {
+
+std::string FirstLine(const std::string& text) {
+  std::string line = text.substr(0, text.find('\n'));
+  if (!line.empty() && line.back() == '\r') line.pop_back();
+  return line;
+}
+
+// Alibaba 2023 node list, PAI 2020 machine spec or Philly's VC node counts.
+base::StatusOr<std::vector<sched::Node>> ReadNodes(const std::string& text, const std::string& file,
+                                                   int gpus_per_node) {
+  const std::string head = FirstLine(text);
+  if (head == "vc,node num") return sched::PhillyNodes(text, file, gpus_per_node);
+  if (head.rfind("machine,", 0) == 0) return sched::ReadPaiMachines(text, file);
+  return sched::ReadAlibabaNodes(text, file);
+}
+
+// Per-seed event runs of one policy, averaged.
+base::Report EventFigures(const std::vector<base::StatusOr<sched::EventRun>>& runs) {
+  const double n = static_cast<double>(runs.size());
+  auto mean = [&](auto get) {
+    double s = 0;
+    for (const auto& r : runs) s += get(*r);
+    return s / n;
+  };
+  auto pct = [&](auto get) {
+    base::Report p;
+    p["p50"] = mean([&](const sched::EventRun& r) { return get(r).p50; });
+    p["p90"] = mean([&](const sched::EventRun& r) { return get(r).p90; });
+    p["p99"] = mean([&](const sched::EventRun& r) { return get(r).p99; });
+    return p;
+  };
+  const sched::EventRun& first = *runs.front();
+  base::Report r;
+  r["jobs"] = first.jobs;
+  r["completed"] = mean([](const sched::EventRun& x) { return static_cast<double>(x.completed); });
+  r["never_fit"] = first.never_fit;
+  r["still_queued"] =
+      mean([](const sched::EventRun& x) { return static_cast<double>(x.still_queued); });
+  r["jct_s"] = pct([](const sched::EventRun& x) { return x.jct_s; });
+  r["queue_delay_s"] = pct([](const sched::EventRun& x) { return x.queue_delay_s; });
+  r["mean_gpu_used_pct"] = mean([](const sched::EventRun& x) { return x.mean_gpu_used_pct; });
+  r["gpu_hours"] = mean([](const sched::EventRun& x) { return x.gpu_hours; });
+  r["makespan_s"] = mean([](const sched::EventRun& x) { return x.makespan_s; });
+  base::Report groups = base::Report::array();
+  for (const auto& g : first.groups) {
+    groups.push_back(
+        {{"group", g.group},
+         {"jobs", g.jobs},
+         {"queue_delay_s", {{"p50", g.queue_delay_s.p50}, {"p99", g.queue_delay_s.p99}}}});
+  }
+  r["groups_first_seed"] = groups;
+  r["gpu_used_pct_over_time_first_seed"] = first.gpu_used_pct_over_time;
+  r["events"] = first.events;
+  r["runtime_ms"] = mean([](const sched::EventRun& x) { return x.runtime_ms; });
+  return r;
+}
+
+}  // namespace
 
 void RegisterSimulate(CLI::App& app, Context& context) {
   struct Flags {
     std::string nodes, pods, protocol = "fgd", output;
     std::vector<std::string> policies = {"fgd"};
+    std::string report;
     int seeds = 10;
+    int gpus_per_node = 8;
+    int backfill_window = 64;
+    int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     uint64_t first_seed = 42;
   };
   auto f = std::make_shared<Flags>();
   CLI::App* cmd = app.add_subcommand(
       "simulate", "Schedule a pod trace on a node list with each policy (FGD protocol)");
-  cmd->add_option("--nodes", f->nodes, "Node list (Alibaba 2023 CSV)")->required();
-  cmd->add_option("--pods", f->pods, "Pod list (Alibaba 2023 CSV)")->required();
+  cmd->add_option("--nodes", f->nodes,
+                  "Nodes: Alibaba 2023 node list, PAI 2020 machine spec or Philly VC node counts")
+      ->required();
+  cmd->add_option("--pods", f->pods, "Pods or jobs: Alibaba 2023 pod list or Philly job list")
+      ->required();
+  cmd->add_option("--gpus-per-node", f->gpus_per_node,
+                  "GPUs per node when --nodes gives Philly VC node counts")
+      ->check(CLI::Range(1, 64))
+      ->capture_default_str();
+  cmd->add_option("--backfill-window", f->backfill_window,
+                  "Event mode: waiting jobs one scheduling pass looks at")
+      ->check(CLI::Range(1, 1000000))
+      ->capture_default_str();
   cmd->add_option("--policy", f->policies,
-                  "Policies, comma-separated: random, bestfit, dotprod, gpupacking, fgd")
+                  "Policies, comma-separated: random, bestfit, dotprod, gpupacking, "
+                  "gpuclustering, fgd, seedance")
       ->delimiter(',')
       ->capture_default_str();
-  cmd->add_option("--protocol", f->protocol, "fgd (events: not built yet)")
-      ->check(CLI::IsMember({"fgd"}))
+  cmd->add_option("--protocol", f->protocol,
+                  "fgd (the paper's: shuffle, top up to 130%, no departures) or events "
+                  "(arrivals and departures at the trace's times)")
+      ->check(CLI::IsMember({"fgd", "events"}))
       ->capture_default_str();
   cmd->add_option("--seeds", f->seeds, "Seeds (42, 43, ...) to average over")
       ->check(CLI::Range(1, 1000))
       ->capture_default_str();
+  cmd->add_option("--report", f->report,
+                  "Also write a self-contained HTML report (charts, heat maps, tables)");
+  cmd->add_option("--threads", f->threads, "Seeds run in parallel (default: the CPUs)")
+      ->check(CLI::Range(1, 256));
   AddOutputFlag(cmd, &f->output);
   cmd->callback([f, &context] {
     base::Env& env = *base::Env::Default();
     auto node_text = env.ReadFile(f->nodes);
     if (Failed(node_text.status().Annotate("cannot read the node list"), context)) return;
-    auto nodes = sched::ReadAlibabaNodes(*node_text, f->nodes);
+    auto nodes = ReadNodes(*node_text, f->nodes, f->gpus_per_node);
     if (Failed(nodes.status(), context)) return;
     auto pod_text = env.ReadFile(f->pods);
     if (Failed(pod_text.status().Annotate("cannot read the pod list"), context)) return;
+    const bool philly = FirstLine(*pod_text).rfind("timestamp,duration,num_gpus", 0) == 0;
+    if (f->protocol == "events") {
+      std::vector<sched::EventJob> jobs;
+      if (philly) {
+        auto list = sched::ReadPhillyJobs(*pod_text, f->pods);
+        if (Failed(list.status(), context)) return;
+        jobs = sched::JobsFromPhilly(*list, f->gpus_per_node);
+      } else {
+        auto list = sched::ReadAlibabaPods(*pod_text, f->pods);
+        if (Failed(list.status(), context)) return;
+        jobs = sched::JobsFromAlibaba(*list);
+      }
+      base::Report r;
+      r["nodes"] = f->nodes;
+      r["pods"] = f->pods;
+      r["protocol"] = "events";
+      r["seeds"] = f->seeds;
+      r["policies"] = base::Report::array();
+      for (const std::string& name : f->policies) {
+        std::vector<base::StatusOr<sched::EventRun>> runs(static_cast<size_t>(f->seeds),
+                                                          base::InternalError("not run"));
+        std::atomic<int> next{0};
+        auto worker = [&] {
+          for (int s = next++; s < f->seeds; s = next++) {
+            sched::EventRunOptions o;
+            o.policy = name;
+            o.seed = f->first_seed + static_cast<uint64_t>(s);
+            o.backfill_window = f->backfill_window;
+            runs[static_cast<size_t>(s)] = sched::RunEvents(*nodes, jobs, o);
+          }
+        };
+        std::vector<std::thread> pool;
+        for (int t = 1; t < std::min(f->threads, f->seeds); ++t) pool.emplace_back(worker);
+        worker();
+        for (auto& t : pool) t.join();
+        for (const auto& run : runs) {
+          if (Failed(run.status(), context)) return;
+        }
+        base::Report p = EventFigures(runs);
+        p["policy"] = name;
+        r["policies"].push_back(p);
+      }
+      context.exit_code = PrintReport(r, f->output);
+      return;
+    }
+    if (philly) {
+      Failed(
+          base::InvalidArgumentError(
+              "the FGD protocol needs an Alibaba pod list; use --protocol events for Philly jobs",
+              "--pods"),
+          context);
+      return;
+    }
     auto pods = sched::ReadAlibabaPods(*pod_text, f->pods);
     if (Failed(pods.status(), context)) return;
     base::Report r;
@@ -48,26 +188,57 @@ void RegisterSimulate(CLI::App& app, Context& context) {
     r["pods"] = f->pods;
     r["seeds"] = f->seeds;
     r["policies"] = base::Report::array();
+    sched::HtmlReportInput html;
+    html.nodes_file = f->nodes;
+    html.pods_file = f->pods;
+    html.seeds = f->seeds;
+    for (const auto& n : *nodes) html.node_models.push_back(n.gpu_model);
     for (const std::string& name : f->policies) {
-      std::vector<double> sum(9, 0.0);
+      // Seeds run in parallel, each on its own cluster and policy.
+      std::vector<base::StatusOr<sched::FgdRun>> runs(static_cast<size_t>(f->seeds),
+                                                      base::InternalError("not run"));
+      std::atomic<int> next{0};
+      auto worker = [&] {
+        for (int s = next++; s < f->seeds; s = next++) {
+          sched::FgdRunOptions o;
+          o.policy = name;
+          o.seed = f->first_seed + static_cast<uint64_t>(s);
+          o.record_nodes = !f->report.empty() && s == 0;
+          runs[static_cast<size_t>(s)] = sched::RunFgdProtocol(*nodes, *pods, o);
+        }
+      };
+      std::vector<std::thread> pool;
+      for (int t = 1; t < std::min(f->threads, f->seeds); ++t) pool.emplace_back(worker);
+      worker();
+      for (auto& t : pool) t.join();
+      std::vector<double> alloc(9, 0.0), frag(9, 0.0);
       double runtime = 0;
-      for (int s = 0; s < f->seeds; ++s) {
-        sched::FgdRunOptions o;
-        o.policy = name;
-        o.seed = f->first_seed + static_cast<uint64_t>(s);
-        auto run = sched::RunFgdProtocol(*nodes, *pods, o);
+      for (const auto& run : runs) {
         if (Failed(run.status(), context)) return;
-        for (size_t i = 0; i < 9; ++i) sum[i] += run->alloc_pct_at[i];
-        runtime += run->runtime_ms;
+        for (size_t i = 0; i < 9; ++i) {
+          alloc[i] += run->alloc_pct_at[i] / f->seeds;
+          frag[i] += run->frag_pct_at[i] / f->seeds;
+        }
+        runtime += run->runtime_ms / f->seeds;
       }
       base::Report p;
       p["policy"] = name;
-      base::Report at = base::Report::object();
-      for (size_t i = 0; i < 9; ++i) at[std::to_string(50 + 10 * i)] = sum[i] / f->seeds;
+      base::Report at = base::Report::object(), fr = base::Report::object();
+      for (size_t i = 0; i < 9; ++i) {
+        at[std::to_string(50 + 10 * i)] = alloc[i];
+        fr[std::to_string(50 + 10 * i)] = frag[i];
+      }
       p["alloc_ratio_pct_at"] = at;
-      p["unallocated_gpu_pct_at_130"] = 100 - sum[8] / f->seeds;
-      p["runtime_ms"] = runtime / f->seeds;
+      p["unallocated_gpu_pct_at_130"] = 100 - alloc[8];
+      p["frag_gpu_pct_at"] = fr;
+      p["runtime_ms"] = runtime;
       r["policies"].push_back(p);
+      html.policies.push_back(
+          {name, alloc, frag, 100 - alloc[8], runtime, runs[0]->node_gpu_used_at});
+    }
+    if (!f->report.empty()) {
+      const auto written = env.WriteFileAtomic(f->report, sched::RenderHtmlReport(html));
+      if (Failed(written.Annotate("cannot write the report"), context)) return;
     }
     context.exit_code = PrintReport(r, f->output);
   });

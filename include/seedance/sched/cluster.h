@@ -8,6 +8,7 @@
 // Thread safety: a Cluster is one simulation's state; no locking.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -18,10 +19,16 @@
 
 namespace seedance::sched {
 
+// The GPU-affinity tag of a pod: -1 CPU-only, 0 a share, k whole GPUs.
+int GpuTag(const Pod& pod);
+
 struct NodeState {
   int64_t cpu_left = 0;
   int64_t mem_left = 0;
   std::vector<int> gpu_left;  // milli-GPU left per GPU (1000 = free)
+  // Pods bound here per GPU-affinity tag (the FGD simulator's): index 0 a
+  // share of one GPU, k = 1..8 a pod of k whole GPUs (larger ones count as 8).
+  std::array<int, 9> tag_pods{};
   int64_t gpu_left_total() const;
   int full_free_gpus() const;
 };

@@ -22,13 +22,20 @@ struct FgdRunOptions {
   uint64_t seed = 42;
   double tune = 1.3;
   bool check_invariants = false;  // Cluster::Check after every pod (debug tests)
+  bool record_nodes = false;      // fill FgdRun::node_gpu_used_at (for --report)
 };
 
 struct FgdRun {
   // alloc_pct_at[k] for arrived = 50, 60, ..., 130 % (index (k - 50) / 10):
   // the allocation ratio after the last pod whose arrival kept arrived <= k%.
   std::vector<double> alloc_pct_at;
+  // frag_pct_at[k]: FGD's fragmentation (sum over nodes of F_n(M), the
+  // typical pods as M) as % of GPU capacity, at the same marks.
+  std::vector<double> frag_pct_at;
   double unallocated_pct_at_130 = 0;
+  // With record_nodes: node_gpu_used_at[k][n] = share of node n's GPU in use
+  // at mark k (nodes in the input order).
+  std::vector<std::vector<float>> node_gpu_used_at;
   int64_t pods = 0, scheduled = 0, failed = 0;
   double runtime_ms = 0;
 };

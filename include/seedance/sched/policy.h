@@ -10,8 +10,11 @@
 //   dotprod  (1 - (free . req) / 2) x 100 over (CPU/128000, GPU/8000), max-normalised
 //   gpupacking  shares on already used GPUs 100 - free%/10; whole GPUs on a partly used node
 //            50 - GPUs used; idle nodes max(33 - free GPUs, free GPUs); CPU-only pods 0
+//   gpuclustering  bands by GPU-affinity tag (same tag only, mixed, idle, others),
+//            + 25 (8000 - milli-GPU left) / 8000 inside a band
 //   fgd      floor(100 sigma((F_n(M) - F_{n+t}(M)) / 1000)): the smallest increase of the
 //            expected GPU fragmentation under the target workload M (typical pods)
+//   seedance FGD's score with a penalty for digging into scarce GPU types' reserves
 //
 // Thread safety: policies are immutable after Make; Score is const.
 #pragma once
@@ -65,7 +68,12 @@ std::vector<PodClass> TypicalPods(const std::vector<Pod>& pods, double coverage 
 double NodeFragmentation(const NodeState& state, const std::string& gpu_model,
                          const std::vector<PodClass>& classes);
 
-// "random", "bestfit", "dotprod", "gpupacking", "fgd"; `workload` gives FGD its typical pods.
+// The index of the highest-scoring candidate, ties broken uniformly at random
+// (reservoir sampling, as kube-scheduler's selectHost). `cs` must not be empty.
+size_t SelectHost(const std::vector<Candidate>& cs, std::mt19937_64& rng);
+
+// "random", "bestfit", "dotprod", "gpupacking", "gpuclustering", "fgd",
+// "seedance"; `workload` gives FGD and Seedance their typical pods.
 base::StatusOr<std::unique_ptr<Policy>> MakePolicy(std::string_view name,
                                                    const std::vector<Pod>& workload);
 

@@ -1,0 +1,80 @@
+// Event mode of the simulator (SPEC SCHED-7b, first part): jobs arrive at
+// their submit time, wait in a queue, run on the cluster for their duration
+// and leave. Deterministic for a seed.
+//
+// Loop: events (arrivals, completions) in time order; after all events of
+// one instant, a scheduling pass walks the queue — higher priority first,
+// then submit order — and places each job with the policy (filter, score,
+// bind), all members of a gang or none. A job that does not fit stays queued;
+// the pass goes on to the next (backfill) but looks at no more than
+// `backfill_window` waiting jobs, so that a long queue costs a bounded scan.
+//
+// Not here yet (issue 7): QoS tiers with SLOs, elastic quotas, preemption,
+// spot capacity with checkpoint-restore cost, consolidation and load
+// redistribution.
+//
+// Thread safety: a run owns its state.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "seedance/base/status.h"
+#include "seedance/sched/model.h"
+
+namespace seedance::sched {
+
+struct EventJob {
+  std::string id;
+  std::string group;  // QoS class or virtual cluster, for per-group figures
+  int64_t submit_s = 0;
+  double duration_s = 0;     // < 0: runs past the end of the trace
+  int priority = 0;          // higher first
+  std::vector<Pod> members;  // a gang: all placed or none
+};
+
+// Philly jobs as gangs of whole-GPU pods of at most `gpus_per_node` GPUs.
+std::vector<EventJob> JobsFromPhilly(const std::vector<Job>& jobs, int gpus_per_node);
+// Alibaba pods (creation and deletion times); pods without a deletion time run
+// past the end. Priority: LS and Guaranteed 1, others 0.
+std::vector<EventJob> JobsFromAlibaba(const std::vector<Pod>& pods);
+// A cluster for Philly: `nodes` machines of `gpus_per_node` GPUs per VC line
+// of philly_vc_nodes.csv ("vc,node num").
+base::StatusOr<std::vector<Node>> PhillyNodes(std::string_view vc_nodes_csv,
+                                              const std::string& file, int gpus_per_node);
+
+struct EventRunOptions {
+  std::string policy = "bestfit";
+  uint64_t seed = 42;
+  int backfill_window = 64;
+  bool check_invariants = false;  // Cluster::Check after every event (debug tests)
+};
+
+struct Percentiles {
+  double p50 = 0, p90 = 0, p99 = 0;
+};
+
+struct GroupFigures {
+  std::string group;
+  int64_t jobs = 0;
+  Percentiles queue_delay_s;
+};
+
+struct EventRun {
+  int64_t jobs = 0, started = 0, completed = 0, never_fit = 0, still_queued = 0;
+  Percentiles jct_s, queue_delay_s;  // over completed jobs; delay over started ones
+  std::vector<GroupFigures> groups;
+  double gpu_hours = 0;          // GPU time used, completed and running
+  double makespan_s = 0;         // first submit to last event
+  double mean_gpu_used_pct = 0;  // time-weighted
+  // Time-weighted GPU use in 100 equal slices of the makespan.
+  std::vector<double> gpu_used_pct_over_time;
+  int64_t events = 0;
+  double runtime_ms = 0;
+};
+
+base::StatusOr<EventRun> RunEvents(const std::vector<Node>& nodes, std::vector<EventJob> jobs,
+                                   const EventRunOptions& options);
+
+}  // namespace seedance::sched

@@ -1,0 +1,39 @@
+// `seedancectl simulate --report FILE.html` (SPEC SCHED-7): one
+// self-contained HTML page — inline SVG and CSS, no scripts, no external
+// resources — so it opens offline and can be attached to a ticket.
+//
+// Sections: the run (files, seeds); allocation vs arrived demand per policy
+// (line chart); fragmentation vs arrived demand (line chart); a table of the
+// figures at 100% and 130% arrived; per policy, a heat map of GPU use over
+// node groups (rows, by GPU model) and arrival marks (columns), from the
+// first seed.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace seedance::sched {
+
+struct PolicySeries {
+  std::string policy;
+  std::vector<double> alloc_pct_at;  // marks 50, 60, ..., 130
+  std::vector<double> frag_pct_at;
+  double unallocated_pct_at_130 = 0;
+  double runtime_ms = 0;
+  std::vector<std::vector<float>> node_gpu_used_at;  // [mark][node], first seed
+};
+
+struct HtmlReportInput {
+  std::string title = "Seedance scheduling simulation";
+  std::string nodes_file, pods_file;
+  int seeds = 0;
+  std::vector<std::string> node_models;  // GPU model per node, input order
+  std::vector<PolicySeries> policies;
+};
+
+std::string RenderHtmlReport(const HtmlReportInput& input);
+
+// Escapes &, <, >, " and ' for HTML text and attributes.
+std::string HtmlEscape(const std::string& text);
+
+}  // namespace seedance::sched

@@ -1,0 +1,332 @@
+#include "seedance/sched/event_sim.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <map>
+#include <queue>
+#include <random>
+#include <set>
+#include <sstream>
+
+#include "seedance/sched/cluster.h"
+#include "seedance/sched/policy.h"
+
+namespace seedance::sched {
+
+std::vector<EventJob> JobsFromPhilly(const std::vector<Job>& jobs, int gpus_per_node) {
+  std::vector<EventJob> out;
+  out.reserve(jobs.size());
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    const Job& j = jobs[i];
+    EventJob e;
+    e.id = "philly-" + std::to_string(i);
+    e.group = j.vc;
+    e.submit_s = j.submit_s;
+    e.duration_s = j.duration_s;
+    int left = j.num_gpus;
+    while (left > 0) {
+      Pod p;
+      p.name = e.id + "-" + std::to_string(e.members.size());
+      p.num_gpu = std::min(left, gpus_per_node);
+      p.gpu_milli = 1000;
+      p.gang = (j.num_gpus + gpus_per_node - 1) / gpus_per_node;
+      left -= p.num_gpu;
+      e.members.push_back(std::move(p));
+    }
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+std::vector<EventJob> JobsFromAlibaba(const std::vector<Pod>& pods) {
+  std::vector<EventJob> out;
+  out.reserve(pods.size());
+  for (const Pod& p : pods) {
+    EventJob e;
+    e.id = p.name;
+    e.group = std::string(QosName(p.qos));
+    e.submit_s = p.creation_s.value_or(0);
+    e.duration_s = p.deletion_s ? static_cast<double>(*p.deletion_s - e.submit_s) : -1.0;
+    e.priority = (p.qos == Qos::kLatencySensitive || p.qos == Qos::kGuaranteed) ? 1 : 0;
+    e.members = {p};
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+base::StatusOr<std::vector<Node>> PhillyNodes(std::string_view text, const std::string& file,
+                                              int gpus_per_node) {
+  if (gpus_per_node < 1) return base::InvalidArgumentError("GPUs per node must be >= 1", file);
+  std::vector<Node> nodes;
+  std::istringstream in{std::string(text)};
+  std::string line;
+  int line_no = 0;
+  while (std::getline(in, line)) {
+    ++line_no;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line_no == 1) {
+      if (line != "vc,node num") {
+        return base::InvalidArgumentError("expected the header 'vc,node num'", file + ":1");
+      }
+      continue;
+    }
+    if (line.empty()) continue;
+    const size_t comma = line.find(',');
+    const std::string where = file + ":" + std::to_string(line_no);
+    if (comma == std::string::npos || comma == 0) {
+      return base::InvalidArgumentError("expected 'vc,node num'", where);
+    }
+    int count = 0;
+    try {
+      size_t used = 0;
+      count = std::stoi(line.substr(comma + 1), &used);
+      if (used != line.size() - comma - 1) count = -1;
+    } catch (...) {
+      count = -1;
+    }
+    if (count < 1)
+      return base::InvalidArgumentError("node num: expected a positive integer",
+                                        where + ": node num");
+    const std::string vc = line.substr(0, comma);
+    for (int i = 0; i < count; ++i) {
+      Node n;
+      n.name = vc + "-" + std::to_string(i);
+      n.cpu_milli = 1'000'000;  // Philly jobs carry no CPU or memory request
+      n.memory_mib = 1 << 30;
+      n.gpu_count = gpus_per_node;
+      n.gpu_model = "philly";
+      nodes.push_back(std::move(n));
+    }
+  }
+  if (nodes.empty()) return base::InvalidArgumentError("no VC lines", file);
+  return nodes;
+}
+
+namespace {
+
+Percentiles Of(std::vector<double> v) {
+  Percentiles p;
+  if (v.empty()) return p;
+  std::sort(v.begin(), v.end());
+  auto at = [&v](double q) {  // nearest rank
+    const size_t rank = static_cast<size_t>(std::ceil(q * static_cast<double>(v.size())));
+    return v[std::clamp<size_t>(rank, 1, v.size()) - 1];
+  };
+  p.p50 = at(0.50);
+  p.p90 = at(0.90);
+  p.p99 = at(0.99);
+  return p;
+}
+
+struct Event {
+  double time;
+  int kind;  // 0 completion (frees resources first), 1 arrival
+  int64_t seq;
+  size_t job;
+  bool operator>(const Event& o) const {
+    return std::tie(time, kind, seq) > std::tie(o.time, o.kind, o.seq);
+  }
+};
+
+struct Placement {
+  std::vector<std::pair<int, std::vector<int>>> members;  // node, GPUs
+};
+
+}  // namespace
+
+base::StatusOr<EventRun> RunEvents(const std::vector<Node>& nodes, std::vector<EventJob> jobs,
+                                   const EventRunOptions& o) {
+  const auto start = std::chrono::steady_clock::now();
+  if (jobs.empty()) return base::InvalidArgumentError("no jobs");
+  std::vector<Pod> workload;
+  for (const auto& j : jobs) workload.insert(workload.end(), j.members.begin(), j.members.end());
+  SEEDANCE_ASSIGN_OR_RETURN(auto policy, MakePolicy(o.policy, workload));
+  Cluster cluster(nodes);
+  if (cluster.total_gpu_milli() == 0) return base::InvalidArgumentError("the cluster has no GPUs");
+  std::mt19937_64 rng(o.seed);
+  // Stable order for equal submit times: by id.
+  std::sort(jobs.begin(), jobs.end(), [](const EventJob& a, const EventJob& b) {
+    return std::tie(a.submit_s, a.id) < std::tie(b.submit_s, b.id);
+  });
+
+  EventRun run;
+  run.jobs = static_cast<int64_t>(jobs.size());
+  // A job no empty cluster could hold never runs: count it, do not queue it.
+  auto fits_empty = [&](const EventJob& j) {
+    Cluster empty(nodes);
+    for (const Pod& p : j.members) {
+      bool placed = false;
+      for (int n = 0; n < static_cast<int>(nodes.size()) && !placed; ++n) {
+        if (auto g = empty.Place(p, n)) {
+          empty.Bind(p, n, *g);
+          placed = true;
+        }
+      }
+      if (!placed) return false;
+    }
+    return true;
+  };
+  std::map<std::vector<std::tuple<int64_t, int64_t, int, int>>, bool> shape_fits;
+
+  std::priority_queue<Event, std::vector<Event>, std::greater<Event>> events;
+  int64_t seq = 0;
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    events.push({static_cast<double>(jobs[i].submit_s), 1, seq++, i});
+  }
+  const double t0 = static_cast<double>(jobs.front().submit_s);
+  std::vector<size_t> queue;  // waiting jobs, kept sorted by (priority desc, submit, id)
+  auto queue_less = [&jobs](size_t a, size_t b) {
+    return std::make_tuple(-jobs[a].priority, jobs[a].submit_s, jobs[a].id) <
+           std::make_tuple(-jobs[b].priority, jobs[b].submit_s, jobs[b].id);
+  };
+  std::vector<Placement> placed(jobs.size());
+  std::vector<double> started_at(jobs.size(), -1);
+  std::vector<double> jct, delay;
+  std::map<std::string, std::vector<double>> group_delay;
+  std::map<std::string, int64_t> group_jobs;
+  // Time-weighted GPU use.
+  std::vector<std::pair<double, double>> use;  // (time, used fraction from then on)
+  double used_area = 0, last_t = t0;
+  std::vector<Candidate> feasible;
+
+  auto try_place = [&](const EventJob& j, Placement& out) {
+    out.members.clear();
+    for (const Pod& p : j.members) {
+      feasible.clear();
+      for (int n = 0; n < static_cast<int>(nodes.size()); ++n) {
+        if (auto g = cluster.Place(p, n)) feasible.push_back({n, 0, std::move(*g)});
+      }
+      if (feasible.empty()) {
+        for (size_t m = out.members.size(); m-- > 0;) {
+          cluster.Unbind(j.members[m], out.members[m].first, out.members[m].second);
+        }
+        out.members.clear();
+        return false;
+      }
+      policy->Score(cluster, p, feasible, rng);
+      const size_t pick = SelectHost(feasible, rng);
+      cluster.Bind(p, feasible[pick].node, feasible[pick].gpus);
+      out.members.push_back({feasible[pick].node, feasible[pick].gpus});
+    }
+    return true;
+  };
+
+  double now = t0;
+  while (!events.empty()) {
+    now = events.top().time;
+    // Everything that happens at `now`.
+    while (!events.empty() && events.top().time == now) {
+      const Event e = events.top();
+      events.pop();
+      ++run.events;
+      EventJob& j = jobs[e.job];
+      if (e.kind == 1) {  // arrival
+        std::vector<std::tuple<int64_t, int64_t, int, int>> shape;
+        for (const Pod& p : j.members) {
+          shape.emplace_back(p.cpu_milli, p.memory_mib, p.num_gpu, p.gpu_milli);
+        }
+        if (!j.members.empty() && j.members[0].gpu_models.empty()) {
+          auto [it, inserted] = shape_fits.try_emplace(shape, false);
+          if (inserted) it->second = fits_empty(j);
+          if (!it->second) {
+            ++run.never_fit;
+            continue;
+          }
+        } else if (!fits_empty(j)) {
+          ++run.never_fit;
+          continue;
+        }
+        queue.insert(std::upper_bound(queue.begin(), queue.end(), e.job, queue_less), e.job);
+      } else {  // completion
+        for (size_t m = 0; m < placed[e.job].members.size(); ++m) {
+          cluster.Unbind(j.members[m], placed[e.job].members[m].first,
+                         placed[e.job].members[m].second);
+        }
+        ++run.completed;
+        jct.push_back(now - static_cast<double>(j.submit_s));
+      }
+    }
+    // Scheduling pass over the head of the queue.
+    // Within one pass resources only shrink, so a shape that failed fails
+    // again: remember failed shapes, and skip jobs asking for more GPU than
+    // is free at all.
+    std::vector<size_t> kept;
+    size_t looked = 0;
+    std::set<std::vector<std::tuple<int64_t, int64_t, int, int>>> failed;
+    for (size_t qi = 0; qi < queue.size(); ++qi) {
+      const size_t id = queue[qi];
+      if (looked >= static_cast<size_t>(o.backfill_window)) {
+        kept.push_back(id);
+        continue;
+      }
+      ++looked;
+      EventJob& j = jobs[id];
+      int64_t demand = 0;
+      std::vector<std::tuple<int64_t, int64_t, int, int>> shape;
+      for (const Pod& p : j.members) {
+        demand += p.gpu_demand_milli();
+        shape.emplace_back(p.cpu_milli, p.memory_mib, p.num_gpu, p.gpu_milli);
+      }
+      const bool typed = !j.members.empty() && !j.members[0].gpu_models.empty();
+      if (demand > cluster.total_gpu_milli() - cluster.used_gpu_milli() ||
+          (!typed && failed.count(shape)) || !try_place(j, placed[id])) {
+        if (!typed) failed.insert(std::move(shape));
+        kept.push_back(id);
+        continue;
+      }
+      ++run.started;
+      started_at[id] = now;
+      const double d = now - static_cast<double>(j.submit_s);
+      delay.push_back(d);
+      group_delay[j.group].push_back(d);
+      if (j.duration_s >= 0) events.push({now + j.duration_s, 0, seq++, id});
+    }
+    queue.swap(kept);
+    if (o.check_invariants) SEEDANCE_RETURN_IF_ERROR(cluster.Check());
+    const double used = static_cast<double>(cluster.used_gpu_milli()) /
+                        static_cast<double>(cluster.total_gpu_milli());
+    used_area += (now - last_t) * (use.empty() ? 0 : use.back().second);
+    last_t = now;
+    use.push_back({now, used});
+  }
+  for (const auto& j : jobs) ++group_jobs[j.group];
+  run.still_queued = static_cast<int64_t>(queue.size());
+  run.makespan_s = now - t0;
+  run.mean_gpu_used_pct = run.makespan_s > 0 ? 100 * used_area / run.makespan_s : 0;
+  // GPU-hours: every started job, up to its end or the end of the run.
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    if (started_at[i] < 0) continue;
+    int64_t gpus = 0;
+    for (const Pod& p : jobs[i].members) gpus += p.gpu_demand_milli();
+    const double end = jobs[i].duration_s >= 0 ? started_at[i] + jobs[i].duration_s : now;
+    run.gpu_hours +=
+        static_cast<double>(gpus) / 1000.0 * std::max(0.0, end - started_at[i]) / 3600.0;
+  }
+  // 100 slices of time-weighted use.
+  run.gpu_used_pct_over_time.assign(100, 0.0);
+  if (run.makespan_s > 0) {
+    // use[k].second holds on [use[k].first, use[k+1].first).
+    const double slice = run.makespan_s / 100;
+    size_t k = 0;
+    for (size_t sl = 0; sl < 100; ++sl) {
+      const double lo = t0 + slice * static_cast<double>(sl);
+      const double hi = sl == 99 ? now : t0 + slice * static_cast<double>(sl + 1);
+      while (k + 1 < use.size() && use[k + 1].first <= lo) ++k;
+      double area = 0;
+      for (size_t m = k; m + 1 < use.size() && use[m].first < hi; ++m) {
+        const double a0 = std::max(lo, use[m].first), a1 = std::min(hi, use[m + 1].first);
+        if (a1 > a0) area += use[m].second * (a1 - a0);
+      }
+      run.gpu_used_pct_over_time[sl] = hi > lo ? 100 * area / (hi - lo) : 0;
+    }
+  }
+  run.jct_s = Of(jct);
+  run.queue_delay_s = Of(delay);
+  for (auto& [g, d] : group_delay) run.groups.push_back({g, group_jobs[g], Of(d)});
+  run.runtime_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  return run;
+}
+
+}  // namespace seedance::sched

@@ -1,0 +1,123 @@
+// The event mode on hand-made traces whose timelines can be worked out on
+// paper, and on the Philly trace's first jobs with invariants checked after
+// every event.
+#include "seedance/sched/event_sim.h"
+
+#include <gtest/gtest.h>
+
+#include "seedance/base/env.h"
+#include "seedance/base/testing/data.h"
+#include "seedance/sched/readers.h"
+
+namespace seedance::sched {
+namespace {
+
+Node GpuNode(std::string name, int gpus) {
+  Node n;
+  n.name = std::move(name);
+  n.cpu_milli = 64000;
+  n.memory_mib = 1 << 20;
+  n.gpu_count = gpus;
+  n.gpu_model = "G";
+  return n;
+}
+
+EventJob MakeJob(std::string id, int64_t submit, double duration, int gpus, int priority = 0) {
+  EventJob j;
+  j.id = std::move(id);
+  j.group = priority ? "high" : "low";
+  j.submit_s = submit;
+  j.duration_s = duration;
+  j.priority = priority;
+  Pod p;
+  p.name = j.id;
+  p.num_gpu = gpus;
+  p.gpu_milli = 1000;
+  j.members = {p};
+  return j;
+}
+
+TEST(EventSim, TimelineByHand) {
+  // One 4-GPU node. a: t=0, 3 GPUs, 10 s. b: t=1, 2 GPUs, 5 s -> waits for a,
+  // starts at 10, ends 15. c: t=2, 1 GPU, 4 s -> backfills at 2, ends 6.
+  // d: t=3, 8 GPUs -> can never fit.
+  std::vector<EventJob> jobs = {MakeJob("a", 0, 10, 3), MakeJob("b", 1, 5, 2),
+                                MakeJob("c", 2, 4, 1), MakeJob("d", 3, 1, 8)};
+  EventRunOptions o;
+  o.check_invariants = true;
+  auto r = RunEvents({GpuNode("n", 4)}, jobs, o);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->jobs, 4);
+  EXPECT_EQ(r->never_fit, 1);
+  EXPECT_EQ(r->completed, 3);
+  EXPECT_EQ(r->still_queued, 0);
+  // Queue delays: a 0, c 0, b 9 -> nearest-rank p50 = 0, p99 = 9.
+  EXPECT_DOUBLE_EQ(r->queue_delay_s.p50, 0);
+  EXPECT_DOUBLE_EQ(r->queue_delay_s.p99, 9);
+  // JCTs: c 4, a 10, b 14.
+  EXPECT_DOUBLE_EQ(r->jct_s.p50, 10);
+  EXPECT_DOUBLE_EQ(r->jct_s.p99, 14);
+  EXPECT_DOUBLE_EQ(r->makespan_s, 15);
+  // GPU-seconds: 3*10 + 2*5 + 1*4 = 44 -> 44/3600 GPU-h; mean use 44 / (4 * 15).
+  EXPECT_NEAR(r->gpu_hours, 44.0 / 3600, 1e-12);
+  EXPECT_NEAR(r->mean_gpu_used_pct, 100.0 * 44 / 60, 1e-9);
+  double area = 0;
+  for (double u : r->gpu_used_pct_over_time) area += u;
+  EXPECT_NEAR(area / 100, 100.0 * 44 / 60, 1e-9);
+}
+
+TEST(EventSim, PriorityFirstAndGangsAllOrNothing) {
+  // Two 2-GPU nodes, both busy until t=10. At t=10 the high-priority job
+  // (submitted last) starts first; the 4-GPU gang needs both nodes.
+  std::vector<EventJob> jobs = {MakeJob("busy1", 0, 10, 2), MakeJob("busy2", 0, 10, 2),
+                                MakeJob("low", 1, 5, 2), MakeJob("high", 2, 5, 2, 1)};
+  EventJob gang = MakeJob("gang", 3, 5, 2);
+  gang.members.push_back(gang.members[0]);  // two members of 2 GPUs
+  jobs.push_back(gang);
+  EventRunOptions o;
+  o.check_invariants = true;
+  auto r = RunEvents({GpuNode("n0", 2), GpuNode("n1", 2)}, jobs, o);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->completed, 5);
+  // high: 10 - 2 = 8; low: 10 - 1 = 9 (both start at 10); gang waits for
+  // both to finish at 15: 15 - 3 = 12.
+  ASSERT_EQ(r->groups.size(), 2u);
+  EXPECT_EQ(r->groups[0].group, "high");
+  EXPECT_DOUBLE_EQ(r->groups[0].queue_delay_s.p50, 8);
+  EXPECT_DOUBLE_EQ(r->queue_delay_s.p99, 12);
+  EXPECT_DOUBLE_EQ(r->makespan_s, 20);
+}
+
+TEST(EventSim, DeterministicWithInvariantsOnPhilly) {
+  const auto dir = base::testing::DataDir() / "philly";
+  SEEDANCE_REQUIRE_DATA(dir.string());
+  auto* env = base::Env::Default();
+  auto jobs = ReadPhillyJobs(*env->ReadFile((dir / "philly_jobs_pollux.csv").string()), "j");
+  auto nodes = PhillyNodes(*env->ReadFile((dir / "philly_vc_nodes.csv").string()), "v", 8);
+  ASSERT_TRUE(jobs.ok() && nodes.ok());
+  jobs->resize(3000);
+  EventRunOptions o;
+  o.check_invariants = true;  // Cluster::Check after every event
+  auto a = RunEvents(*nodes, JobsFromPhilly(*jobs, 8), o);
+  ASSERT_TRUE(a.ok()) << a.status().ToString();
+  EXPECT_EQ(a->started + a->never_fit + a->still_queued, a->jobs);  // every job accounted for
+  EXPECT_EQ(a->completed, a->started);                              // Philly jobs all end
+  o.check_invariants = false;
+  auto b = RunEvents(*nodes, JobsFromPhilly(*jobs, 8), o);
+  EXPECT_EQ(a->queue_delay_s.p99, b->queue_delay_s.p99);
+  EXPECT_EQ(a->gpu_used_pct_over_time, b->gpu_used_pct_over_time);
+}
+
+TEST(EventSim, PhillyNodesErrors) {
+  EXPECT_FALSE(PhillyNodes("vc,nodes\na,1\n", "f", 8).ok());
+  auto bad = PhillyNodes("vc,node num\na,x\n", "f", 8);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().where(), "f:2: node num");
+  auto ok = PhillyNodes("vc,node num\na,2\nb,1\n", "f", 4);
+  ASSERT_TRUE(ok.ok());
+  EXPECT_EQ(ok->size(), 3u);
+  EXPECT_EQ((*ok)[2].gpu_count, 4);
+}
+
+}  // namespace
+}  // namespace seedance::sched

@@ -1,0 +1,80 @@
+// FGD's expected fragmentation F_n(M) of node states (fgd-protocol.md §2.3),
+// memoised by node shape: shared by the FGD and Seedance policies and the
+// simulator's fragmentation metric. Private to seedance::sched.
+//
+// Thread safety: the memo is mutable and unsynchronised; one cache per run.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "seedance/sched/cluster.h"
+#include "seedance/sched/policy.h"
+
+namespace seedance::sched {
+
+class FragmentationCache {
+ public:
+  explicit FragmentationCache(std::vector<PodClass> classes) : classes_(std::move(classes)) {}
+
+  // F_n(M) of node `node` as it is now.
+  double Current(const Cluster& cluster, int node) const;
+  // F after placing `pod` on `gpus` of `node`, minus F now (milli-GPU).
+  double Increase(const Cluster& cluster, const Pod& pod, int node,
+                  std::span<const int> gpus) const;
+  // For a share: calls f(gpu, increase) for the GPUs it fits on, in index
+  // order, skipping a GPU whose milli left equals the previous one tried.
+  // For a share: the highest score(increase) over the GPUs it fits on (the
+  // first GPU on ties), and that GPU in *gpu.
+  template <typename F>
+  int64_t BestShareScore(const Cluster& cluster, const Pod& pod, int node, F&& score,
+                         int* gpu) const {
+    int64_t best = -1;
+    ForEachShareChoice(cluster, pod, node, [&](int g, double increase) {
+      const int64_t sc = score(increase);
+      if (sc > best) {
+        best = sc;
+        *gpu = g;
+      }
+    });
+    return best;
+  }
+  template <typename F>
+  void ForEachShareChoice(const Cluster& cluster, const Pod& pod, int node, F&& f) const {
+    const NodeState& s = cluster.state(node);
+    int last_left = -1;
+    for (int i = 0; i < static_cast<int>(s.gpu_left.size()); ++i) {
+      const int left = s.gpu_left[static_cast<size_t>(i)];
+      if (left < pod.gpu_milli || left == last_left) continue;
+      last_left = left;
+      const int one[1] = {i};
+      f(i, Increase(cluster, pod, node, one));
+    }
+  }
+
+ private:
+  static constexpr size_t kMaxMemoGpus = 8;
+  struct Key {  // a node state as F sees it: model, CPU left, sorted milli left
+    int32_t model = 0;
+    int32_t gpus = 0;
+    int64_t cpu = 0;
+    std::array<int16_t, kMaxMemoGpus> left{};
+    bool operator==(const Key&) const = default;
+  };
+  struct KeyHash {
+    size_t operator()(const Key& k) const;
+  };
+  int ModelId(const std::string& model) const;
+  double Frag(int model, const std::string& model_name, int64_t cpu, std::span<const int> left,
+              std::span<const int> changed, int milli) const;
+
+  std::vector<PodClass> classes_;
+  mutable std::unordered_map<std::string, int> model_ids_;
+  mutable std::unordered_map<Key, double, KeyHash> memo_;
+};
+
+}  // namespace seedance::sched

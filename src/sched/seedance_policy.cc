@@ -1,0 +1,105 @@
+// Seedance policy: FGD's fragmentation descent plus reserves for scarce GPU
+// types.
+//
+//   score = floor(100 sigma(-(dF + penalty) / 1000))
+//   penalty = scarcity_weight x milli-GPU of the pod, when the pod could run
+//             on any type and placing it would leave type t with less free
+//             GPU than its reserve; else 0
+//   reserve(t) = share(t) x GPU free in the cluster now
+//   share(t)  = (demand of the pods that allow only some types, spread evenly
+//               over the types they allow, that lands on t) / all GPU demand
+//
+// dF is FGD's increase of expected fragmentation F_n(M) (fgd-protocol.md
+// §2.3), the best GPU tried for a share, ties broken at random by the
+// simulator. Measured against FGD in docs/benchmarks.md: the reserves raise
+// the allocation at 80-100% arrived on type-constrained traces (the note's
+// "type-aware headroom"); the sigmoid steps are kept because exact dF with
+// deterministic tie-breaking allocated less (5.47% unallocated at 130% on the
+// default trace against 4.93% with the steps; 10 seeds).
+#include "src/sched/seedance_policy.h"
+
+#include <cmath>
+#include <map>
+
+#include "src/sched/fragmentation.h"
+
+namespace seedance::sched {
+namespace {
+
+class SeedancePolicy final : public Policy {
+ public:
+  SeedancePolicy(const std::vector<Pod>& workload, SeedancePolicyOptions options)
+      : options_(options), frag_(TypicalPods(workload)) {
+    double total = 0;
+    for (const Pod& p : workload) {
+      total += static_cast<double>(p.gpu_demand_milli());
+      if (p.num_gpu == 0 || p.gpu_models.empty()) continue;
+      const double share =
+          static_cast<double>(p.gpu_demand_milli()) / static_cast<double>(p.gpu_models.size());
+      for (const auto& m : p.gpu_models) share_[m] += share;
+    }
+    for (auto& [m, d] : share_) d /= total;
+  }
+  std::string_view name() const override { return "seedance"; }
+
+  void Score(const Cluster& cluster, const Pod& pod, std::vector<Candidate>& feasible,
+             std::mt19937_64&) const override {
+    if (feasible.empty()) return;
+    std::map<std::string, double> free_by_model;
+    double free_total = 0;
+    if (pod.num_gpu > 0 && pod.gpu_models.empty() && !share_.empty()) {
+      for (int n = 0; n < static_cast<int>(cluster.nodes().size()); ++n) {
+        const double f = static_cast<double>(cluster.state(n).gpu_left_total());
+        free_by_model[cluster.nodes()[static_cast<size_t>(n)].gpu_model] += f;
+        free_total += f;
+      }
+    }
+    for (size_t i = 0; i < feasible.size(); ++i) {
+      Candidate& c = feasible[i];
+      const Node& node = cluster.nodes()[static_cast<size_t>(c.node)];
+      double penalty = 0;
+      if (pod.num_gpu > 0 && pod.gpu_models.empty()) {
+        auto it = share_.find(node.gpu_model);
+        if (it != share_.end()) {
+          // Reserve of type t: its share of the demand that can only run on
+          // some types, applied to the GPU capacity still free.
+          const double reserve = it->second * free_total;
+          const double after =
+              free_by_model.at(node.gpu_model) - static_cast<double>(pod.gpu_demand_milli());
+          if (after < reserve) {
+            penalty = options_.scarcity_weight * static_cast<double>(pod.gpu_demand_milli());
+          }
+        }
+      }
+      // FGD's score of (fragmentation increase + reserve penalty): the
+      // best GPU for a share, then floor(100 sigma(-cost / 1000)).
+      auto score_of = [&](double increase) {
+        return static_cast<int64_t>(
+            std::floor(100.0 / (1.0 + std::exp((increase + penalty) / 1000.0))));
+      };
+      if (pod.num_gpu == 1 && pod.gpu_milli < 1000) {
+        int best_gpu = -1;
+        c.score = frag_.BestShareScore(cluster, pod, c.node, score_of, &best_gpu);
+        c.gpus = {best_gpu};
+      } else {
+        c.score = score_of(frag_.Increase(cluster, pod, c.node, c.gpus));
+      }
+    }
+  }
+
+ private:
+  SeedancePolicyOptions options_;
+  FragmentationCache frag_;
+  // Per GPU type: the share of the workload's GPU demand that can only run on
+  // a few types, spread evenly over the types it allows.
+  std::map<std::string, double> share_;
+};
+
+}  // namespace
+
+std::unique_ptr<Policy> NewSeedancePolicy(const std::vector<Pod>& workload,
+                                          SeedancePolicyOptions options) {
+  return std::make_unique<SeedancePolicy>(workload, options);
+}
+
+}  // namespace seedance::sched
