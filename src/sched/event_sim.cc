@@ -96,6 +96,7 @@ base::StatusOr<std::vector<Node>> PhillyNodes(std::string_view text, const std::
       n.memory_mib = 1 << 30;
       n.gpu_count = gpus_per_node;
       n.gpu_model = "philly";
+      n.pool = vc;
       nodes.push_back(std::move(n));
     }
   }
@@ -124,6 +125,7 @@ struct Event {
   int kind;  // 0 completion (frees resources first), 1 arrival
   int64_t seq;
   size_t job;
+  int epoch = 0;  // a completion of an earlier run of a preempted job is stale
   bool operator>(const Event& o) const {
     return std::tie(time, kind, seq) > std::tie(o.time, o.kind, o.seq);
   }
@@ -212,6 +214,54 @@ base::StatusOr<EventRun> RunEvents(const std::vector<Node>& nodes, std::vector<E
     return true;
   };
 
+  // Quotas: the GPU of each pool; running jobs' use per group.
+  std::map<std::string, int64_t> quota, group_used;
+  if (o.quotas) {
+    for (const Node& n : nodes) {
+      if (!n.pool.empty()) quota[n.pool] += 1000LL * n.gpu_count;
+    }
+  }
+  std::vector<double> remaining(jobs.size()), segment_start(jobs.size(), -1);
+  std::vector<int> epoch(jobs.size(), 0);
+  std::vector<char> borrowing(jobs.size(), 0);
+  for (size_t i = 0; i < jobs.size(); ++i) remaining[i] = jobs[i].duration_s;
+  std::vector<size_t> running;  // ids, in start order
+  auto demand_of = [&jobs](size_t id) {
+    int64_t d = 0;
+    for (const Pod& p : jobs[id].members) d += p.gpu_demand_milli();
+    return d;
+  };
+  auto stop = [&](size_t id, double t) {  // frees a running job's resources
+    for (size_t m = 0; m < placed[id].members.size(); ++m) {
+      cluster.Unbind(jobs[id].members[m], placed[id].members[m].first,
+                     placed[id].members[m].second);
+    }
+    run.gpu_hours += static_cast<double>(demand_of(id)) / 1000.0 * (t - segment_start[id]) / 3600.0;
+    group_used[jobs[id].group] -= demand_of(id);
+    running.erase(std::find(running.begin(), running.end(), id));
+    segment_start[id] = -1;
+  };
+  // Can `j` be placed once `victims` are gone? Tried on a copy, greedily.
+  auto fits_without = [&](const EventJob& j, const std::vector<size_t>& victims) {
+    Cluster trial = cluster;
+    for (size_t v : victims) {
+      for (size_t m = 0; m < placed[v].members.size(); ++m) {
+        trial.Unbind(jobs[v].members[m], placed[v].members[m].first, placed[v].members[m].second);
+      }
+    }
+    for (const Pod& p : j.members) {
+      bool ok = false;
+      for (int n = 0; n < static_cast<int>(nodes.size()) && !ok; ++n) {
+        if (auto g = trial.Place(p, n)) {
+          trial.Bind(p, n, *g);
+          ok = true;
+        }
+      }
+      if (!ok) return false;
+    }
+    return true;
+  };
+
   double now = t0;
   while (!events.empty()) {
     now = events.top().time;
@@ -238,11 +288,8 @@ base::StatusOr<EventRun> RunEvents(const std::vector<Node>& nodes, std::vector<E
           continue;
         }
         queue.insert(std::upper_bound(queue.begin(), queue.end(), e.job, queue_less), e.job);
-      } else {  // completion
-        for (size_t m = 0; m < placed[e.job].members.size(); ++m) {
-          cluster.Unbind(j.members[m], placed[e.job].members[m].first,
-                         placed[e.job].members[m].second);
-        }
+      } else if (e.epoch == epoch[e.job] && segment_start[e.job] >= 0) {  // completion
+        stop(e.job, now);
         ++run.completed;
         jct.push_back(now - static_cast<double>(j.submit_s));
       }
@@ -250,8 +297,8 @@ base::StatusOr<EventRun> RunEvents(const std::vector<Node>& nodes, std::vector<E
     // Scheduling pass over the head of the queue.
     // Within one pass resources only shrink, so a shape that failed fails
     // again: remember failed shapes, and skip jobs asking for more GPU than
-    // is free at all.
-    std::vector<size_t> kept;
+    // is free at all (unless preemption may free it).
+    std::vector<size_t> kept, requeued;
     size_t looked = 0;
     std::set<std::vector<std::tuple<int64_t, int64_t, int, int>>> failed;
     for (size_t qi = 0; qi < queue.size(); ++qi) {
@@ -262,25 +309,64 @@ base::StatusOr<EventRun> RunEvents(const std::vector<Node>& nodes, std::vector<E
       }
       ++looked;
       EventJob& j = jobs[id];
-      int64_t demand = 0;
+      const int64_t demand = demand_of(id);
       std::vector<std::tuple<int64_t, int64_t, int, int>> shape;
       for (const Pod& p : j.members) {
-        demand += p.gpu_demand_milli();
         shape.emplace_back(p.cpu_milli, p.memory_mib, p.num_gpu, p.gpu_milli);
       }
+      const bool guaranteed = o.quotas && group_used[j.group] + demand <= quota[j.group];
       const bool typed = !j.members.empty() && !j.members[0].gpu_models.empty();
-      if (demand > cluster.total_gpu_milli() - cluster.used_gpu_milli() ||
-          (!typed && failed.count(shape)) || !try_place(j, placed[id])) {
-        if (!typed) failed.insert(std::move(shape));
+      bool placed_now = false;
+      if (demand <= cluster.total_gpu_milli() - cluster.used_gpu_milli() &&
+          (typed || !failed.count(shape))) {
+        placed_now = try_place(j, placed[id]);
+        if (!placed_now && !typed) failed.insert(shape);
+      }
+      if (!placed_now && guaranteed) {
+        // Preempt borrowers of other groups, most recently started first.
+        std::vector<size_t> victims;
+        for (auto it = running.rbegin(); it != running.rend(); ++it) {
+          if (!borrowing[*it] || jobs[*it].group == j.group) continue;
+          victims.push_back(*it);
+          if (fits_without(j, victims)) break;
+        }
+        if (!victims.empty() && fits_without(j, victims)) {
+          for (size_t v : victims) {
+            const double ran = now - segment_start[v];
+            const double kept_work =
+                o.checkpoint_interval_s > 0
+                    ? std::floor(ran / o.checkpoint_interval_s) * o.checkpoint_interval_s
+                    : 0;
+            run.lost_gpu_hours +=
+                static_cast<double>(demand_of(v)) / 1000.0 * (ran - kept_work) / 3600.0;
+            if (remaining[v] >= 0) remaining[v] = remaining[v] - kept_work + o.restore_cost_s;
+            stop(v, now);
+            ++epoch[v];
+            ++run.preemptions;
+            requeued.push_back(v);
+          }
+          placed_now = try_place(j, placed[id]);
+        }
+      }
+      if (!placed_now) {
         kept.push_back(id);
         continue;
       }
-      ++run.started;
-      started_at[id] = now;
-      const double d = now - static_cast<double>(j.submit_s);
-      delay.push_back(d);
-      group_delay[j.group].push_back(d);
-      if (j.duration_s >= 0) events.push({now + j.duration_s, 0, seq++, id});
+      if (started_at[id] < 0) {
+        ++run.started;
+        started_at[id] = now;
+        const double d = now - static_cast<double>(j.submit_s);
+        delay.push_back(d);
+        group_delay[j.group].push_back(d);
+      }
+      segment_start[id] = now;
+      borrowing[id] = o.quotas && !guaranteed;
+      group_used[j.group] += demand;
+      running.push_back(id);
+      if (remaining[id] >= 0) events.push({now + remaining[id], 0, seq++, id, epoch[id]});
+    }
+    for (size_t v : requeued) {
+      kept.insert(std::upper_bound(kept.begin(), kept.end(), v, queue_less), v);
     }
     queue.swap(kept);
     if (o.check_invariants) SEEDANCE_RETURN_IF_ERROR(cluster.Check());
@@ -290,19 +376,11 @@ base::StatusOr<EventRun> RunEvents(const std::vector<Node>& nodes, std::vector<E
     last_t = now;
     use.push_back({now, used});
   }
+  for (size_t id : std::vector<size_t>(running)) stop(id, now);  // still running at the end
   for (const auto& j : jobs) ++group_jobs[j.group];
   run.still_queued = static_cast<int64_t>(queue.size());
   run.makespan_s = now - t0;
   run.mean_gpu_used_pct = run.makespan_s > 0 ? 100 * used_area / run.makespan_s : 0;
-  // GPU-hours: every started job, up to its end or the end of the run.
-  for (size_t i = 0; i < jobs.size(); ++i) {
-    if (started_at[i] < 0) continue;
-    int64_t gpus = 0;
-    for (const Pod& p : jobs[i].members) gpus += p.gpu_demand_milli();
-    const double end = jobs[i].duration_s >= 0 ? started_at[i] + jobs[i].duration_s : now;
-    run.gpu_hours +=
-        static_cast<double>(gpus) / 1000.0 * std::max(0.0, end - started_at[i]) / 3600.0;
-  }
   // 100 slices of time-weighted use.
   run.gpu_used_pct_over_time.assign(100, 0.0);
   if (run.makespan_s > 0) {

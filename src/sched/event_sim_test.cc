@@ -88,6 +88,65 @@ TEST(EventSim, PriorityFirstAndGangsAllOrNothing) {
   EXPECT_DOUBLE_EQ(r->makespan_s, 20);
 }
 
+// Pools A and B with one 2-GPU node each, and a 2-GPU job of a group.
+std::vector<Node> TwoPools() {
+  Node na = GpuNode("a0", 2), nb = GpuNode("b0", 2);
+  na.pool = "A";
+  nb.pool = "B";
+  return {na, nb};
+}
+
+EventJob GroupJob(std::string id, std::string group, int64_t t, double d) {
+  EventJob j = MakeJob(std::move(id), t, d, 2);
+  j.group = std::move(group);
+  return j;
+}
+
+TEST(EventSim, QuotaOwnerPreemptsABorrower) {
+  // Pools A and B, one 2-GPU node each. b1 (B, 2 GPUs, 100 s) fits B's
+  // quota; b2 (B, 2 GPUs, 100 s) borrows A's idle node. At t=10 a1 (A, 2 GPUs,
+  // 50 s) is within A's quota and finds no GPU: b2 is preempted after 10 s
+  // of work (no checkpoint yet: all lost), requeued with 100 + 60 s restore
+  // left, and restarts when a1 ends at 60: done at 220.
+  std::vector<EventJob> jobs = {GroupJob("b1", "B", 0, 100), GroupJob("b2", "B", 0, 100),
+                                GroupJob("a1", "A", 10, 50)};
+  EventRunOptions o;
+  o.quotas = true;
+  o.check_invariants = true;
+  auto r = RunEvents(TwoPools(), jobs, o);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->preemptions, 1);
+  EXPECT_NEAR(r->lost_gpu_hours, 2.0 * 10 / 3600, 1e-12);
+  EXPECT_EQ(r->completed, 3);
+  EXPECT_DOUBLE_EQ(r->makespan_s, 220);
+  // JCTs 50 (a1), 100 (b1), 220 (b2); nobody waited for a first start.
+  EXPECT_DOUBLE_EQ(r->jct_s.p50, 100);
+  EXPECT_DOUBLE_EQ(r->jct_s.p99, 220);
+  EXPECT_DOUBLE_EQ(r->queue_delay_s.p99, 0);
+  // GPU time: b1 2x100, b2 2x10 + 2x160, a1 2x50 = 640 GPU-s.
+  EXPECT_NEAR(r->gpu_hours, 640.0 / 3600, 1e-12);
+  // Without quotas nobody is preempted: a1 waits for b1 or b2 to end at 100.
+  o.quotas = false;
+  auto plain = RunEvents(TwoPools(), jobs, o);
+  ASSERT_TRUE(plain.ok());
+  EXPECT_EQ(plain->preemptions, 0);
+  EXPECT_DOUBLE_EQ(plain->queue_delay_s.p99, 90);
+}
+
+TEST(EventSim, CheckpointsKeepWork) {
+  // As above, but b2 has run 25 s with a checkpoint every 10 s: 20 s kept,
+  // 5 s lost, 100 - 20 + 60 = 140 s left after the restart at 60: done at 200.
+  EventRunOptions o;
+  o.quotas = true;
+  o.checkpoint_interval_s = 10;
+  auto r = RunEvents(
+      TwoPools(),
+      {GroupJob("b1", "B", 0, 100), GroupJob("b2", "B", 0, 100), GroupJob("a1", "A", 25, 35)}, o);
+  ASSERT_TRUE(r.ok());
+  EXPECT_NEAR(r->lost_gpu_hours, 2.0 * 5 / 3600, 1e-12);
+  EXPECT_DOUBLE_EQ(r->makespan_s, 200);
+}
+
 TEST(EventSim, DeterministicWithInvariantsOnPhilly) {
   const auto dir = base::testing::DataDir() / "philly";
   SEEDANCE_REQUIRE_DATA(dir.string());
@@ -98,6 +157,7 @@ TEST(EventSim, DeterministicWithInvariantsOnPhilly) {
   jobs->resize(3000);
   EventRunOptions o;
   o.check_invariants = true;  // Cluster::Check after every event
+  o.quotas = true;            // with preemption between VCs
   auto a = RunEvents(*nodes, JobsFromPhilly(*jobs, 8), o);
   ASSERT_TRUE(a.ok()) << a.status().ToString();
   EXPECT_EQ(a->started + a->never_fit + a->still_queued, a->jobs);  // every job accounted for

@@ -107,3 +107,31 @@ def test_html_report_is_self_contained_and_renders(seedancectl, tmp_path):
     subprocess.run(common + [f"--screenshot={shot}", "--window-size=1000,2400", report.as_uri()],
                    capture_output=True, timeout=120)
     assert shot.exists() and shot.stat().st_size > 20_000  # something was drawn
+
+
+def test_event_mode_on_philly(seedancectl, tmp_path):
+    """The whole Philly trace in event mode: every job accounted for; with 2 GPUs per node the
+    queue builds, and elastic quotas with preemption shorten the tail of queueing delays."""
+    philly = DATA / "philly"
+    require_data(philly)
+
+    def run(*extra):
+        r = subprocess.run([str(seedancectl), "simulate", "--protocol", "events", "--nodes",
+                            str(philly / "philly_vc_nodes.csv"), "--pods",
+                            str(philly / "philly_jobs_pollux.csv"), "--policy", "bestfit",
+                            "--seeds", "1", "--gpus-per-node", "2", *extra, "-o", "json"],
+                           capture_output=True, text=True, timeout=300)
+        assert r.returncode == 0, r.stderr
+        return json.loads(r.stdout)["policies"][0]
+
+    plain, quotas = run(), run("--quotas")
+    for p in (plain, quotas):
+        assert p["jobs"] == 82247 and p["completed"] == 82247 and p["still_queued"] == 0
+        assert len(p["gpu_used_pct_over_time_first_seed"]) == 100
+    assert plain["preemptions"] == 0 and quotas["preemptions"] > 0
+    assert quotas["queue_delay_s"]["p99"] < plain["queue_delay_s"]["p99"]
+    # The FGD protocol refuses Philly jobs with a clear error.
+    r = subprocess.run([str(seedancectl), "simulate", "--nodes", str(philly / "philly_vc_nodes.csv"),
+                        "--pods", str(philly / "philly_jobs_pollux.csv")], capture_output=True,
+                       text=True)
+    assert r.returncode == 1 and "--protocol events" in r.stderr

@@ -58,6 +58,9 @@ base::Report EventFigures(const std::vector<base::StatusOr<sched::EventRun>>& ru
   r["queue_delay_s"] = pct([](const sched::EventRun& x) { return x.queue_delay_s; });
   r["mean_gpu_used_pct"] = mean([](const sched::EventRun& x) { return x.mean_gpu_used_pct; });
   r["gpu_hours"] = mean([](const sched::EventRun& x) { return x.gpu_hours; });
+  r["preemptions"] =
+      mean([](const sched::EventRun& x) { return static_cast<double>(x.preemptions); });
+  r["lost_gpu_hours"] = mean([](const sched::EventRun& x) { return x.lost_gpu_hours; });
   r["makespan_s"] = mean([](const sched::EventRun& x) { return x.makespan_s; });
   base::Report groups = base::Report::array();
   for (const auto& g : first.groups) {
@@ -83,6 +86,8 @@ void RegisterSimulate(CLI::App& app, Context& context) {
     int seeds = 10;
     int gpus_per_node = 8;
     int backfill_window = 64;
+    bool quotas = false;
+    double checkpoint_interval_s = 1800, restore_cost_s = 60;
     int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     uint64_t first_seed = 42;
   };
@@ -117,6 +122,18 @@ void RegisterSimulate(CLI::App& app, Context& context) {
       ->capture_default_str();
   cmd->add_option("--report", f->report,
                   "Also write a self-contained HTML report (charts, heat maps, tables)");
+  cmd->add_flag("--quotas", f->quotas,
+                "Event mode: elastic quotas per node pool (Philly VCs) with preemption of "
+                "borrowers");
+  cmd->add_option("--checkpoint-interval", f->checkpoint_interval_s,
+                  "Event mode: seconds of run time between checkpoints (work since the last "
+                  "one is lost on preemption)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  cmd->add_option("--restore-cost", f->restore_cost_s,
+                  "Event mode: seconds a preempted job spends restoring when it restarts")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   cmd->add_option("--threads", f->threads, "Seeds run in parallel (default: the CPUs)")
       ->check(CLI::Range(1, 256));
   AddOutputFlag(cmd, &f->output);
@@ -156,6 +173,9 @@ void RegisterSimulate(CLI::App& app, Context& context) {
             o.policy = name;
             o.seed = f->first_seed + static_cast<uint64_t>(s);
             o.backfill_window = f->backfill_window;
+            o.quotas = f->quotas;
+            o.checkpoint_interval_s = f->checkpoint_interval_s;
+            o.restore_cost_s = f->restore_cost_s;
             runs[static_cast<size_t>(s)] = sched::RunEvents(*nodes, jobs, o);
           }
         };

@@ -9,9 +9,18 @@
 // the pass goes on to the next (backfill) but looks at no more than
 // `backfill_window` waiting jobs, so that a long queue costs a bounded scan.
 //
-// Not here yet (issue 7): QoS tiers with SLOs, elastic quotas, preemption,
-// spot capacity with checkpoint-restore cost, consolidation and load
-// redistribution.
+// Elastic quotas (SPEC SCHED-3), with `quotas` on: a group's guaranteed quota
+// is the GPU of the nodes in the pool of the same name (Node::pool). A job
+// that keeps its group within quota is guaranteed; beyond it, a job may
+// borrow idle GPU anywhere but can be preempted. When a guaranteed job does
+// not fit, borrowing jobs of other groups are preempted, most recently
+// started first, until it fits (tried on a copy of the cluster first, so
+// nothing is preempted in vain). A preempted job returns to the queue and
+// loses the work since its last checkpoint (every checkpoint_interval_s of
+// run time), then pays restore_cost_s when it starts again.
+//
+// Not here yet (issue 7): QoS tiers with SLOs, spot capacity, consolidation
+// and load redistribution.
 //
 // Thread safety: a run owns its state.
 #pragma once
@@ -49,6 +58,9 @@ struct EventRunOptions {
   uint64_t seed = 42;
   int backfill_window = 64;
   bool check_invariants = false;  // Cluster::Check after every event (debug tests)
+  bool quotas = false;
+  double checkpoint_interval_s = 1800;
+  double restore_cost_s = 60;
 };
 
 struct Percentiles {
@@ -65,6 +77,8 @@ struct EventRun {
   int64_t jobs = 0, started = 0, completed = 0, never_fit = 0, still_queued = 0;
   Percentiles jct_s, queue_delay_s;  // over completed jobs; delay over started ones
   std::vector<GroupFigures> groups;
+  int64_t preemptions = 0;
+  double lost_gpu_hours = 0;     // work preempted jobs had done since their last checkpoint
   double gpu_hours = 0;          // GPU time used, completed and running
   double makespan_s = 0;         // first submit to last event
   double mean_gpu_used_pct = 0;  // time-weighted

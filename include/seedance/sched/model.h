@@ -27,6 +27,8 @@ struct Node {
   int nvlink_domains = 1;
   int numa_nodes = 1;
   int nics = 0;
+  // The quota pool the node belongs to (a Philly virtual cluster); empty: none.
+  std::string pool;
 };
 
 struct Pod {
