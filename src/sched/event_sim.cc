@@ -401,7 +401,16 @@ base::StatusOr<EventRun> RunEvents(const std::vector<Node>& nodes, std::vector<E
   }
   run.jct_s = Of(jct);
   run.queue_delay_s = Of(delay);
-  for (auto& [g, d] : group_delay) run.groups.push_back({g, group_jobs[g], Of(d)});
+  for (const auto& [g, n] : group_jobs) {
+    GroupFigures f{g, n, Of(group_delay[g]), -1};
+    if (auto slo = o.slo_queue_delay_s.find(g); slo != o.slo_queue_delay_s.end()) {
+      const auto& d = group_delay[g];
+      const auto met =
+          std::count_if(d.begin(), d.end(), [&](double x) { return x <= slo->second; });
+      f.slo_attainment_pct = 100.0 * static_cast<double>(met) / static_cast<double>(n);
+    }
+    run.groups.push_back(std::move(f));
+  }
   run.runtime_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return run;

@@ -84,6 +84,12 @@ TEST(EventSim, PriorityFirstAndGangsAllOrNothing) {
   ASSERT_EQ(r->groups.size(), 2u);
   EXPECT_EQ(r->groups[0].group, "high");
   EXPECT_DOUBLE_EQ(r->groups[0].queue_delay_s.p50, 8);
+  EXPECT_DOUBLE_EQ(r->groups[0].slo_attainment_pct, -1);  // no SLO given
+  // SLO of 9 s for "low": busy1, busy2 and low (9) meet it, the gang (12) does not.
+  o.slo_queue_delay_s = {{"low", 9.0}};
+  auto with_slo = RunEvents({GpuNode("n0", 2), GpuNode("n1", 2)}, jobs, o);
+  ASSERT_TRUE(with_slo.ok());
+  EXPECT_DOUBLE_EQ(with_slo->groups[1].slo_attainment_pct, 75.0);
   EXPECT_DOUBLE_EQ(r->queue_delay_s.p99, 12);
   EXPECT_DOUBLE_EQ(r->makespan_s, 20);
 }

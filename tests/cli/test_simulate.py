@@ -124,7 +124,12 @@ def test_event_mode_on_philly(seedancectl, tmp_path):
         assert r.returncode == 0, r.stderr
         return json.loads(r.stdout)["policies"][0]
 
-    plain, quotas = run(), run("--quotas")
+    slo = ("--slo", "6214e9=600,11cb48=600")
+    plain, quotas = run(*slo), run("--quotas", *slo)
+    for p in (plain, quotas):
+        met = {g["group"]: g["slo_attainment_pct"] for g in p["groups_first_seed"]
+               if "slo_attainment_pct" in g}
+        assert set(met) == {"6214e9", "11cb48"} and all(0 <= v <= 100 for v in met.values())
     for p in (plain, quotas):
         assert p["jobs"] == 82247 and p["completed"] == 82247 and p["still_queued"] == 0
         assert len(p["gpu_used_pct_over_time_first_seed"]) == 100

@@ -4,6 +4,7 @@
 // Input formats are recognised by their header line.
 #include <algorithm>
 #include <atomic>
+#include <map>
 #include <numeric>
 #include <thread>
 
@@ -30,6 +31,34 @@ base::StatusOr<std::vector<sched::Node>> ReadNodes(const std::string& text, cons
   if (head == "vc,node num") return sched::PhillyNodes(text, file, gpus_per_node);
   if (head.rfind("machine,", 0) == 0) return sched::ReadPaiMachines(text, file);
   return sched::ReadAlibabaNodes(text, file);
+}
+
+// "LS=60,BE=3600" -> {LS: 60, BE: 3600}.
+base::StatusOr<std::map<std::string, double>> ParseSlo(const std::string& text) {
+  std::map<std::string, double> out;
+  size_t i = 0;
+  while (i < text.size()) {
+    size_t j = text.find(',', i);
+    if (j == std::string::npos) j = text.size();
+    const std::string item = text.substr(i, j - i);
+    const size_t eq = item.find('=');
+    double v = -1;
+    if (eq != std::string::npos && eq > 0) {
+      try {
+        size_t used = 0;
+        v = std::stod(item.substr(eq + 1), &used);
+        if (used != item.size() - eq - 1) v = -1;
+      } catch (...) {
+        v = -1;
+      }
+    }
+    if (v < 0) {
+      return base::InvalidArgumentError("expected GROUP=SECONDS, got '" + item + "'", "--slo");
+    }
+    out[item.substr(0, eq)] = v;
+    i = j + 1;
+  }
+  return out;
 }
 
 // Per-seed event runs of one policy, averaged.
@@ -64,10 +93,12 @@ base::Report EventFigures(const std::vector<base::StatusOr<sched::EventRun>>& ru
   r["makespan_s"] = mean([](const sched::EventRun& x) { return x.makespan_s; });
   base::Report groups = base::Report::array();
   for (const auto& g : first.groups) {
-    groups.push_back(
-        {{"group", g.group},
-         {"jobs", g.jobs},
-         {"queue_delay_s", {{"p50", g.queue_delay_s.p50}, {"p99", g.queue_delay_s.p99}}}});
+    base::Report one = {
+        {"group", g.group},
+        {"jobs", g.jobs},
+        {"queue_delay_s", {{"p50", g.queue_delay_s.p50}, {"p99", g.queue_delay_s.p99}}}};
+    if (g.slo_attainment_pct >= 0) one["slo_attainment_pct"] = g.slo_attainment_pct;
+    groups.push_back(one);
   }
   r["groups_first_seed"] = groups;
   r["gpu_used_pct_over_time_first_seed"] = first.gpu_used_pct_over_time;
@@ -87,6 +118,7 @@ void RegisterSimulate(CLI::App& app, Context& context) {
     int gpus_per_node = 8;
     int backfill_window = 64;
     bool quotas = false;
+    std::string slo;
     double checkpoint_interval_s = 1800, restore_cost_s = 60;
     int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     uint64_t first_seed = 42;
@@ -125,6 +157,9 @@ void RegisterSimulate(CLI::App& app, Context& context) {
   cmd->add_flag("--quotas", f->quotas,
                 "Event mode: elastic quotas per node pool (Philly VCs) with preemption of "
                 "borrowers");
+  cmd->add_option("--slo", f->slo,
+                  "Event mode: queueing-delay SLOs per group, e.g. LS=60,BE=3600 (seconds); "
+                  "reports the share of each group's jobs that met it");
   cmd->add_option("--checkpoint-interval", f->checkpoint_interval_s,
                   "Event mode: seconds of run time between checkpoints (work since the last "
                   "one is lost on preemption)")
@@ -147,6 +182,8 @@ void RegisterSimulate(CLI::App& app, Context& context) {
     if (Failed(pod_text.status().Annotate("cannot read the pod list"), context)) return;
     const bool philly = FirstLine(*pod_text).rfind("timestamp,duration,num_gpus", 0) == 0;
     if (f->protocol == "events") {
+      auto slo = ParseSlo(f->slo);
+      if (Failed(slo.status(), context)) return;
       std::vector<sched::EventJob> jobs;
       if (philly) {
         auto list = sched::ReadPhillyJobs(*pod_text, f->pods);
@@ -176,6 +213,7 @@ void RegisterSimulate(CLI::App& app, Context& context) {
             o.quotas = f->quotas;
             o.checkpoint_interval_s = f->checkpoint_interval_s;
             o.restore_cost_s = f->restore_cost_s;
+            o.slo_queue_delay_s = *slo;
             runs[static_cast<size_t>(s)] = sched::RunEvents(*nodes, jobs, o);
           }
         };

@@ -26,6 +26,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -61,6 +62,8 @@ struct EventRunOptions {
   bool quotas = false;
   double checkpoint_interval_s = 1800;
   double restore_cost_s = 60;
+  // Per group: the queueing delay a job may see and still meet its SLO.
+  std::map<std::string, double> slo_queue_delay_s;
 };
 
 struct Percentiles {
@@ -71,6 +74,9 @@ struct GroupFigures {
   std::string group;
   int64_t jobs = 0;
   Percentiles queue_delay_s;
+  // With an SLO for the group: jobs that started within it, % of the group's
+  // jobs (never started = missed); else -1.
+  double slo_attainment_pct = -1;
 };
 
 struct EventRun {
