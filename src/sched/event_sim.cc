@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "seedance/sched/cluster.h"
+#include "seedance/sched/framework.h"
 #include "seedance/sched/policy.h"
 
 namespace seedance::sched {
@@ -144,6 +145,7 @@ base::StatusOr<EventRun> RunEvents(const std::vector<Node>& nodes, std::vector<E
   std::vector<Pod> workload;
   for (const auto& j : jobs) workload.insert(workload.end(), j.members.begin(), j.members.end());
   SEEDANCE_ASSIGN_OR_RETURN(auto policy, MakePolicy(o.policy, workload));
+  Framework framework(std::move(policy));
   Cluster cluster(nodes);
   if (cluster.total_gpu_milli() == 0) return base::InvalidArgumentError("the cluster has no GPUs");
   std::mt19937_64 rng(o.seed);
@@ -190,26 +192,21 @@ base::StatusOr<EventRun> RunEvents(const std::vector<Node>& nodes, std::vector<E
   // Time-weighted GPU use.
   std::vector<std::pair<double, double>> use;  // (time, used fraction from then on)
   double used_area = 0, last_t = t0;
-  std::vector<Candidate> feasible;
 
+  // A gang: every member through the framework, or none (earlier members
+  // are unscheduled when one fails).
   auto try_place = [&](const EventJob& j, Placement& out) {
     out.members.clear();
+    std::vector<Candidate> done;
     for (const Pod& p : j.members) {
-      feasible.clear();
-      for (int n = 0; n < static_cast<int>(nodes.size()); ++n) {
-        if (auto g = cluster.Place(p, n)) feasible.push_back({n, 0, std::move(*g)});
-      }
-      if (feasible.empty()) {
-        for (size_t m = out.members.size(); m-- > 0;) {
-          cluster.Unbind(j.members[m], out.members[m].first, out.members[m].second);
-        }
+      auto at = framework.Schedule(cluster, p, rng);
+      if (!at) {
+        for (size_t m = done.size(); m-- > 0;) framework.Unschedule(cluster, j.members[m], done[m]);
         out.members.clear();
         return false;
       }
-      policy->Score(cluster, p, feasible, rng);
-      const size_t pick = SelectHost(feasible, rng);
-      cluster.Bind(p, feasible[pick].node, feasible[pick].gpus);
-      out.members.push_back({feasible[pick].node, feasible[pick].gpus});
+      out.members.push_back({at->node, at->gpus});
+      done.push_back(std::move(*at));
     }
     return true;
   };

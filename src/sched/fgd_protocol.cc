@@ -5,6 +5,7 @@
 #include <random>
 
 #include "seedance/sched/cluster.h"
+#include "seedance/sched/framework.h"
 #include "seedance/sched/policy.h"
 #include "src/sched/fragmentation.h"
 
@@ -15,6 +16,7 @@ base::StatusOr<FgdRun> RunFgdProtocol(const std::vector<Node>& nodes, const std:
   const auto start = std::chrono::steady_clock::now();
   if (pods.empty()) return base::InvalidArgumentError("no pods");
   SEEDANCE_ASSIGN_OR_RETURN(auto policy, MakePolicy(o.policy, pods));
+  Framework framework(std::move(policy));
   Cluster cluster(nodes);
   if (cluster.total_gpu_milli() == 0) return base::InvalidArgumentError("the cluster has no GPUs");
   std::mt19937_64 rng(o.seed);
@@ -67,7 +69,6 @@ base::StatusOr<FgdRun> RunFgdProtocol(const std::vector<Node>& nodes, const std:
   };
   double arrived = 0;
   size_t next_mark = 0;  // 50 + 10 * next_mark
-  std::vector<Candidate> feasible;
   for (const Pod* p : order) {
     const double arrived_after = arrived + static_cast<double>(p->gpu_demand_milli());
     // Marks passed by this pod's arrival take the allocation before it.
@@ -76,17 +77,10 @@ base::StatusOr<FgdRun> RunFgdProtocol(const std::vector<Node>& nodes, const std:
     }
     arrived = arrived_after;
     ++run.pods;
-    feasible.clear();
-    for (int n = 0; n < static_cast<int>(nodes.size()); ++n) {
-      if (auto gpus = cluster.Place(*p, n)) feasible.push_back({n, 0, std::move(*gpus)});
-    }
-    if (feasible.empty()) {
+    if (!framework.Schedule(cluster, *p, rng)) {
       ++run.failed;
       continue;
     }
-    policy->Score(cluster, *p, feasible, rng);
-    const size_t pick = SelectHost(feasible, rng);
-    cluster.Bind(*p, feasible[pick].node, feasible[pick].gpus);
     ++run.scheduled;
     if (o.check_invariants) SEEDANCE_RETURN_IF_ERROR(cluster.Check());
   }

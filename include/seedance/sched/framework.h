@@ -1,0 +1,95 @@
+// The scheduling framework (SPEC SCHED-2), in the shape of the Kubernetes
+// scheduler framework: a few extension points, one small interface each, run
+// in this order for every pod:
+//
+//   filter      Cluster::Place (CPU, memory, GPU type and GPUs fit), then every
+//               FilterPlugin; a node must pass all of them
+//   post-filter when no node passes: the PostFilterPlugin (preemption) may free
+//               room, and the cycle is tried once more
+//   score       the policy (policy.h) scores the feasible nodes and may pick
+//               other GPUs; a policy normalises its own scores (min-max, max)
+//   select      the highest score, ties uniformly at random (SelectHost)
+//   reserve     every ReservePlugin, in order; the first failure unreserves the
+//               ones before it, in reverse. The cluster's own reservation
+//               (Cluster::Bind) always runs first
+//   bind        the BindPlugin, if any (a simulator has none; the Kubernetes
+//               extender posts the binding); a failure unreserves everything
+//
+// Both simulators (FGD protocol, event mode) place pods through it, and the
+// extender (SCHED-8) will run the same object.
+//
+// Thread safety: a Framework is used by one scheduling loop at a time.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <random>
+#include <string_view>
+#include <vector>
+
+#include "seedance/base/status.h"
+#include "seedance/sched/cluster.h"
+#include "seedance/sched/policy.h"
+
+namespace seedance::sched {
+
+class FilterPlugin {
+ public:
+  virtual ~FilterPlugin() = default;
+  virtual std::string_view name() const = 0;
+  virtual bool Filter(const Cluster& cluster, const Pod& pod, int node) const = 0;
+};
+
+class PostFilterPlugin {
+ public:
+  virtual ~PostFilterPlugin() = default;
+  virtual std::string_view name() const = 0;
+  // Called when no node passes the filters; returns true when it changed the
+  // cluster (e.g. preempted pods) so that another attempt may succeed.
+  virtual bool PostFilter(Cluster& cluster, const Pod& pod) = 0;
+};
+
+class ReservePlugin {
+ public:
+  virtual ~ReservePlugin() = default;
+  virtual std::string_view name() const = 0;
+  virtual base::Status Reserve(Cluster& cluster, const Pod& pod, const Candidate& at) = 0;
+  virtual void Unreserve(Cluster& cluster, const Pod& pod, const Candidate& at) = 0;
+};
+
+class BindPlugin {
+ public:
+  virtual ~BindPlugin() = default;
+  virtual std::string_view name() const = 0;
+  virtual base::Status Bind(const Pod& pod, const Candidate& at) = 0;
+};
+
+class Framework {
+ public:
+  explicit Framework(std::unique_ptr<Policy> policy) : policy_(std::move(policy)) {}
+
+  void AddFilter(std::unique_ptr<FilterPlugin> p) { filters_.push_back(std::move(p)); }
+  void AddReserve(std::unique_ptr<ReservePlugin> p) { reserves_.push_back(std::move(p)); }
+  void SetPostFilter(std::unique_ptr<PostFilterPlugin> p) { post_filter_ = std::move(p); }
+  void SetBind(std::unique_ptr<BindPlugin> p) { bind_ = std::move(p); }
+
+  const Policy& policy() const { return *policy_; }
+
+  // One scheduling cycle. nullopt when the pod fits nowhere (after the
+  // post-filter's one retry) or its reservation or binding failed.
+  std::optional<Candidate> Schedule(Cluster& cluster, const Pod& pod, std::mt19937_64& rng);
+  // Undoes a successful Schedule (a gang member whose siblings failed).
+  void Unschedule(Cluster& cluster, const Pod& pod, const Candidate& at);
+
+ private:
+  bool Reserve(Cluster& cluster, const Pod& pod, const Candidate& at);
+
+  std::unique_ptr<Policy> policy_;
+  std::vector<std::unique_ptr<FilterPlugin>> filters_;
+  std::vector<std::unique_ptr<ReservePlugin>> reserves_;
+  std::unique_ptr<PostFilterPlugin> post_filter_;
+  std::unique_ptr<BindPlugin> bind_;
+  std::vector<Candidate> feasible_;  // reused between cycles
+};
+
+}  // namespace seedance::sched

@@ -1,0 +1,54 @@
+#include "seedance/sched/framework.h"
+
+namespace seedance::sched {
+
+bool Framework::Reserve(Cluster& cluster, const Pod& pod, const Candidate& at) {
+  cluster.Bind(pod, at.node, at.gpus);
+  for (size_t i = 0; i < reserves_.size(); ++i) {
+    if (!reserves_[i]->Reserve(cluster, pod, at).ok()) {
+      for (size_t k = i; k-- > 0;) reserves_[k]->Unreserve(cluster, pod, at);
+      cluster.Unbind(pod, at.node, at.gpus);
+      return false;
+    }
+  }
+  return true;
+}
+
+void Framework::Unschedule(Cluster& cluster, const Pod& pod, const Candidate& at) {
+  for (size_t k = reserves_.size(); k-- > 0;) reserves_[k]->Unreserve(cluster, pod, at);
+  cluster.Unbind(pod, at.node, at.gpus);
+}
+
+std::optional<Candidate> Framework::Schedule(Cluster& cluster, const Pod& pod,
+                                             std::mt19937_64& rng) {
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    feasible_.clear();
+    for (int n = 0; n < static_cast<int>(cluster.nodes().size()); ++n) {
+      auto gpus = cluster.Place(pod, n);
+      if (!gpus) continue;
+      bool pass = true;
+      for (const auto& f : filters_) {
+        if (!f->Filter(cluster, pod, n)) {
+          pass = false;
+          break;
+        }
+      }
+      if (pass) feasible_.push_back({n, 0, std::move(*gpus)});
+    }
+    if (feasible_.empty()) {
+      if (attempt == 0 && post_filter_ && post_filter_->PostFilter(cluster, pod)) continue;
+      return std::nullopt;
+    }
+    policy_->Score(cluster, pod, feasible_, rng);
+    const Candidate chosen = feasible_[SelectHost(feasible_, rng)];
+    if (!Reserve(cluster, pod, chosen)) return std::nullopt;
+    if (bind_ && !bind_->Bind(pod, chosen).ok()) {
+      Unschedule(cluster, pod, chosen);
+      return std::nullopt;
+    }
+    return chosen;
+  }
+  return std::nullopt;
+}
+
+}  // namespace seedance::sched
