@@ -123,13 +123,32 @@ Percentiles Of(std::vector<double> v) {
 
 struct Event {
   double time;
-  int kind;  // 0 completion (frees resources first), 1 arrival
+  int kind;  // 0 completion (frees resources first), 1 arrival, 2 node reclaimed, 3 node back
   int64_t seq;
   size_t job;
   int epoch = 0;  // a completion of an earlier run of a preempted job is stale
   bool operator>(const Event& o) const {
     return std::tie(time, kind, seq) > std::tie(o.time, o.kind, o.seq);
   }
+};
+
+// Filters out reclaimed spot nodes, and on-demand nodes while a job tries
+// spot capacity first.
+class NodeFilter final : public FilterPlugin {
+ public:
+  NodeFilter(const std::vector<char>* down, const bool* spot_only, const std::vector<Node>* nodes)
+      : down_(down), spot_only_(spot_only), nodes_(nodes) {}
+  std::string_view name() const override { return "spot"; }
+  bool Filter(const Cluster&, const Pod&, int node) const override {
+    const size_t n = static_cast<size_t>(node);
+    if ((*down_)[n]) return false;
+    return !*spot_only_ || (*nodes_)[n].spot;
+  }
+
+ private:
+  const std::vector<char>* down_;
+  const bool* spot_only_;
+  const std::vector<Node>* nodes_;
 };
 
 struct Placement {
@@ -195,7 +214,7 @@ base::StatusOr<EventRun> RunEvents(const std::vector<Node>& nodes, std::vector<E
 
   // A gang: every member through the framework, or none (earlier members
   // are unscheduled when one fails).
-  auto try_place = [&](const EventJob& j, Placement& out) {
+  auto try_place_on = [&](const EventJob& j, Placement& out) {
     out.members.clear();
     std::vector<Candidate> done;
     for (const Pod& p : j.members) {
@@ -209,6 +228,18 @@ base::StatusOr<EventRun> RunEvents(const std::vector<Node>& nodes, std::vector<E
       done.push_back(std::move(*at));
     }
     return true;
+  };
+  bool* spot_only_flag = nullptr;
+  bool has_spot = false;
+  // Cheapest first: spot nodes, then any node.
+  auto try_place = [&](const EventJob& j, Placement& out) {
+    if (has_spot) {
+      *spot_only_flag = true;
+      const bool ok = try_place_on(j, out);
+      *spot_only_flag = false;
+      if (ok) return true;
+    }
+    return try_place_on(j, out);
   };
 
   // Quotas: the GPU of each pool; running jobs' use per group.
@@ -233,7 +264,15 @@ base::StatusOr<EventRun> RunEvents(const std::vector<Node>& nodes, std::vector<E
       cluster.Unbind(jobs[id].members[m], placed[id].members[m].first,
                      placed[id].members[m].second);
     }
-    run.gpu_hours += static_cast<double>(demand_of(id)) / 1000.0 * (t - segment_start[id]) / 3600.0;
+    const double hours = (t - segment_start[id]) / 3600.0;
+    for (size_t m = 0; m < placed[id].members.size(); ++m) {
+      const double gpu_h =
+          static_cast<double>(jobs[id].members[m].gpu_demand_milli()) / 1000.0 * hours;
+      const bool spot = nodes[static_cast<size_t>(placed[id].members[m].first)].spot;
+      run.gpu_hours += gpu_h;
+      if (spot) run.spot_gpu_hours += gpu_h;
+      run.cost_on_demand_gpu_hours += spot ? gpu_h * o.spot_price_ratio : gpu_h;
+    }
     group_used[jobs[id].group] -= demand_of(id);
     running.erase(std::find(running.begin(), running.end(), id));
     segment_start[id] = -1;
@@ -259,14 +298,76 @@ base::StatusOr<EventRun> RunEvents(const std::vector<Node>& nodes, std::vector<E
     return true;
   };
 
+  // Preemption of a running job: the work since its last checkpoint is lost,
+  // a restore is added, and it goes back to the queue (through `requeue`).
+  auto preempt = [&](size_t v, double t, std::vector<size_t>& requeue) {
+    const double ran = t - segment_start[v];
+    const double kept_work =
+        o.checkpoint_interval_s > 0
+            ? std::floor(ran / o.checkpoint_interval_s) * o.checkpoint_interval_s
+            : 0;
+    run.lost_gpu_hours += static_cast<double>(demand_of(v)) / 1000.0 * (ran - kept_work) / 3600.0;
+    if (remaining[v] >= 0) remaining[v] = remaining[v] - kept_work + o.restore_cost_s;
+    stop(v, t);
+    ++epoch[v];
+    ++run.preemptions;
+    requeue.push_back(v);
+  };
+
+  // Spot reclaims: a Poisson process per spot node, on its own generator.
+  std::mt19937_64 spot_rng(o.seed ^ 0x5b07ull);
+  std::exponential_distribution<double> gap(
+      o.spot_interruptions_per_day > 0 ? o.spot_interruptions_per_day / 86400.0 : 1.0);
+  std::vector<char> down(nodes.size(), 0);
+  int64_t job_events = static_cast<int64_t>(jobs.size());  // arrivals and completions pending
+  if (o.spot_interruptions_per_day > 0) {
+    for (size_t n = 0; n < nodes.size(); ++n) {
+      if (nodes[n].spot) events.push({t0 + gap(spot_rng), 2, seq++, n});
+    }
+  }
+  bool spot_only = false;
+  bool any_spot = false;
+  for (const Node& n : nodes) any_spot |= n.spot;
+  framework.AddFilter(std::make_unique<NodeFilter>(&down, &spot_only, &nodes));
+  spot_only_flag = &spot_only;
+  has_spot = any_spot;
+
   double now = t0;
-  while (!events.empty()) {
+  while (!events.empty() && job_events > 0) {
     now = events.top().time;
     // Everything that happens at `now`.
     while (!events.empty() && events.top().time == now) {
       const Event e = events.top();
       events.pop();
       ++run.events;
+      if (e.kind == 2) {  // a spot node is reclaimed: its jobs are preempted
+        ++run.spot_interruptions;
+        down[e.job] = 1;
+        std::vector<size_t> victims;
+        for (size_t r : running) {
+          for (const auto& member : placed[r].members) {
+            if (member.first == static_cast<int>(e.job)) {
+              victims.push_back(r);
+              break;
+            }
+          }
+        }
+        std::vector<size_t> back;
+        // A victim's old completion stays queued (and counts down when it
+        // pops, ignored by its epoch); its rerun pushes a new one.
+        for (size_t v : victims) preempt(v, now, back);
+        for (size_t v : back) {
+          queue.insert(std::upper_bound(queue.begin(), queue.end(), v, queue_less), v);
+        }
+        events.push({now + o.spot_recovery_s, 3, seq++, e.job});
+        continue;
+      }
+      if (e.kind == 3) {  // the node is back; its next reclaim is drawn
+        down[e.job] = 0;
+        events.push({now + gap(spot_rng), 2, seq++, e.job});
+        continue;
+      }
+      --job_events;
       EventJob& j = jobs[e.job];
       if (e.kind == 1) {  // arrival
         std::vector<std::tuple<int64_t, int64_t, int, int>> shape;
@@ -328,20 +429,7 @@ base::StatusOr<EventRun> RunEvents(const std::vector<Node>& nodes, std::vector<E
           if (fits_without(j, victims)) break;
         }
         if (!victims.empty() && fits_without(j, victims)) {
-          for (size_t v : victims) {
-            const double ran = now - segment_start[v];
-            const double kept_work =
-                o.checkpoint_interval_s > 0
-                    ? std::floor(ran / o.checkpoint_interval_s) * o.checkpoint_interval_s
-                    : 0;
-            run.lost_gpu_hours +=
-                static_cast<double>(demand_of(v)) / 1000.0 * (ran - kept_work) / 3600.0;
-            if (remaining[v] >= 0) remaining[v] = remaining[v] - kept_work + o.restore_cost_s;
-            stop(v, now);
-            ++epoch[v];
-            ++run.preemptions;
-            requeued.push_back(v);
-          }
+          for (size_t v : victims) preempt(v, now, requeued);
           placed_now = try_place(j, placed[id]);
         }
       }
@@ -360,7 +448,10 @@ base::StatusOr<EventRun> RunEvents(const std::vector<Node>& nodes, std::vector<E
       borrowing[id] = o.quotas && !guaranteed;
       group_used[j.group] += demand;
       running.push_back(id);
-      if (remaining[id] >= 0) events.push({now + remaining[id], 0, seq++, id, epoch[id]});
+      if (remaining[id] >= 0) {
+        events.push({now + remaining[id], 0, seq++, id, epoch[id]});
+        ++job_events;
+      }
     }
     for (size_t v : requeued) {
       kept.insert(std::upper_bound(kept.begin(), kept.end(), v, queue_less), v);

@@ -153,6 +153,51 @@ TEST(EventSim, CheckpointsKeepWork) {
   EXPECT_DOUBLE_EQ(r->makespan_s, 200);
 }
 
+TEST(EventSim, SpotFirstAndItsPrice) {
+  // A spot node and an on-demand node; one 2-GPU job of 100 s goes to spot
+  // (cheapest first) and costs 0.3 of its 200 GPU-s.
+  Node spot = GpuNode("s0", 2), od = GpuNode("d0", 2);
+  spot.spot = true;
+  EventRunOptions o;
+  o.spot_price_ratio = 0.3;
+  auto r = RunEvents({od, spot}, {MakeJob("a", 0, 100, 2)}, o);
+  ASSERT_TRUE(r.ok());
+  EXPECT_NEAR(r->spot_gpu_hours, 200.0 / 3600, 1e-12);
+  EXPECT_NEAR(r->cost_on_demand_gpu_hours, 0.3 * 200.0 / 3600, 1e-12);
+  EXPECT_EQ(r->spot_interruptions, 0);
+}
+
+TEST(EventSim, SpotReclaimsPreemptButEveryJobFinishes) {
+  // Four spot nodes reclaimed about 50 times a day each, two on-demand nodes;
+  // 200 one-GPU jobs of an hour. Every job still completes, reclaims cause
+  // preemptions, and the bill adds up: on-demand hours + ratio x spot hours.
+  std::vector<Node> nodes;
+  for (int i = 0; i < 6; ++i) {
+    nodes.push_back(GpuNode("n" + std::to_string(i), 2));
+    nodes.back().spot = i < 4;
+  }
+  std::vector<EventJob> jobs;
+  for (int i = 0; i < 200; ++i) jobs.push_back(MakeJob("j" + std::to_string(i), 60 * i, 3600, 1));
+  EventRunOptions o;
+  o.spot_interruptions_per_day = 50;
+  o.spot_recovery_s = 600;
+  o.checkpoint_interval_s = 600;
+  o.check_invariants = true;
+  auto r = RunEvents(nodes, jobs, o);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->completed, 200);
+  EXPECT_GT(r->spot_interruptions, 0);
+  EXPECT_GT(r->preemptions, 0);
+  EXPECT_NEAR(r->cost_on_demand_gpu_hours,
+              (r->gpu_hours - r->spot_gpu_hours) + 0.3 * r->spot_gpu_hours, 1e-9);
+  // Lost work is what ran past the last checkpoint: under 600 s per preemption.
+  EXPECT_LT(r->lost_gpu_hours, r->preemptions * 600.0 / 3600 + 1e-9);
+  // Same seed, same run.
+  auto again = RunEvents(nodes, jobs, o);
+  EXPECT_EQ(again->spot_interruptions, r->spot_interruptions);
+  EXPECT_EQ(again->jct_s.p99, r->jct_s.p99);
+}
+
 TEST(EventSim, DeterministicWithInvariantsOnPhilly) {
   const auto dir = base::testing::DataDir() / "philly";
   SEEDANCE_REQUIRE_DATA(dir.string());

@@ -4,6 +4,7 @@
 // Input formats are recognised by their header line.
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <map>
 #include <numeric>
 #include <thread>
@@ -87,6 +88,11 @@ base::Report EventFigures(const std::vector<base::StatusOr<sched::EventRun>>& ru
   r["queue_delay_s"] = pct([](const sched::EventRun& x) { return x.queue_delay_s; });
   r["mean_gpu_used_pct"] = mean([](const sched::EventRun& x) { return x.mean_gpu_used_pct; });
   r["gpu_hours"] = mean([](const sched::EventRun& x) { return x.gpu_hours; });
+  r["spot_interruptions"] =
+      mean([](const sched::EventRun& x) { return static_cast<double>(x.spot_interruptions); });
+  r["spot_gpu_hours"] = mean([](const sched::EventRun& x) { return x.spot_gpu_hours; });
+  r["cost_on_demand_gpu_hours"] =
+      mean([](const sched::EventRun& x) { return x.cost_on_demand_gpu_hours; });
   r["preemptions"] =
       mean([](const sched::EventRun& x) { return static_cast<double>(x.preemptions); });
   r["lost_gpu_hours"] = mean([](const sched::EventRun& x) { return x.lost_gpu_hours; });
@@ -118,6 +124,8 @@ void RegisterSimulate(CLI::App& app, Context& context) {
     int gpus_per_node = 8;
     int backfill_window = 64;
     bool quotas = false;
+    double spot_fraction = 0, spot_interruptions_per_day = 0, spot_recovery_s = 600,
+           spot_price_ratio = 0.3;
     std::string slo;
     double checkpoint_interval_s = 1800, restore_cost_s = 60;
     int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
@@ -157,6 +165,22 @@ void RegisterSimulate(CLI::App& app, Context& context) {
   cmd->add_flag("--quotas", f->quotas,
                 "Event mode: elastic quotas per node pool (Philly VCs) with preemption of "
                 "borrowers");
+  cmd->add_option("--spot-fraction", f->spot_fraction,
+                  "Event mode: share of nodes that are spot capacity, spread evenly; at most 0.8 "
+                  "(an on-demand floor of 20%)")
+      ->check(CLI::Range(0.0, 0.8));
+  cmd->add_option("--spot-interruptions-per-day", f->spot_interruptions_per_day,
+                  "Event mode: reclaims per spot node per day (Poisson, seeded)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--spot-recovery", f->spot_recovery_s,
+                  "Event mode: seconds a reclaimed spot node stays away")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  cmd->add_option("--spot-price-ratio", f->spot_price_ratio,
+                  "Event mode: spot GPU-hour price as a share of on-demand (an input: take it "
+                  "from the provider's price list)")
+      ->check(CLI::Range(0.0, 1.0))
+      ->capture_default_str();
   cmd->add_option("--slo", f->slo,
                   "Event mode: queueing-delay SLOs per group, e.g. LS=60,BE=3600 (seconds); "
                   "reports the share of each group's jobs that met it");
@@ -182,6 +206,11 @@ void RegisterSimulate(CLI::App& app, Context& context) {
     if (Failed(pod_text.status().Annotate("cannot read the pod list"), context)) return;
     const bool philly = FirstLine(*pod_text).rfind("timestamp,duration,num_gpus", 0) == 0;
     if (f->protocol == "events") {
+      // Spot capacity: every node whose index crosses a multiple of 1/F.
+      for (size_t i = 0; i < nodes->size(); ++i) {
+        (*nodes)[i].spot = std::floor(static_cast<double>(i + 1) * f->spot_fraction) >
+                           std::floor(static_cast<double>(i) * f->spot_fraction);
+      }
       auto slo = ParseSlo(f->slo);
       if (Failed(slo.status(), context)) return;
       std::vector<sched::EventJob> jobs;
@@ -214,6 +243,9 @@ void RegisterSimulate(CLI::App& app, Context& context) {
             o.checkpoint_interval_s = f->checkpoint_interval_s;
             o.restore_cost_s = f->restore_cost_s;
             o.slo_queue_delay_s = *slo;
+            o.spot_interruptions_per_day = f->spot_interruptions_per_day;
+            o.spot_recovery_s = f->spot_recovery_s;
+            o.spot_price_ratio = f->spot_price_ratio;
             runs[static_cast<size_t>(s)] = sched::RunEvents(*nodes, jobs, o);
           }
         };

@@ -19,8 +19,14 @@
 // loses the work since its last checkpoint (every checkpoint_interval_s of
 // run time), then pays restore_cost_s when it starts again.
 //
-// Not here yet (issue 7): QoS tiers with SLOs, spot capacity, consolidation
-// and load redistribution.
+// Spot capacity (SPEC SCHED-6): nodes with Node::spot are cheaper
+// (spot_price_ratio of an on-demand GPU-hour) and are reclaimed at random
+// (a Poisson process of spot_interruptions_per_day per node, seeded): the
+// jobs on a reclaimed node are preempted as above and the node is gone for
+// spot_recovery_s. Jobs try spot nodes first (cheapest first), then
+// on-demand ones. Cost is reported in on-demand GPU-hours.
+//
+// Not here yet (issue 7): consolidation and load redistribution.
 //
 // Thread safety: a run owns its state.
 #pragma once
@@ -62,6 +68,9 @@ struct EventRunOptions {
   bool quotas = false;
   double checkpoint_interval_s = 1800;
   double restore_cost_s = 60;
+  double spot_interruptions_per_day = 0;
+  double spot_recovery_s = 600;
+  double spot_price_ratio = 0.3;  // an input: set it from the provider's price list
   // Per group: the queueing delay a job may see and still meet its SLO.
   std::map<std::string, double> slo_queue_delay_s;
 };
@@ -84,10 +93,13 @@ struct EventRun {
   Percentiles jct_s, queue_delay_s;  // over completed jobs; delay over started ones
   std::vector<GroupFigures> groups;
   int64_t preemptions = 0;
-  double lost_gpu_hours = 0;     // work preempted jobs had done since their last checkpoint
-  double gpu_hours = 0;          // GPU time used, completed and running
-  double makespan_s = 0;         // first submit to last event
-  double mean_gpu_used_pct = 0;  // time-weighted
+  double lost_gpu_hours = 0;  // work preempted jobs had done since their last checkpoint
+  int64_t spot_interruptions = 0;
+  double spot_gpu_hours = 0;
+  double cost_on_demand_gpu_hours = 0;  // GPU-hours priced, spot at spot_price_ratio
+  double gpu_hours = 0;                 // GPU time used, completed and running
+  double makespan_s = 0;                // first submit to last event
+  double mean_gpu_used_pct = 0;         // time-weighted
   // Time-weighted GPU use in 100 equal slices of the makespan.
   std::vector<double> gpu_used_pct_over_time;
   int64_t events = 0;

@@ -29,6 +29,8 @@ struct Node {
   int nics = 0;
   // The quota pool the node belongs to (a Philly virtual cluster); empty: none.
   std::string pool;
+  // Spot capacity: cheaper, and reclaimed by the provider now and then.
+  bool spot = false;
 };
 
 struct Pod {
