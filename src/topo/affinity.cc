@@ -320,6 +320,15 @@ base::Report AffinityToReport(const AffinityReport& a, const ProcessPlacement& p
   r["resident_bytes_per_node"] = mem;
   r["remote_memory_share"] = a.remote_memory_share;
   r["thread_count"] = p.threads.size();
+  base::Report threads = base::Report::array();
+  for (size_t i = 0; i < p.threads.size() && i < 256; ++i) {  // 256: a report, not a dump
+    const auto& t = p.threads[i];
+    threads.push_back({{"tid", t.tid},
+                       {"name", t.name},
+                       {"allowed_cpus", FormatCpuList(t.allowed_cpus)},
+                       {"last_cpu", t.last_cpu}});
+  }
+  r["threads"] = threads;
   base::Report gpus = base::Report::array();
   for (int g : p.gpus) gpus.push_back("GPU" + std::to_string(g));
   r["open_gpus"] = gpus;

@@ -1,10 +1,21 @@
 // The JSON form of `topo show`.
 #include "seedance/base/report.h"
 
+#include <cstdio>
+
 #include "seedance/topo/matrix.h"
 #include "seedance/topo/topology.h"
 
 namespace seedance::topo {
+namespace {
+
+std::string Hex(uint32_t v, int digits) {
+  char buf[16];
+  std::snprintf(buf, sizeof(buf), "0x%0*x", digits, v);
+  return buf;
+}
+
+}  // namespace
 
 base::Report TopologyToReport(const Topology& t) {
   base::Report r;
@@ -35,6 +46,9 @@ base::Report TopologyToReport(const Topology& t) {
     gpus.push_back({{"name", "GPU" + std::to_string(g.index)},
                     {"vendor", g.vendor},
                     {"pci_address", g.pci_address},
+                    {"pci_class", Hex(g.pci_class, 6)},
+                    {"pci_vendor", Hex(g.pci_vendor, 4)},
+                    {"pci_device", Hex(g.pci_device, 4)},
                     {"numa_node", g.numa_node},
                     {"local_cpus", FormatCpuList(g.local_cpus)},
                     {"pci_path", g.pci_path}});
@@ -48,6 +62,8 @@ base::Report TopologyToReport(const Topology& t) {
                     {"kind", n.kind},
                     {"interface", n.interface},
                     {"pci_address", n.pci_address},
+                    {"pci_class", Hex(n.pci_class, 6)},
+                    {"pci_vendor", Hex(n.pci_vendor, 4)},
                     {"numa_node", n.numa_node},
                     {"local_cpus", FormatCpuList(n.local_cpus)},
                     {"speed_gbps", n.speed_gbps},

@@ -118,6 +118,8 @@ void ReadCaches(base::Env& env, Topology& t, Notes& notes) {
 }
 
 struct PciInfo {
+  uint32_t cls = 0;
+  uint16_t vendor = 0, device = 0;
   int numa_node = -1;
   std::vector<int> local_cpus;
   std::vector<std::string> path;
@@ -127,6 +129,9 @@ PciInfo ReadPciInfo(base::Env& env, const std::string& address, Notes& notes) {
   PciInfo info;
   const std::string dir = std::string(kPciDir) + "/" + address;
   if (auto n = ReadInteger(env, dir + "/numa_node", notes)) info.numa_node = static_cast<int>(*n);
+  if (auto v = ReadInteger(env, dir + "/class", notes)) info.cls = static_cast<uint32_t>(*v);
+  if (auto v = ReadInteger(env, dir + "/vendor", notes)) info.vendor = static_cast<uint16_t>(*v);
+  if (auto v = ReadInteger(env, dir + "/device", notes)) info.device = static_cast<uint16_t>(*v);
   if (auto cpus = ReadCpuList(env, dir + "/local_cpulist", notes)) info.local_cpus = *cpus;
   if (auto link = env.ReadLink(dir); link.ok()) {
     info.path = internal::PciChain(internal::JoinLink(kPciDir, *link));
@@ -158,6 +163,9 @@ void ReadGpus(base::Env& env, Topology& t, Notes& notes) {
     g.pci_address = address;
     auto info = ReadPciInfo(env, address, notes);
     g.numa_node = info.numa_node;
+    g.pci_class = info.cls;
+    g.pci_vendor = info.vendor;
+    g.pci_device = info.device;
     g.local_cpus = std::move(info.local_cpus);
     g.pci_path = std::move(info.path);
     t.gpus.push_back(std::move(g));
@@ -188,6 +196,8 @@ void FillPci(base::Env& env, Nic& nic, Notes& notes) {
   if (nic.pci_address.empty()) return;
   auto info = ReadPciInfo(env, nic.pci_address, notes);
   nic.numa_node = info.numa_node;
+  nic.pci_class = info.cls;
+  nic.pci_vendor = info.vendor;
   nic.local_cpus = std::move(info.local_cpus);
   nic.pci_path = std::move(info.path);
 }

@@ -39,6 +39,9 @@ struct Gpu {
   int index = 0;       // nvidia-smi order: GPUs sorted by PCI address
   std::string vendor;  // "nvidia", "amd"
   std::string pci_address;
+  uint32_t pci_class = 0;   // e.g. 0x030200 (3D controller)
+  uint16_t pci_vendor = 0;  // 0x10de, 0x1002
+  uint16_t pci_device = 0;  // the device id, 0 when unreadable
   int numa_node = -1;
   std::vector<int> local_cpus;
   std::vector<std::string> pci_path;  // host bridge, then every bridge down to the device
@@ -49,6 +52,8 @@ struct Nic {
   std::string kind;         // "infiniband", "roce", "ethernet"
   std::string interface;    // the netdev of an RDMA device, when known
   std::string pci_address;  // empty for a device without PCI parent
+  uint32_t pci_class = 0;   // e.g. 0x020700 (InfiniBand), 0x020000 (Ethernet)
+  uint16_t pci_vendor = 0;
   int numa_node = -1;
   double speed_gbps = 0;
   bool up = false;
