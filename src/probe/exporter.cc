@@ -106,7 +106,15 @@ class Exporter::Impl {
       return base::UnavailableError(
           "cannot listen on " + options_.listen + " (address in use or not local?)", "--listen");
     }
-    listener_ = std::thread([this] { server_.listen_after_bind(); });
+    listener_ = std::thread([this] {
+      server_.listen_after_bind();
+      listener_done_ = true;
+    });
+    // stop() only interrupts a server that is already running: wait until it
+    // is (or gave up), or an early Stop() would leave the listener running.
+    while (!server_.is_running() && !listener_done_) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
     sampler_ = std::thread([this] { SampleLoop(); });
     return base::OkStatus();
   }
@@ -161,6 +169,7 @@ class Exporter::Impl {
   std::shared_ptr<const std::string> rendered_ = std::make_shared<const std::string>();
   std::unique_ptr<Snapshot> previous_;  // sampler thread only
   std::atomic<uint64_t> scrapes_{0};
+  std::atomic<bool> listener_done_{false};
   int port_ = -1;
 };
 
