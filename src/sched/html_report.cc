@@ -18,14 +18,24 @@ std::string Num(double v, int digits = 2) {
   return buf;
 }
 
-// A line chart of y over the marks 50..130 % arrived, one line per policy.
-std::string LineChart(const std::vector<PolicySeries>& ps, bool frag, const std::string& title,
+// One line of a chart: its name and values at evenly spaced x positions.
+struct Line {
+  std::string name;
+  const std::vector<double>* values;
+};
+
+// A line chart, one line per policy; `ticks` label evenly spaced x positions
+// from the first value to the last.
+std::string LineChart(const std::vector<Line>& lines, const std::vector<std::string>& ticks,
+                      const std::string& title, const std::string& x_label,
                       const std::string& y_label) {
   const int w = 640, h = 320, left = 56, right = 150, top = 28, bottom = 40;
   const int pw = w - left - right, ph = h - top - bottom;
   double lo = 1e9, hi = -1e9;
-  for (const auto& p : ps) {
-    for (double v : frag ? p.frag_pct_at : p.alloc_pct_at) {
+  size_t n = 0;
+  for (const auto& l : lines) {
+    n = std::max(n, l.values->size());
+    for (double v : *l.values) {
       lo = std::min(lo, v);
       hi = std::max(hi, v);
     }
@@ -37,7 +47,8 @@ std::string LineChart(const std::vector<PolicySeries>& ps, bool frag, const std:
   const double pad = (hi - lo) * 0.05;
   lo -= pad;
   hi += pad;
-  auto x = [&](size_t i) { return left + static_cast<double>(pw) * static_cast<double>(i) / 8.0; };
+  const double span = n > 1 ? static_cast<double>(n - 1) : 1.0;
+  auto x = [&](double i) { return left + static_cast<double>(pw) * i / span; };
   auto y = [&](double v) { return top + static_cast<double>(ph) * (hi - v) / (hi - lo); };
   std::ostringstream s;
   s << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << w << "\" height=\"" << h
@@ -50,29 +61,54 @@ std::string LineChart(const std::vector<PolicySeries>& ps, bool frag, const std:
       << "<text x=\"" << left - 6 << "\" y=\"" << Num(y(v) + 4, 1)
       << "\" class=\"a\" text-anchor=\"end\">" << Num(v, 1) << "</text>\n";
   }
-  for (size_t i = 0; i < 9; ++i) {
-    s << "<text x=\"" << Num(x(i), 1) << "\" y=\"" << top + ph + 16
-      << "\" class=\"a\" text-anchor=\"middle\">" << 50 + 10 * i << "</text>\n";
+  for (size_t i = 0; i < ticks.size(); ++i) {
+    const double at = ticks.size() > 1
+                          ? span * static_cast<double>(i) / static_cast<double>(ticks.size() - 1)
+                          : 0.0;
+    s << "<text x=\"" << Num(x(at), 1) << "\" y=\"" << top + ph + 16
+      << "\" class=\"a\" text-anchor=\"middle\">" << HtmlEscape(ticks[i]) << "</text>\n";
   }
   s << "<text x=\"" << left + pw / 2 << "\" y=\"" << h - 6
-    << "\" class=\"a\" text-anchor=\"middle\">arrived GPU demand, % of capacity</text>\n";
+    << "\" class=\"a\" text-anchor=\"middle\">" << HtmlEscape(x_label) << "</text>\n";
   s << "<text x=\"14\" y=\"" << top + ph / 2 << "\" class=\"a\" transform=\"rotate(-90 14 "
     << top + ph / 2 << ")\" text-anchor=\"middle\">" << HtmlEscape(y_label) << "</text>\n";
-  for (size_t k = 0; k < ps.size(); ++k) {
-    const auto& v = frag ? ps[k].frag_pct_at : ps[k].alloc_pct_at;
+  for (size_t k = 0; k < lines.size(); ++k) {
+    const auto& v = *lines[k].values;
     const char* colour = kColours[k % 8];
     s << "<polyline class=\"series\" fill=\"none\" stroke=\"" << colour
       << "\" stroke-width=\"2\" points=\"";
-    for (size_t i = 0; i < v.size(); ++i) s << Num(x(i), 1) << "," << Num(y(v[i]), 1) << " ";
-    s << "\"><title>" << HtmlEscape(ps[k].policy) << "</title></polyline>\n";
+    for (size_t i = 0; i < v.size(); ++i) {
+      s << Num(x(static_cast<double>(i)), 1) << "," << Num(y(v[i]), 1) << " ";
+    }
+    s << "\"><title>" << HtmlEscape(lines[k].name) << "</title></polyline>\n";
     const int ly = top + 14 + 18 * static_cast<int>(k);
     s << "<line x1=\"" << left + pw + 14 << "\" x2=\"" << left + pw + 34 << "\" y1=\"" << ly - 4
       << "\" y2=\"" << ly - 4 << "\" stroke=\"" << colour << "\" stroke-width=\"3\"/>"
       << "<text x=\"" << left + pw + 40 << "\" y=\"" << ly << "\" class=\"a\">"
-      << HtmlEscape(ps[k].policy) << "</text>\n";
+      << HtmlEscape(lines[k].name) << "</text>\n";
   }
   s << "</svg>\n";
   return s.str();
+}
+
+std::vector<std::string> ArrivalTicks() {
+  std::vector<std::string> t;
+  for (int k = 50; k <= 130; k += 10) t.push_back(std::to_string(k));
+  return t;
+}
+
+const char kStyle[] =
+    "<style>\nbody{font-family:sans-serif;margin:24px;color:#222}"
+    "table{border-collapse:collapse;margin:12px 0}"
+    "td,th{border:1px solid #ccc;padding:4px 8px;text-align:right}"
+    "th{background:#f4f4f4}td:first-child,th:first-child{text-align:left}"
+    ".t{font-size:14px;font-weight:bold}.a{font-size:11px}.s{font-size:9px}"
+    ".g{stroke:#e5e5e5}\n</style>\n";
+
+std::string Head(const std::string& title) {
+  return "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>" +
+         HtmlEscape(title) + "</title>\n" + kStyle + "</head>\n<body>\n<h1>" + HtmlEscape(title) +
+         "</h1>\n";
 }
 
 // Nodes grouped by GPU model, then in chunks of at most `per_row`: one row each.
@@ -169,17 +205,19 @@ std::string HtmlEscape(const std::string& text) {
   return out;
 }
 
+namespace {
+
+std::vector<Line> AllocLines(const std::vector<PolicySeries>& ps, bool frag) {
+  std::vector<Line> lines;
+  for (const auto& p : ps) lines.push_back({p.policy, frag ? &p.frag_pct_at : &p.alloc_pct_at});
+  return lines;
+}
+
+}  // namespace
+
 std::string RenderHtmlReport(const HtmlReportInput& in) {
   std::ostringstream s;
-  s << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>"
-    << HtmlEscape(in.title) << "</title>\n<style>\n"
-    << "body{font-family:sans-serif;margin:24px;color:#222}"
-    << "table{border-collapse:collapse;margin:12px 0}"
-    << "td,th{border:1px solid #ccc;padding:4px 8px;text-align:right}"
-    << "th{background:#f4f4f4}td:first-child,th:first-child{text-align:left}"
-    << ".t{font-size:14px;font-weight:bold}.a{font-size:11px}.s{font-size:9px}"
-    << ".g{stroke:#e5e5e5}\n</style>\n</head>\n<body>\n";
-  s << "<h1>" << HtmlEscape(in.title) << "</h1>\n";
+  s << Head(in.title);
   s << "<p>Nodes: <code>" << HtmlEscape(in.nodes_file) << "</code>; pods: <code>"
     << HtmlEscape(in.pods_file) << "</code>; " << in.seeds
     << " seed(s), FGD protocol (pods shuffled, topped up to 130% of GPU capacity, no "
@@ -194,13 +232,55 @@ std::string RenderHtmlReport(const HtmlReportInput& in) {
       << "</td></tr>\n";
   }
   s << "</table>\n<h2>Allocation</h2>\n"
-    << LineChart(in.policies, false, "GPU allocation vs arrived demand",
-                 "allocated, % of capacity");
+    << LineChart(AllocLines(in.policies, false), ArrivalTicks(), "GPU allocation vs arrived demand",
+                 "arrived GPU demand, % of capacity", "allocated, % of capacity");
   s << "<h2>Fragmentation</h2>\n"
-    << LineChart(in.policies, true, "Fragmented GPU vs arrived demand (FGD's measure)",
-                 "fragmented, % of capacity");
+    << LineChart(AllocLines(in.policies, true), ArrivalTicks(),
+                 "Fragmented GPU vs arrived demand (FGD's measure)",
+                 "arrived GPU demand, % of capacity", "fragmented, % of capacity");
   s << "<h2>GPU use over nodes and time</h2>\n";
   for (const auto& p : in.policies) s << HeatMap(p, in.node_models);
+  s << "</body>\n</html>\n";
+  return s.str();
+}
+
+std::string RenderEventHtmlReport(const EventReportInput& in) {
+  std::ostringstream s;
+  s << Head(in.title);
+  s << "<p>Nodes: <code>" << HtmlEscape(in.nodes_file) << "</code>; jobs: <code>"
+    << HtmlEscape(in.jobs_file) << "</code>; event mode (arrivals and departures at the trace's "
+    << "times). " << HtmlEscape(in.settings) << "</p>\n";
+  s << "<h2>Figures</h2>\n<table id=\"summary\">\n<tr><th>policy</th><th>jobs</th><th>completed"
+       "</th><th>JCT p50 (s)</th><th>JCT p99 (s)</th><th>queue delay p50 (s)</th>"
+       "<th>queue delay p99 (s)</th><th>mean GPU use %</th><th>GPU-hours</th>"
+       "<th>preemptions</th><th>cost (on-demand GPU-hours)</th></tr>\n";
+  for (const auto& p : in.policies) {
+    const EventRun& r = p.run;
+    s << "<tr><td>" << HtmlEscape(p.policy) << "</td><td>" << r.jobs << "</td><td>" << r.completed
+      << "</td><td>" << Num(r.jct_s.p50, 0) << "</td><td>" << Num(r.jct_s.p99, 0) << "</td><td>"
+      << Num(r.queue_delay_s.p50, 0) << "</td><td>" << Num(r.queue_delay_s.p99, 0) << "</td><td>"
+      << Num(r.mean_gpu_used_pct, 1) << "</td><td>" << Num(r.gpu_hours, 0) << "</td><td>"
+      << r.preemptions << "</td><td>" << Num(r.cost_on_demand_gpu_hours, 0) << "</td></tr>\n";
+  }
+  s << "</table>\n<h2>GPU use over time</h2>\n";
+  std::vector<Line> lines;
+  for (const auto& p : in.policies) lines.push_back({p.policy, &p.run.gpu_used_pct_over_time});
+  s << LineChart(lines, {"0", "25", "50", "75", "100"}, "GPU in use (time-weighted, 100 slices)",
+                 "% of the run", "GPU in use, % of capacity");
+  for (const auto& p : in.policies) {
+    s << "<h2>Groups: " << HtmlEscape(p.policy)
+      << "</h2>\n<table>\n<tr><th>group</th>"
+         "<th>jobs</th><th>queue delay p50 (s)</th><th>p90 (s)</th><th>p99 (s)</th>"
+         "<th>SLO attainment %</th></tr>\n";
+    for (const auto& g : p.run.groups) {
+      s << "<tr><td>" << HtmlEscape(g.group) << "</td><td>" << g.jobs << "</td><td>"
+        << Num(g.queue_delay_s.p50, 0) << "</td><td>" << Num(g.queue_delay_s.p90, 0) << "</td><td>"
+        << Num(g.queue_delay_s.p99, 0) << "</td><td>"
+        << (g.slo_attainment_pct < 0 ? std::string("-") : Num(g.slo_attainment_pct, 1))
+        << "</td></tr>\n";
+    }
+    s << "</table>\n";
+  }
   s << "</body>\n</html>\n";
   return s.str();
 }

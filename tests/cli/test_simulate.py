@@ -140,3 +140,28 @@ def test_event_mode_on_philly(seedancectl, tmp_path):
                         "--pods", str(philly / "philly_jobs_pollux.csv")], capture_output=True,
                        text=True)
     assert r.returncode == 1 and "--protocol events" in r.stderr
+
+
+def test_event_mode_report_renders(seedancectl, tmp_path):
+    """--report in event mode: figures, GPU use over time and per-group tables, self-contained."""
+    philly = DATA / "philly"
+    require_data(philly)
+    browser = chromium()
+    report = tmp_path / "events.html"
+    r = subprocess.run([str(seedancectl), "simulate", "--protocol", "events", "--nodes",
+                        str(philly / "philly_vc_nodes.csv"), "--pods",
+                        str(philly / "philly_jobs_pollux.csv"), "--policy", "bestfit,random",
+                        "--seeds", "1", "--gpus-per-node", "2", "--slo", "6214e9=600",
+                        "--report", str(report), "-o", "json"],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    html = report.read_text()
+    assert "<script" not in html and "<link" not in html and "https://" not in html
+    dom = subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu",
+                          "--host-resolver-rules=MAP * ~NOTFOUND", "--no-first-run",
+                          "--dump-dom", report.as_uri()], capture_output=True, text=True,
+                         timeout=120)
+    assert dom.returncode == 0, dom.stderr
+    assert dom.stdout.count("<svg") == 1 and dom.stdout.count('class="series"') == 2
+    assert dom.stdout.count("<table") == 3  # figures + one group table per policy
+    assert ">63.0<" in dom.stdout or "6214e9" in dom.stdout

@@ -229,6 +229,14 @@ void RegisterSimulate(CLI::App& app, Context& context) {
       r["protocol"] = "events";
       r["seeds"] = f->seeds;
       r["policies"] = base::Report::array();
+      sched::EventReportInput html;
+      html.nodes_file = f->nodes;
+      html.jobs_file = f->pods;
+      html.settings =
+          std::to_string(f->seeds) + " seed(s), figures of the first; " +
+          (f->quotas ? "elastic quotas on" : "no quotas") +
+          (f->spot_fraction > 0 ? ", spot share " + std::to_string(f->spot_fraction) : "") +
+          (f->slo.empty() ? "" : ", SLOs " + f->slo) + ".";
       for (const std::string& name : f->policies) {
         std::vector<base::StatusOr<sched::EventRun>> runs(static_cast<size_t>(f->seeds),
                                                           base::InternalError("not run"));
@@ -259,6 +267,11 @@ void RegisterSimulate(CLI::App& app, Context& context) {
         base::Report p = EventFigures(runs);
         p["policy"] = name;
         r["policies"].push_back(p);
+        html.policies.push_back({name, *runs.front()});
+      }
+      if (!f->report.empty()) {
+        const auto written = env.WriteFileAtomic(f->report, sched::RenderEventHtmlReport(html));
+        if (Failed(written.Annotate("cannot write the report"), context)) return;
       }
       context.exit_code = PrintReport(r, f->output);
       return;

@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "seedance/sched/event_sim.h"
+
 namespace seedance::sched {
 
 struct PolicySeries {
@@ -32,6 +34,20 @@ struct HtmlReportInput {
 };
 
 std::string RenderHtmlReport(const HtmlReportInput& input);
+
+// The event mode's page: figures per policy (first seed), GPU use over time,
+// and per-group queueing delays and SLO attainment.
+struct EventSeries {
+  std::string policy;
+  EventRun run;  // the first seed's
+};
+struct EventReportInput {
+  std::string title = "Seedance scheduling simulation (event mode)";
+  std::string nodes_file, jobs_file;
+  std::string settings;  // quotas, spot, SLOs as given, for the page's header
+  std::vector<EventSeries> policies;
+};
+std::string RenderEventHtmlReport(const EventReportInput& input);
 
 // Escapes &, <, >, " and ' for HTML text and attributes.
 std::string HtmlEscape(const std::string& text);
