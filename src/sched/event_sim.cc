@@ -151,6 +151,31 @@ class NodeFilter final : public FilterPlugin {
   const std::vector<Node>* nodes_;
 };
 
+// A job's resource shape: jobs of one shape fit or fail alike.
+using Shape = std::vector<std::tuple<int64_t, int64_t, int, int>>;
+
+Shape ShapeOf(const EventJob& j) {
+  Shape shape;
+  for (const Pod& p : j.members)
+    shape.emplace_back(p.cpu_milli, p.memory_mib, p.num_gpu, p.gpu_milli);
+  return shape;
+}
+
+// Whether every member fits on `trial` (first fit, members bound as they go).
+bool FitsGreedily(Cluster trial, const std::vector<Pod>& members) {
+  for (const Pod& p : members) {
+    bool placed = false;
+    for (int n = 0; n < static_cast<int>(trial.nodes().size()) && !placed; ++n) {
+      if (auto g = trial.Place(p, n)) {
+        trial.Bind(p, n, *g);
+        placed = true;
+      }
+    }
+    if (!placed) return false;
+  }
+  return true;
+}
+
 struct Placement {
   std::vector<std::pair<int, std::vector<int>>> members;  // node, GPUs
 };
@@ -176,21 +201,9 @@ base::StatusOr<EventRun> RunEvents(const std::vector<Node>& nodes, std::vector<E
   EventRun run;
   run.jobs = static_cast<int64_t>(jobs.size());
   // A job no empty cluster could hold never runs: count it, do not queue it.
-  auto fits_empty = [&](const EventJob& j) {
-    Cluster empty(nodes);
-    for (const Pod& p : j.members) {
-      bool placed = false;
-      for (int n = 0; n < static_cast<int>(nodes.size()) && !placed; ++n) {
-        if (auto g = empty.Place(p, n)) {
-          empty.Bind(p, n, *g);
-          placed = true;
-        }
-      }
-      if (!placed) return false;
-    }
-    return true;
-  };
-  std::map<std::vector<std::tuple<int64_t, int64_t, int, int>>, bool> shape_fits;
+  const Cluster empty_cluster(nodes);
+  auto fits_empty = [&](const EventJob& j) { return FitsGreedily(empty_cluster, j.members); };
+  std::map<Shape, bool> shape_fits;
 
   std::priority_queue<Event, std::vector<Event>, std::greater<Event>> events;
   int64_t seq = 0;
@@ -285,17 +298,7 @@ base::StatusOr<EventRun> RunEvents(const std::vector<Node>& nodes, std::vector<E
         trial.Unbind(jobs[v].members[m], placed[v].members[m].first, placed[v].members[m].second);
       }
     }
-    for (const Pod& p : j.members) {
-      bool ok = false;
-      for (int n = 0; n < static_cast<int>(nodes.size()) && !ok; ++n) {
-        if (auto g = trial.Place(p, n)) {
-          trial.Bind(p, n, *g);
-          ok = true;
-        }
-      }
-      if (!ok) return false;
-    }
-    return true;
+    return FitsGreedily(std::move(trial), j.members);
   };
 
   // Preemption of a running job: the work since its last checkpoint is lost,
@@ -370,12 +373,8 @@ base::StatusOr<EventRun> RunEvents(const std::vector<Node>& nodes, std::vector<E
       --job_events;
       EventJob& j = jobs[e.job];
       if (e.kind == 1) {  // arrival
-        std::vector<std::tuple<int64_t, int64_t, int, int>> shape;
-        for (const Pod& p : j.members) {
-          shape.emplace_back(p.cpu_milli, p.memory_mib, p.num_gpu, p.gpu_milli);
-        }
         if (!j.members.empty() && j.members[0].gpu_models.empty()) {
-          auto [it, inserted] = shape_fits.try_emplace(shape, false);
+          auto [it, inserted] = shape_fits.try_emplace(ShapeOf(j), false);
           if (inserted) it->second = fits_empty(j);
           if (!it->second) {
             ++run.never_fit;
@@ -398,7 +397,7 @@ base::StatusOr<EventRun> RunEvents(const std::vector<Node>& nodes, std::vector<E
     // is free at all (unless preemption may free it).
     std::vector<size_t> kept, requeued;
     size_t looked = 0;
-    std::set<std::vector<std::tuple<int64_t, int64_t, int, int>>> failed;
+    std::set<Shape> failed;
     for (size_t qi = 0; qi < queue.size(); ++qi) {
       const size_t id = queue[qi];
       if (looked >= static_cast<size_t>(o.backfill_window)) {
@@ -408,10 +407,7 @@ base::StatusOr<EventRun> RunEvents(const std::vector<Node>& nodes, std::vector<E
       ++looked;
       EventJob& j = jobs[id];
       const int64_t demand = demand_of(id);
-      std::vector<std::tuple<int64_t, int64_t, int, int>> shape;
-      for (const Pod& p : j.members) {
-        shape.emplace_back(p.cpu_milli, p.memory_mib, p.num_gpu, p.gpu_milli);
-      }
+      const Shape shape = ShapeOf(j);
       const bool guaranteed = o.quotas && group_used[j.group] + demand <= quota[j.group];
       const bool typed = !j.members.empty() && !j.members[0].gpu_models.empty();
       bool placed_now = false;
@@ -423,12 +419,13 @@ base::StatusOr<EventRun> RunEvents(const std::vector<Node>& nodes, std::vector<E
       if (!placed_now && guaranteed) {
         // Preempt borrowers of other groups, most recently started first.
         std::vector<size_t> victims;
-        for (auto it = running.rbegin(); it != running.rend(); ++it) {
+        bool room = false;
+        for (auto it = running.rbegin(); it != running.rend() && !room; ++it) {
           if (!borrowing[*it] || jobs[*it].group == j.group) continue;
           victims.push_back(*it);
-          if (fits_without(j, victims)) break;
+          room = fits_without(j, victims);
         }
-        if (!victims.empty() && fits_without(j, victims)) {
+        if (room) {
           for (size_t v : victims) preempt(v, now, requeued);
           placed_now = try_place(j, placed[id]);
         }

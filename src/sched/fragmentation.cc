@@ -1,6 +1,7 @@
 #include "src/sched/fragmentation.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace seedance::sched {
 
@@ -52,6 +53,34 @@ double FragmentationCache::Increase(const Cluster& cluster, const Pod& pod, int 
   const double after =
       Frag(model, n.gpu_model, s.cpu_left - pod.cpu_milli, s.gpu_left, gpus, pod.gpu_milli);
   return after - before;
+}
+
+void FragmentationCache::FgdScore(const Cluster& cluster, const Pod& pod, Candidate& c,
+                                  double extra_cost) const {
+  auto score_of = [extra_cost](double increase) {
+    return static_cast<int64_t>(
+        std::floor(100.0 / (1.0 + std::exp((increase + extra_cost) / 1000.0))));
+  };
+  if (pod.num_gpu != 1 || pod.gpu_milli >= 1000) {
+    c.score = score_of(Increase(cluster, pod, c.node, c.gpus));
+    return;
+  }
+  const NodeState& s = cluster.state(c.node);
+  int64_t best = -1;
+  int best_gpu = -1, last_left = -1;
+  for (int i = 0; i < static_cast<int>(s.gpu_left.size()); ++i) {
+    const int left = s.gpu_left[static_cast<size_t>(i)];
+    if (left < pod.gpu_milli || left == last_left) continue;  // equal lefts score equally
+    last_left = left;
+    const int one[1] = {i};
+    const int64_t sc = score_of(Increase(cluster, pod, c.node, one));
+    if (sc > best) {
+      best = sc;
+      best_gpu = i;
+    }
+  }
+  c.score = best;
+  c.gpus = {best_gpu};
 }
 
 }  // namespace seedance::sched

@@ -26,35 +26,11 @@ class FragmentationCache {
   // F after placing `pod` on `gpus` of `node`, minus F now (milli-GPU).
   double Increase(const Cluster& cluster, const Pod& pod, int node,
                   std::span<const int> gpus) const;
-  // For a share: calls f(gpu, increase) for the GPUs it fits on, in index
-  // order, skipping a GPU whose milli left equals the previous one tried.
-  // For a share: the highest score(increase) over the GPUs it fits on (the
-  // first GPU on ties), and that GPU in *gpu.
-  template <typename F>
-  int64_t BestShareScore(const Cluster& cluster, const Pod& pod, int node, F&& score,
-                         int* gpu) const {
-    int64_t best = -1;
-    ForEachShareChoice(cluster, pod, node, [&](int g, double increase) {
-      const int64_t sc = score(increase);
-      if (sc > best) {
-        best = sc;
-        *gpu = g;
-      }
-    });
-    return best;
-  }
-  template <typename F>
-  void ForEachShareChoice(const Cluster& cluster, const Pod& pod, int node, F&& f) const {
-    const NodeState& s = cluster.state(node);
-    int last_left = -1;
-    for (int i = 0; i < static_cast<int>(s.gpu_left.size()); ++i) {
-      const int left = s.gpu_left[static_cast<size_t>(i)];
-      if (left < pod.gpu_milli || left == last_left) continue;
-      last_left = left;
-      const int one[1] = {i};
-      f(i, Increase(cluster, pod, node, one));
-    }
-  }
+  // FGD's score of placing `pod` on candidate `c` (fgd-protocol.md §2.3):
+  // floor(100 sigma(-(increase + extra_cost) / 1000)). For a share every GPU
+  // it fits on is tried (one per distinct milli left, in index order) and the
+  // first best is written to c.gpus; other pods keep c.gpus.
+  void FgdScore(const Cluster& cluster, const Pod& pod, Candidate& c, double extra_cost = 0) const;
 
  private:
   static constexpr size_t kMaxMemoGpus = 8;

@@ -166,19 +166,7 @@ class FgdPolicy final : public Policy {
 
   void Score(const Cluster& cluster, const Pod& pod, std::vector<Candidate>& feasible,
              std::mt19937_64&) const override {
-    for (auto& c : feasible) {
-      // Score: floor(100 sigma(-increase / 1000)); the best GPU for a share.
-      auto score_of = [](double increase) {
-        return static_cast<int64_t>(std::floor(100.0 / (1.0 + std::exp(increase / 1000.0))));
-      };
-      if (pod.num_gpu == 1 && pod.gpu_milli < 1000) {
-        int best_gpu = -1;
-        c.score = frag_.BestShareScore(cluster, pod, c.node, score_of, &best_gpu);
-        c.gpus = {best_gpu};
-      } else {
-        c.score = score_of(frag_.Increase(cluster, pod, c.node, c.gpus));
-      }
-    }
+    for (auto& c : feasible) frag_.FgdScore(cluster, pod, c);
   }
 
  private:

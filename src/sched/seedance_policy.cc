@@ -71,19 +71,7 @@ class SeedancePolicy final : public Policy {
           }
         }
       }
-      // FGD's score of (fragmentation increase + reserve penalty): the
-      // best GPU for a share, then floor(100 sigma(-cost / 1000)).
-      auto score_of = [&](double increase) {
-        return static_cast<int64_t>(
-            std::floor(100.0 / (1.0 + std::exp((increase + penalty) / 1000.0))));
-      };
-      if (pod.num_gpu == 1 && pod.gpu_milli < 1000) {
-        int best_gpu = -1;
-        c.score = frag_.BestShareScore(cluster, pod, c.node, score_of, &best_gpu);
-        c.gpus = {best_gpu};
-      } else {
-        c.score = score_of(frag_.Increase(cluster, pod, c.node, c.gpus));
-      }
+      frag_.FgdScore(cluster, pod, c, penalty);  // FGD's score of (increase + penalty)
     }
   }
 

@@ -62,6 +62,22 @@ base::StatusOr<std::map<std::string, double>> ParseSlo(const std::string& text) 
   return out;
 }
 
+// run(seed index) for seeds 0..seeds-1 on `threads` threads (each run owns
+// its cluster and policy); results in seed order.
+template <typename Run, typename F>
+std::vector<base::StatusOr<Run>> RunSeeds(int seeds, int threads, F run) {
+  std::vector<base::StatusOr<Run>> out(static_cast<size_t>(seeds), base::InternalError("not run"));
+  std::atomic<int> next{0};
+  auto worker = [&] {
+    for (int s = next++; s < seeds; s = next++) out[static_cast<size_t>(s)] = run(s);
+  };
+  std::vector<std::thread> pool;
+  for (int t = 1; t < std::min(threads, seeds); ++t) pool.emplace_back(worker);
+  worker();
+  for (auto& t : pool) t.join();
+  return out;
+}
+
 // Per-seed event runs of one policy, averaged.
 base::Report EventFigures(const std::vector<base::StatusOr<sched::EventRun>>& runs) {
   const double n = static_cast<double>(runs.size());
@@ -238,29 +254,20 @@ void RegisterSimulate(CLI::App& app, Context& context) {
           (f->spot_fraction > 0 ? ", spot share " + std::to_string(f->spot_fraction) : "") +
           (f->slo.empty() ? "" : ", SLOs " + f->slo) + ".";
       for (const std::string& name : f->policies) {
-        std::vector<base::StatusOr<sched::EventRun>> runs(static_cast<size_t>(f->seeds),
-                                                          base::InternalError("not run"));
-        std::atomic<int> next{0};
-        auto worker = [&] {
-          for (int s = next++; s < f->seeds; s = next++) {
-            sched::EventRunOptions o;
-            o.policy = name;
-            o.seed = f->first_seed + static_cast<uint64_t>(s);
-            o.backfill_window = f->backfill_window;
-            o.quotas = f->quotas;
-            o.checkpoint_interval_s = f->checkpoint_interval_s;
-            o.restore_cost_s = f->restore_cost_s;
-            o.slo_queue_delay_s = *slo;
-            o.spot_interruptions_per_day = f->spot_interruptions_per_day;
-            o.spot_recovery_s = f->spot_recovery_s;
-            o.spot_price_ratio = f->spot_price_ratio;
-            runs[static_cast<size_t>(s)] = sched::RunEvents(*nodes, jobs, o);
-          }
-        };
-        std::vector<std::thread> pool;
-        for (int t = 1; t < std::min(f->threads, f->seeds); ++t) pool.emplace_back(worker);
-        worker();
-        for (auto& t : pool) t.join();
+        auto runs = RunSeeds<sched::EventRun>(f->seeds, f->threads, [&](int s) {
+          sched::EventRunOptions o;
+          o.policy = name;
+          o.seed = f->first_seed + static_cast<uint64_t>(s);
+          o.backfill_window = f->backfill_window;
+          o.quotas = f->quotas;
+          o.checkpoint_interval_s = f->checkpoint_interval_s;
+          o.restore_cost_s = f->restore_cost_s;
+          o.slo_queue_delay_s = *slo;
+          o.spot_interruptions_per_day = f->spot_interruptions_per_day;
+          o.spot_recovery_s = f->spot_recovery_s;
+          o.spot_price_ratio = f->spot_price_ratio;
+          return sched::RunEvents(*nodes, jobs, o);
+        });
         for (const auto& run : runs) {
           if (Failed(run.status(), context)) return;
         }
@@ -297,23 +304,13 @@ void RegisterSimulate(CLI::App& app, Context& context) {
     html.seeds = f->seeds;
     for (const auto& n : *nodes) html.node_models.push_back(n.gpu_model);
     for (const std::string& name : f->policies) {
-      // Seeds run in parallel, each on its own cluster and policy.
-      std::vector<base::StatusOr<sched::FgdRun>> runs(static_cast<size_t>(f->seeds),
-                                                      base::InternalError("not run"));
-      std::atomic<int> next{0};
-      auto worker = [&] {
-        for (int s = next++; s < f->seeds; s = next++) {
-          sched::FgdRunOptions o;
-          o.policy = name;
-          o.seed = f->first_seed + static_cast<uint64_t>(s);
-          o.record_nodes = !f->report.empty() && s == 0;
-          runs[static_cast<size_t>(s)] = sched::RunFgdProtocol(*nodes, *pods, o);
-        }
-      };
-      std::vector<std::thread> pool;
-      for (int t = 1; t < std::min(f->threads, f->seeds); ++t) pool.emplace_back(worker);
-      worker();
-      for (auto& t : pool) t.join();
+      auto runs = RunSeeds<sched::FgdRun>(f->seeds, f->threads, [&](int s) {
+        sched::FgdRunOptions o;
+        o.policy = name;
+        o.seed = f->first_seed + static_cast<uint64_t>(s);
+        o.record_nodes = !f->report.empty() && s == 0;
+        return sched::RunFgdProtocol(*nodes, *pods, o);
+      });
       std::vector<double> alloc(9, 0.0), frag(9, 0.0);
       double runtime = 0;
       for (const auto& run : runs) {
