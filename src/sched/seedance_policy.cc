@@ -13,9 +13,8 @@
 // §2.3), the best GPU tried for a share, ties broken at random by the
 // simulator. Measured against FGD in docs/benchmarks.md: the reserves raise
 // the allocation at 80-100% arrived on type-constrained traces (the note's
-// "type-aware headroom"); the sigmoid steps are kept because exact dF with
-// deterministic tie-breaking allocated less (5.47% unallocated at 130% on the
-// default trace against 4.93% with the steps; 10 seeds).
+// "type-aware headroom"); the sigmoid steps are kept because exact dF
+// allocated less in every tie-breaking tried (docs/design/sched.md).
 #include "src/sched/seedance_policy.h"
 
 #include <cmath>
