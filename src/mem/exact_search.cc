@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 #include <numeric>
+#include <string_view>
 #include <tuple>
 
 namespace seedance::mem::internal {
@@ -10,9 +11,18 @@ namespace {
 
 constexpr int64_t kInf = std::numeric_limits<int64_t>::max();
 
-enum class Preorder { kWidthAreaTotal, kTotalAreaWidth, kTotalWidthArea };
-constexpr Preorder kPreorders[] = {Preorder::kWidthAreaTotal, Preorder::kTotalAreaWidth,
-                                   Preorder::kTotalWidthArea};
+// Static preorders that break ties between equal canonical offsets, tried
+// round-robin. Each letter is a key, compared descending, in this order:
+//   W  width: lifetime length in time units
+//   A  area: size x width
+//   T  total: the largest amount still to place in any section the buffer
+//      lives in, when its partition is formed
+//   S  the largest load at any time of the buffer's lifetime (all buffers)
+//   C  the number of sections the buffer lives in
+// The first three are MiniMalloc's defaults; "SCA" solves several of the
+// challenging instances (F, H) in a few thousand nodes where those need
+// millions (docs/design/mem.md).
+constexpr std::string_view kPreorders[] = {"WAT", "TAW", "TWA", "SCA"};
 
 class Search {
  public:
@@ -29,6 +39,7 @@ class Search {
     std::sort(times.begin(), times.end());
     times.erase(std::unique(times.begin(), times.end()), times.end());
     sections_ = static_cast<int>(times.size()) - 1;
+
     first_.resize(n_);
     last_.resize(n_);
     load_.assign(sections_, 0);
@@ -51,11 +62,13 @@ class Search {
         }
       }
     }
-    total_.resize(n_);
+    width_.resize(n_);
     area_.resize(n_);
+    max_load_.resize(n_);
     for (int i = 0; i < n_; ++i) {
-      total_[i] = *std::max_element(load_.begin() + first_[i], load_.begin() + last_[i] + 1);
-      area_[i] = static_cast<double>(sizes[i]) * static_cast<double>(uppers[i] - lowers[i]);
+      max_load_[i] = *std::max_element(load_.begin() + first_[i], load_.begin() + last_[i] + 1);
+      width_[i] = static_cast<double>(uppers[i] - lowers[i]);
+      area_[i] = static_cast<double>(sizes[i]) * width_[i];
     }
   }
 
@@ -64,10 +77,15 @@ class Search {
     int64_t budget = n_;
     while (true) {
       budget *= 2;
-      for (Preorder p : kPreorders) {
+      for (std::string_view p : kPreorders) {
         Reset(p);
         nodes_left_ = budget;
-        const Outcome o = Dfs(0, -1);
+        // Independent groups from the start: boundaries no buffer crosses.
+        std::vector<int> starts = {0};
+        for (int b = 0; b + 1 < sections_; ++b) {
+          if (cuts_[b] == 0) starts.push_back(b + 1);
+        }
+        const Outcome o = SolveRanges(starts, sections_);
         result.nodes += budget - nodes_left_;
         if (o == Outcome::kFound) {
           result.decision = Decision::kFound;
@@ -87,29 +105,8 @@ class Search {
  private:
   enum class Outcome { kFound, kExhausted, kBudget, kTimeout };
 
-  void Reset(Preorder p) {
-    order_.resize(n_);
-    std::iota(order_.begin(), order_.end(), 0);
-    auto width = [&](int b) { return last_[b] - first_[b]; };
-    std::stable_sort(order_.begin(), order_.end(), [&](int a, int b) {
-      auto key = [&](int x) {
-        switch (p) {
-          case Preorder::kWidthAreaTotal:
-            return std::make_tuple(static_cast<double>(width(x)), area_[x],
-                                   static_cast<double>(total_[x]));
-          case Preorder::kTotalAreaWidth:
-            return std::make_tuple(static_cast<double>(total_[x]), area_[x],
-                                   static_cast<double>(width(x)));
-          case Preorder::kTotalWidthArea:
-            return std::make_tuple(static_cast<double>(total_[x]), static_cast<double>(width(x)),
-                                   area_[x]);
-        }
-        return std::make_tuple(0.0, 0.0, 0.0);
-      };
-      return key(a) > key(b);
-    });
-    rank_.resize(n_);
-    for (int k = 0; k < n_; ++k) rank_[order_[k]] = k;
+  void Reset(std::string_view preorder) {
+    preorder_ = preorder;
     floor_.assign(sections_, 0);
     rem_ = load_;
     count_.assign(sections_, 0);
@@ -118,47 +115,123 @@ class Search {
     }
     placed_.assign(n_, false);
     offsets_.assign(n_, 0);
-    placed_count_ = 0;
     saved_.clear();
     candidates_.clear();
     canonical_.assign(n_, 0);
     canonical_log_.clear();
     canonical_marks_.clear();
     lowest_.assign(sections_, 0);
+    stack_.clear();
+    cuts_.assign(std::max(sections_ - 1, 0), 0);
+    for (int i = 0; i < n_; ++i) {
+      for (int s = first_[i]; s < last_[i]; ++s) ++cuts_[s];
+    }
   }
 
-  Outcome Dfs(int64_t low, int last_rank) {
+  // Dynamic decomposition (as MiniMalloc does): once every buffer that
+  // crosses the boundary between two sections is placed, the buffers still
+  // to place on either side never meet, so each side is searched on its own
+  // and a failure on one side is not retried with other placements of the
+  // other. `starts` holds the first section of each range, in order; the
+  // last range ends at `end`. On success the placements stay; otherwise
+  // everything placed here is undone.
+  Outcome SolveRanges(const std::vector<int>& starts, int end) {
+    const size_t mark = stack_.size();
+    for (size_t k = 0; k < starts.size(); ++k) {
+      const int lo = starts[k];
+      const int hi = k + 1 < starts.size() ? starts[k + 1] : end;
+      std::vector<int> members;
+      for (int b = 0; b < n_; ++b) {
+        if (!placed_[b] && first_[b] < hi && last_[b] >= lo) members.push_back(b);
+      }
+      if (members.empty()) continue;
+      SortByPreorder(members);
+      const Outcome o = Dfs(members, lo, hi, 0, -1);
+      if (o != Outcome::kFound) {
+        while (stack_.size() > mark) Unplace(stack_.back());
+        return o;
+      }
+    }
+    return Outcome::kFound;
+  }
+
+  // Sorts a partition's buffers into the round's preorder (kPreorders), as
+  // MiniMalloc does for each partition it forms; ties by buffer index.
+  void SortByPreorder(std::vector<int>& members) const {
+    std::vector<std::tuple<double, double, double, int>> keys;
+    keys.reserve(members.size());
+    for (int b : members) {
+      const double total = static_cast<double>(
+          *std::max_element(rem_.begin() + first_[b], rem_.begin() + last_[b] + 1));
+      double k[3] = {0, 0, 0};
+      for (int j = 0; j < 3; ++j) {
+        switch (preorder_[j]) {
+          case 'W':
+            k[j] = width_[b];
+            break;
+          case 'A':
+            k[j] = area_[b];
+            break;
+          case 'T':
+            k[j] = total;
+            break;
+          case 'S':
+            k[j] = static_cast<double>(max_load_[b]);
+            break;
+          case 'C':
+            k[j] = last_[b] - first_[b] + 1;
+            break;
+        }
+      }
+      keys.emplace_back(k[0], k[1], k[2], b);
+    }
+    std::sort(keys.begin(), keys.end(), [](const auto& a, const auto& b) {
+      if (std::get<0>(a) != std::get<0>(b)) return std::get<0>(a) > std::get<0>(b);
+      if (std::get<1>(a) != std::get<1>(b)) return std::get<1>(a) > std::get<1>(b);
+      if (std::get<2>(a) != std::get<2>(b)) return std::get<2>(a) > std::get<2>(b);
+      return std::get<3>(a) < std::get<3>(b);
+    });
+    for (size_t k = 0; k < members.size(); ++k) members[k] = std::get<3>(keys[k]);
+  }
+
+  // Searches the partition `members` (buffers in preorder, some of them
+  // placed deeper in the search), which lives in sections [lo, hi). A
+  // buffer's rank is its index in `members`.
+  Outcome Dfs(const std::vector<int>& members, int lo, int hi, int64_t low, int last_rank) {
     if (--nodes_left_ < 0) return Outcome::kBudget;
     if ((nodes_left_ & 1023) == 0 && env_->NowMonotonicNanos() > deadline_) {
       return Outcome::kTimeout;
     }
-    if (placed_count_ == n_) return Outcome::kFound;
 
     // Per section, the lowest canonical offset of the buffers still to place
     // there (none of them can start lower). canonical_ is kept up to date by
     // Place/Unplace: the highest top among placed buffers that overlap.
-    std::fill(lowest_.begin(), lowest_.end(), kInf);
+    std::fill(lowest_.begin() + lo, lowest_.begin() + hi, kInf);
     int64_t min_top = kInf;
-    for (int b = 0; b < n_; ++b) {
+    bool any = false;
+    for (int b : members) {
       if (placed_[b]) continue;
+      any = true;
       const int64_t y = canonical_[b];
+      if (y + sizes_[b] > capacity_) return Outcome::kExhausted;  // nowhere left for b
       min_top = std::min(min_top, y + sizes_[b]);
       for (int s = first_[b]; s <= last_[b]; ++s) lowest_[s] = std::min(lowest_[s], y);
     }
-    for (int s = 0; s < sections_; ++s) {
+    if (!any) return Outcome::kFound;
+    for (int s = lo; s < hi; ++s) {
       if (count_[s] == 0) continue;
       const int64_t floor = std::max({floor_[s], lowest_[s], low});
       if (floor + rem_[s] > capacity_) return Outcome::kExhausted;
     }
 
     const size_t base = candidates_.size();
-    for (int b : order_) {
+    for (int rank = 0; rank < static_cast<int>(members.size()); ++rank) {
+      const int b = members[rank];
       if (placed_[b]) continue;
       const int64_t y = canonical_[b];
-      if (y < low || (y == low && rank_[b] < last_rank)) continue;  // canonical order
-      if (y >= min_top) continue;                                   // dominance
-      if (y + sizes_[b] > capacity_) continue;
-      candidates_.push_back({y, rank_[b], b});
+      if (y < low || (y == low && rank < last_rank)) continue;  // canonical order
+      if (y >= min_top) continue;                               // dominance
+      candidates_.push_back({y, rank, b});
     }
     std::sort(candidates_.begin() + base, candidates_.end(),
               [](const Candidate& a, const Candidate& b) {
@@ -168,14 +241,37 @@ class Search {
     Outcome result = Outcome::kExhausted;
     for (size_t k = base; k < end; ++k) {
       const Candidate c = candidates_[k];
+      // A buffer that no unplaced buffer overlaps constrains nobody: when
+      // placing it at its canonical offset fails, no other choice here can
+      // succeed (MiniMalloc's "hatless" pruning).
+      bool hatless = true;
+      for (int other : overlaps_[c.buffer]) {
+        if (!placed_[other]) {
+          hatless = false;
+          break;
+        }
+      }
       Place(c.buffer, c.offset);
-      const Outcome o = Dfs(c.offset, c.rank);
-      if (o == Outcome::kFound) return o;  // keep the placement: offsets_ holds it
+      // Boundaries inside c's lifetime that no unplaced buffer crosses any more.
+      std::vector<int> starts;
+      for (int s = first_[c.buffer]; s < last_[c.buffer]; ++s) {
+        if (cuts_[s] == 0) {
+          if (starts.empty()) starts.push_back(lo);
+          starts.push_back(s + 1);
+        }
+      }
+      const Outcome o =
+          starts.empty() ? Dfs(members, lo, hi, c.offset, c.rank) : SolveRanges(starts, hi);
+      if (o == Outcome::kFound) {
+        candidates_.resize(base);
+        return o;  // keep the placements: offsets_ holds them
+      }
       Unplace(c.buffer);
       if (o != Outcome::kExhausted) {
         result = o;
         break;
       }
+      if (hatless) break;
     }
     candidates_.resize(base);
     return result;
@@ -184,7 +280,8 @@ class Search {
   void Place(int b, int64_t offset) {
     placed_[b] = true;
     offsets_[b] = offset;
-    ++placed_count_;
+    stack_.push_back(b);
+    for (int s = first_[b]; s < last_[b]; ++s) --cuts_[s];
     const int64_t top = offset + sizes_[b];
     canonical_marks_.push_back(canonical_log_.size());
     for (int c : overlaps_[b]) {
@@ -202,6 +299,8 @@ class Search {
   }
 
   void Unplace(int b) {
+    stack_.pop_back();
+    for (int s = first_[b]; s < last_[b]; ++s) ++cuts_[s];
     const size_t mark = canonical_marks_.back();
     canonical_marks_.pop_back();
     while (canonical_log_.size() > mark) {
@@ -215,7 +314,6 @@ class Search {
       ++count_[s];
     }
     placed_[b] = false;
-    --placed_count_;
   }
 
   struct Candidate {
@@ -230,9 +328,11 @@ class Search {
   int64_t deadline_;
   int n_ = 0;
   int sections_ = 0;
-  std::vector<int> first_, last_, order_, rank_;
-  std::vector<int64_t> load_, total_;
-  std::vector<double> area_;
+  std::string_view preorder_ = kPreorders[0];
+
+  std::vector<int> first_, last_;
+  std::vector<int64_t> load_, max_load_;
+  std::vector<double> width_, area_;
   std::vector<int64_t> floor_, rem_, canonical_, lowest_;
   std::vector<std::vector<int>> overlaps_;
   std::vector<std::pair<int, int64_t>> canonical_log_;  // (buffer, previous canonical offset)
@@ -240,7 +340,8 @@ class Search {
   std::vector<int> count_;
   std::vector<bool> placed_;
   std::vector<int64_t> offsets_;
-  int placed_count_ = 0;
+  std::vector<int> cuts_;   // per boundary s|s+1: unplaced buffers live on both sides
+  std::vector<int> stack_;  // placed buffers, in placement order
   int64_t nodes_left_ = 0;
   std::vector<int64_t> saved_;
   std::vector<Candidate> candidates_;

@@ -12,7 +12,11 @@
 //     tops placed there, (b) the last offset placed (offsets never decrease),
 //     (c) the lowest canonical offset of any buffer still to place there;
 //   - dominance: no buffer is placed at or above the lowest top that some
-//     other unplaced buffer could reach (that buffer would fit in the gap).
+//     other unplaced buffer could reach (that buffer would fit in the gap);
+//   - dynamic decomposition: once no unplaced buffer crosses a section
+//     boundary, each side is searched on its own;
+//   - hatless pruning: a failed placement of a buffer that overlaps no
+//     unplaced buffer ends the node.
 // Several preorders are tried round-robin with a node budget that doubles
 // after every round, as MiniMalloc does.
 #pragma once

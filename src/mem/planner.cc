@@ -68,6 +68,9 @@ StatusOr<Plan> PlanOffsets(std::span<const Buffer> buffers, const PlanOptions& o
         "alignment must be between 1 and 2^30 bytes, got " + std::to_string(options.alignment),
         "--alignment");
   }
+  if (options.capacity_bytes < 0) {
+    return base::InvalidArgumentError("capacity must not be negative", "--capacity");
+  }
   if (!(options.time_limit_s >= 0)) {
     return base::InvalidArgumentError("time limit must not be negative", "--time-limit");
   }
@@ -122,8 +125,11 @@ StatusOr<Plan> PlanOffsets(std::span<const Buffer> buffers, const PlanOptions& o
   plan.offsets = std::move(best.offsets);
   plan.greedy_peak_bytes = best_peak;
 
+  const int64_t arena = options.capacity_bytes;  // 0: minimise the peak
   bool proven = plan.greedy_peak_bytes == plan.lower_bound_bytes;
-  if (options.algo != PlanAlgo::kGreedy && !proven) {
+  const bool fits_already = arena > 0 && plan.greedy_peak_bytes <= arena;
+  if (arena > 0 && plan.lower_bound_bytes > arena) plan.proven_impossible = true;
+  if (options.algo != PlanAlgo::kGreedy && !proven && !fits_already && !plan.proven_impossible) {
     const int64_t granularity = Gcd(padded);
     struct Group {
       std::vector<size_t> members;
@@ -144,7 +150,8 @@ StatusOr<Plan> PlanOffsets(std::span<const Buffer> buffers, const PlanOptions& o
     // largest down, never below what an earlier group already needs.
     std::vector<Buffer> padded_buffers(buffers.begin(), buffers.end());
     for (size_t i = 0; i < n; ++i) padded_buffers[i].size = padded[i];
-    int64_t target = MaxLiveBytes(padded_buffers);
+    // With a capacity, any group peak up to it is good enough.
+    int64_t target = std::max(MaxLiveBytes(padded_buffers), arena);
     for (Group& g : groups) {
       if (g.peak <= target) continue;  // another group or the bound forces this much
       if (options.algo == PlanAlgo::kAuto &&
@@ -153,6 +160,8 @@ StatusOr<Plan> PlanOffsets(std::span<const Buffer> buffers, const PlanOptions& o
         continue;
       }
       if (env->NowMonotonicNanos() >= deadline) break;
+      // Input order: the search breaks its last ties by index.
+      std::sort(g.members.begin(), g.members.end());
       std::vector<int64_t> lo, up, sz;
       std::vector<Buffer> member_buffers;
       for (size_t i : g.members) {
@@ -178,8 +187,10 @@ StatusOr<Plan> PlanOffsets(std::span<const Buffer> buffers, const PlanOptions& o
                   : soft_lo + (g.peak - granularity - soft_lo) / 2 / granularity * granularity;
         capacity = std::max(capacity, soft_lo);
         // Most instances are feasible at their bound: give that question most
-        // of the time, then bisect with what is left.
-        const int64_t slice = first ? (deadline - now) / 20 * 17 : (deadline - now) / 3;
+        // of the time (all of it when it is the capacity question), then
+        // bisect with what is left.
+        const int64_t slice = first ? (arena > 0 ? deadline - now : (deadline - now) / 20 * 17)
+                                    : (deadline - now) / 3;
         first = false;
         internal::DecisionResult r =
             internal::DecideCapacity(lo, up, sz, capacity, env, now + std::max<int64_t>(slice, 1));
@@ -193,7 +204,13 @@ StatusOr<Plan> PlanOffsets(std::span<const Buffer> buffers, const PlanOptions& o
         } else {
           if (r.decision == internal::Decision::kInfeasible) {
             proven_lo = std::max(proven_lo, capacity + granularity);
+            // Without padding this is the arena question itself: no plan fits.
+            if (capacity == arena && options.alignment == 1) {
+              plan.proven_impossible = true;
+              break;
+            }
           }
+          if (arena > 0) break;  // the arena question was all that was asked
           soft_lo = capacity + granularity;
         }
       }
@@ -209,6 +226,8 @@ StatusOr<Plan> PlanOffsets(std::span<const Buffer> buffers, const PlanOptions& o
     }
   }
   plan.peak_bytes = n ? real_peak(plan.offsets) : 0;
+  plan.capacity_bytes = arena;
+  plan.fits = arena == 0 || plan.peak_bytes <= arena;
   plan.optimal = proven || plan.peak_bytes == plan.lower_bound_bytes;
   const int64_t end = env->NowMonotonicNanos();
   plan.solve_ms = static_cast<double>(end - t0) / 1e6;

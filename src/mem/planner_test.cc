@@ -68,6 +68,79 @@ TEST(PlannerTest, ExactMatchesBruteForceOnSmallInstances) {
   EXPECT_GT(greedy_suboptimal, 0);  // the search has work to do on some of them
 }
 
+// With an arena size the planner answers "does a plan fit?": at the brute-force
+// optimum it finds one, one byte below it proves that none exists.
+TEST(PlannerTest, CapacityQuestionMatchesBruteForce) {
+  std::mt19937 rng(11);
+  for (int trial = 0; trial < 200; ++trial) {
+    const auto buffers = RandomBuffers(rng, 4 + static_cast<int>(rng() % 4), 20);
+    const int64_t optimum = BruteOptimum(buffers);
+    auto fits = PlanOffsets(buffers, {.time_limit_s = 5, .capacity_bytes = optimum});
+    ASSERT_TRUE(fits.ok());
+    EXPECT_TRUE(fits->fits) << "trial " << trial;
+    EXPECT_LE(fits->peak_bytes, optimum);
+    EXPECT_TRUE(CheckPlan(buffers, fits->offsets).ok());
+    auto tight = PlanOffsets(buffers, {.time_limit_s = 5, .capacity_bytes = optimum - 1});
+    ASSERT_TRUE(tight.ok());
+    EXPECT_FALSE(tight->fits) << "trial " << trial;
+    EXPECT_TRUE(tight->proven_impossible) << "trial " << trial;
+  }
+  // Below the max-live bound nothing is searched.
+  const std::vector<Buffer> two = {{"a", 0, 2, 5}, {"b", 1, 3, 5}};
+  auto below = PlanOffsets(two, {.capacity_bytes = 9});
+  ASSERT_TRUE(below.ok());
+  EXPECT_TRUE(below->proven_impossible);
+  EXPECT_EQ(below->search_nodes, 0);
+  EXPECT_EQ(PlanOffsets(two, {.capacity_bytes = -1}).status().where(), "--capacity");
+}
+
+// A rectangle [0, T) x [0, H) cut at random, time or space, into pieces: every
+// piece is a buffer, and the pieces pack into exactly H bytes with no waste.
+// Larger than brute force can check, and large enough for the search to split
+// into independent parts as it places buffers.
+std::vector<Buffer> PerfectPacking(std::mt19937& rng, int64_t horizon, int64_t height, int pieces) {
+  struct Piece {
+    int64_t t0, t1, y0, y1;
+  };
+  std::vector<Piece> done = {{0, horizon, 0, height}};
+  for (int cut = 0; cut < 4 * pieces && static_cast<int>(done.size()) < pieces; ++cut) {
+    const size_t k = rng() % done.size();
+    const Piece p = done[k];
+    const bool in_time = rng() % 2 == 0;
+    if (in_time && p.t1 - p.t0 > 1) {
+      const int64_t m = p.t0 + 1 + static_cast<int64_t>(rng() % (p.t1 - p.t0 - 1));
+      done[k] = {p.t0, m, p.y0, p.y1};
+      done.push_back({m, p.t1, p.y0, p.y1});
+    } else if (!in_time && p.y1 - p.y0 > 1) {
+      const int64_t m = p.y0 + 1 + static_cast<int64_t>(rng() % (p.y1 - p.y0 - 1));
+      done[k] = {p.t0, p.t1, p.y0, m};
+      done.push_back({p.t0, p.t1, m, p.y1});
+    }
+  }
+  std::shuffle(done.begin(), done.end(), rng);
+  std::vector<Buffer> buffers;
+  for (const Piece& p : done) {
+    buffers.push_back({std::to_string(buffers.size()), p.t0, p.t1, p.y1 - p.y0});
+  }
+  return buffers;
+}
+
+TEST(PlannerTest, ExactFindsPerfectPackings) {
+  std::mt19937 rng(5);
+  int searched = 0;
+  for (int trial = 0; trial < 200; ++trial) {
+    const auto buffers = PerfectPacking(rng, 12 + trial % 20, 256, 20 + trial % 24);
+    auto plan =
+        PlanOffsets(buffers, {.algo = PlanAlgo::kExact, .time_limit_s = 20, .capacity_bytes = 256});
+    ASSERT_TRUE(plan.ok());
+    EXPECT_TRUE(plan->fits) << "trial " << trial << ": peak " << plan->peak_bytes;
+    EXPECT_EQ(plan->lower_bound_bytes, 256);
+    EXPECT_TRUE(CheckPlan(buffers, plan->offsets).ok());
+    searched += plan->algo == "exact";
+  }
+  EXPECT_GT(searched, 40);  // many of them are beyond the greedy orders
+}
+
 TEST(PlannerTest, GreedyPlansAreValidAndNeverClaimOptimalityWrongly) {
   std::mt19937 rng(7);
   for (int trial = 0; trial < 200; ++trial) {
@@ -164,6 +237,15 @@ TEST(PlannerTest, MiniMallocInstances) {
     }
     if (std::string(name) == "H") {
       EXPECT_EQ(plan->peak_bytes, 1'048'576);
+    }
+    // MiniMalloc's own question, "does it fit in 1,048,576 bytes?", for the
+    // instances that the search answers in well under a second here.
+    const std::string quick = "FHJK";
+    if (quick.find(name) != std::string::npos) {
+      auto fit = PlanOffsets(file->buffers, {.time_limit_s = 60.0, .capacity_bytes = 1'048'576});
+      ASSERT_TRUE(fit.ok());
+      EXPECT_TRUE(fit->fits) << name;
+      EXPECT_TRUE(CheckPlan(file->buffers, fit->offsets).ok()) << name;
     }
   }
 }

@@ -24,6 +24,7 @@ base::Report PlanReport(const Plan& plan, size_t buffers, int64_t alignment) {
   r["time_to_best_ms"] = plan.time_to_best_ms;
   r["search_nodes"] = plan.search_nodes;
   r["alignment_bytes"] = alignment;
+  if (plan.capacity_bytes > 0) r["capacity_bytes"] = plan.capacity_bytes;
   return r;
 }
 

@@ -83,6 +83,36 @@ def test_small_plans_pass_an_independent_pairwise_check(seedancectl, tmp_path):
     assert r.stderr.startswith("error: ")
 
 
+def test_capacity_question(seedancectl, tmp_path):
+    """--capacity asks "does a plan fit?": a fit is written and checked; no fit
+    writes nothing and exits 1, saying whether it was proven."""
+    src = tmp_path / "x.csv"
+    # a and b live together (10 + 7); c fits beside b above a's end.
+    src.write_text("id,lower,upper,size\na,0,4,10\nb,2,6,7\nc,5,9,3\n")
+    plan = tmp_path / "x.plan.csv"
+    r = run(seedancectl, "mem", "plan", "--input", src, "--capacity", "17",
+            "--offsets-out", plan, "-o", "json")
+    assert r.returncode == 0, r.stderr
+    report = json.loads(r.stdout)
+    assert report["capacity_bytes"] == 17 and report["peak_bytes"] <= 17
+    assert run(seedancectl, "mem", "check", "--input", src, "--offsets", plan).returncode == 0
+    plan.unlink()
+    r = run(seedancectl, "mem", "plan", "--input", src, "--capacity", "16", "--offsets-out", plan)
+    assert r.returncode == 1
+    assert "no plan fits in 16 bytes: proven impossible" in r.stderr
+    assert not plan.exists()
+    r = run(seedancectl, "mem", "plan", "--input", src, "--capacity", "0")
+    assert r.returncode == 2  # not a positive number
+
+
+def test_minimalloc_capacity_question(seedancectl, tmp_path):
+    """MiniMalloc's own run: capacity 1,048,576 (the number in the file name)."""
+    instance = require_data(DATA / "minimalloc" / "K.1048576.csv")
+    report, _ = plan_and_check(seedancectl, tmp_path, instance, "--capacity", "1048576",
+                               "--time-limit", "60")
+    assert report["peak_bytes"] <= 1048576
+
+
 def test_alignment_and_bad_input(seedancectl, tmp_path):
     src = tmp_path / "x.csv"
     src.write_text("id,lower,upper,size\na,0,4,10\nb,2,6,7\nc,5,9,3\n")

@@ -24,6 +24,7 @@ void RegisterPlan(CLI::App* noun, Context& context) {
     std::string input, algo = "auto", offsets_out, output;
     double time_limit_s = 1.0;
     int64_t alignment = 1;
+    int64_t capacity = 0;
   };
   auto f = std::make_shared<Flags>();
   CLI::App* cmd = noun->add_subcommand("plan", "Place buffers in one arena with a minimal peak");
@@ -37,6 +38,9 @@ void RegisterPlan(CLI::App* noun, Context& context) {
   cmd->add_option("--alignment", f->alignment, "Every offset is a multiple of this many bytes")
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 30))
       ->capture_default_str();
+  cmd->add_option("--capacity", f->capacity,
+                  "Arena size in bytes: find a plan that fits (exit 1 if none is found)")
+      ->check(CLI::PositiveNumber);
   cmd->add_option("--offsets-out", f->offsets_out,
                   "Write the plan as CSV (the input columns plus offset), atomically");
   AddOutputFlag(cmd, &f->output);
@@ -47,8 +51,20 @@ void RegisterPlan(CLI::App* noun, Context& context) {
     options.algo = *mem::ParsePlanAlgo(f->algo);
     options.time_limit_s = f->time_limit_s;
     options.alignment = f->alignment;
+    options.capacity_bytes = f->capacity;
     auto plan = mem::PlanOffsets(file->buffers, options);
     if (Failed(plan.status(), context)) return;
+    if (!plan->fits) {
+      // Nothing is written: a plan that does not fit is no plan.
+      context.exit_code = PrintError(base::FailedPreconditionError(
+          "no plan fits in " + std::to_string(f->capacity) + " bytes: " +
+              (plan->proven_impossible ? "proven impossible"
+                                       : "none found within the time limit (--time-limit)") +
+              " (best peak " + std::to_string(plan->peak_bytes) + ", lower bound " +
+              std::to_string(plan->lower_bound_bytes) + ")",
+          f->input));
+      return;
+    }
     if (!f->offsets_out.empty()) {
       base::Status s = base::Env::Default()->WriteFileAtomic(
           f->offsets_out, mem::PlanToCsv(file->buffers, plan->offsets));

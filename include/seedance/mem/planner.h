@@ -40,6 +40,11 @@ struct PlanOptions {
   double time_limit_s = 1.0;  // wall clock for the whole exact phase
   int64_t alignment = 1;      // every offset is a multiple of this (sizes padded to it)
   int64_t exact_max_buffers = 4096;
+  // When > 0: the arena has this many bytes, and the question becomes "does
+  // a plan fit?" (MiniMalloc's --capacity). The planner stops at the first
+  // plan whose peak is at most this, gives the whole time limit to that
+  // question, and reports whether it fits or was proven not to.
+  int64_t capacity_bytes = 0;
 };
 
 struct Plan {
@@ -52,6 +57,11 @@ struct Plan {
   double solve_ms = 0;
   double time_to_best_ms = 0;
   int64_t search_nodes = 0;
+  // With a capacity: the plan fits (peak <= capacity), or no plan can fit
+  // (proven: the bound exceeds it or the search exhausted that question).
+  int64_t capacity_bytes = 0;  // the option, echoed
+  bool fits = true;
+  bool proven_impossible = false;
 };
 
 base::StatusOr<Plan> PlanOffsets(std::span<const Buffer> buffers, const PlanOptions& options,
