@@ -12,6 +12,7 @@
 #include "seedance/sched/cluster.h"
 #include "seedance/sched/framework.h"
 #include "seedance/sched/policy.h"
+#include "seedance/sched/qos_tiers.h"
 
 namespace seedance::sched {
 
@@ -50,6 +51,7 @@ std::vector<EventJob> JobsFromAlibaba(const std::vector<Pod>& pods) {
     e.submit_s = p.creation_s.value_or(0);
     e.duration_s = p.deletion_s ? static_cast<double>(*p.deletion_s - e.submit_s) : -1.0;
     e.priority = (p.qos == Qos::kLatencySensitive || p.qos == Qos::kGuaranteed) ? 1 : 0;
+    e.tier = TierOfQos(p.qos);
     e.members = {p};
     out.push_back(std::move(e));
   }
@@ -211,15 +213,21 @@ base::StatusOr<EventRun> RunEvents(const std::vector<Node>& nodes, std::vector<E
     events.push({static_cast<double>(jobs[i].submit_s), 1, seq++, i});
   }
   const double t0 = static_cast<double>(jobs.front().submit_s);
-  std::vector<size_t> queue;  // waiting jobs, kept sorted by (priority desc, submit, id)
-  auto queue_less = [&jobs](size_t a, size_t b) {
-    return std::make_tuple(-jobs[a].priority, jobs[a].submit_s, jobs[a].id) <
-           std::make_tuple(-jobs[b].priority, jobs[b].submit_s, jobs[b].id);
+  // Waiting jobs, kept sorted by (tier when tiers are on, priority desc,
+  // submit, id).
+  std::vector<size_t> queue;
+  auto rank = [&jobs, &o](size_t id) { return o.tiers ? static_cast<int>(jobs[id].tier) : 0; };
+  auto queue_less = [&jobs, &rank](size_t a, size_t b) {
+    return std::make_tuple(rank(a), -jobs[a].priority, jobs[a].submit_s, jobs[a].id) <
+           std::make_tuple(rank(b), -jobs[b].priority, jobs[b].submit_s, jobs[b].id);
   };
   std::vector<Placement> placed(jobs.size());
   std::vector<double> started_at(jobs.size(), -1);
   std::vector<double> jct, delay;
   std::map<std::string, std::vector<double>> group_delay;
+  std::map<Tier, std::vector<double>> tier_delay;
+  std::map<Tier, int64_t> tier_preempted;
+  std::vector<int> preempted_times(jobs.size(), 0);
   std::map<std::string, int64_t> group_jobs;
   // Time-weighted GPU use.
   std::vector<std::pair<double, double>> use;  // (time, used fraction from then on)
@@ -262,6 +270,25 @@ base::StatusOr<EventRun> RunEvents(const std::vector<Node>& nodes, std::vector<E
       if (!n.pool.empty()) quota[n.pool] += 1000LL * n.gpu_count;
     }
   }
+  // Whether a job placed now counts as guaranteed (not preemptible).
+  auto is_guaranteed = [&](const EventJob& j, int64_t demand) {
+    const int64_t used = group_used[j.group] + demand;
+    if (!o.tiers) return o.quotas && used <= quota[j.group];
+    switch (j.tier) {
+      case Tier::kGold:
+        return true;
+      case Tier::kBronze:
+        return false;
+      case Tier::kSilver:
+        break;
+    }
+    const auto q = quota.find(j.group);
+    const double base =
+        static_cast<double>(q != quota.end() ? q->second : cluster.total_gpu_milli());
+    const double load = static_cast<double>(cluster.used_gpu_milli()) /
+                        static_cast<double>(cluster.total_gpu_milli());
+    return static_cast<double>(used) <= SilverQuotaScale(load) * base;
+  };
   std::vector<double> remaining(jobs.size()), segment_start(jobs.size(), -1);
   std::vector<int> epoch(jobs.size(), 0);
   std::vector<char> borrowing(jobs.size(), 0);
@@ -314,6 +341,8 @@ base::StatusOr<EventRun> RunEvents(const std::vector<Node>& nodes, std::vector<E
     stop(v, t);
     ++epoch[v];
     ++run.preemptions;
+    ++tier_preempted[jobs[v].tier];
+    if (++preempted_times[v] == o.max_retries) ++run.retry_limited;
     requeue.push_back(v);
   };
 
@@ -408,7 +437,7 @@ base::StatusOr<EventRun> RunEvents(const std::vector<Node>& nodes, std::vector<E
       EventJob& j = jobs[id];
       const int64_t demand = demand_of(id);
       const Shape shape = ShapeOf(j);
-      const bool guaranteed = o.quotas && group_used[j.group] + demand <= quota[j.group];
+      const bool guaranteed = is_guaranteed(j, demand);
       const bool typed = !j.members.empty() && !j.members[0].gpu_models.empty();
       bool placed_now = false;
       if (demand <= cluster.total_gpu_milli() - cluster.used_gpu_milli() &&
@@ -417,12 +446,24 @@ base::StatusOr<EventRun> RunEvents(const std::vector<Node>& nodes, std::vector<E
         if (!placed_now && !typed) failed.insert(shape);
       }
       if (!placed_now && guaranteed) {
-        // Preempt borrowers of other groups, most recently started first.
+        // Preempt borrowers of a lower tier or of other groups: lowest
+        // tier first, then the most recently started.
+        std::vector<size_t> order;
+        for (auto it = running.rbegin(); it != running.rend(); ++it) {
+          const size_t r = *it;
+          if (!borrowing[r] || (o.max_retries >= 0 && preempted_times[r] >= o.max_retries)) {
+            continue;
+          }
+          if (jobs[r].group == j.group && rank(r) <= rank(id)) continue;
+          order.push_back(r);
+        }
+        std::stable_sort(order.begin(), order.end(),
+                         [&](size_t a, size_t b) { return rank(a) > rank(b); });
         std::vector<size_t> victims;
         bool room = false;
-        for (auto it = running.rbegin(); it != running.rend() && !room; ++it) {
-          if (!borrowing[*it] || jobs[*it].group == j.group) continue;
-          victims.push_back(*it);
+        for (size_t r : order) {
+          if (room) break;
+          victims.push_back(r);
           room = fits_without(j, victims);
         }
         if (room) {
@@ -440,9 +481,10 @@ base::StatusOr<EventRun> RunEvents(const std::vector<Node>& nodes, std::vector<E
         const double d = now - static_cast<double>(j.submit_s);
         delay.push_back(d);
         group_delay[j.group].push_back(d);
+        tier_delay[j.tier].push_back(d);
       }
       segment_start[id] = now;
-      borrowing[id] = o.quotas && !guaranteed;
+      borrowing[id] = (o.quotas || o.tiers) && !guaranteed;
       group_used[j.group] += demand;
       running.push_back(id);
       if (remaining[id] >= 0) {
@@ -495,6 +537,26 @@ base::StatusOr<EventRun> RunEvents(const std::vector<Node>& nodes, std::vector<E
       f.slo_attainment_pct = 100.0 * static_cast<double>(met) / static_cast<double>(n);
     }
     run.groups.push_back(std::move(f));
+  }
+  if (o.tiers) {
+    std::map<Tier, int64_t> tier_jobs;
+    for (const auto& j : jobs) ++tier_jobs[j.tier];
+    for (const auto& [t, n] : tier_jobs) {
+      TierFigures f;
+      f.tier = t;
+      f.jobs = n;
+      const auto& d = tier_delay[t];
+      f.started = static_cast<int64_t>(d.size());
+      f.queue_delay_s = Of(d);
+      f.preemptions = tier_preempted[t];
+      if (auto slo = o.slo_queue_delay_s.find(std::string(TierName(t)));
+          slo != o.slo_queue_delay_s.end()) {
+        const auto met =
+            std::count_if(d.begin(), d.end(), [&](double x) { return x <= slo->second; });
+        f.slo_attainment_pct = 100.0 * static_cast<double>(met) / static_cast<double>(n);
+      }
+      run.tiers.push_back(f);
+    }
   }
   run.runtime_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();

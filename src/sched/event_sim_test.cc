@@ -153,6 +153,104 @@ TEST(EventSim, CheckpointsKeepWork) {
   EXPECT_DOUBLE_EQ(r->makespan_s, 200);
 }
 
+TEST(QosTiers, FormulasAndNames) {
+  // Silver scale max(0.3, 1.2 - 0.5 load): 1.2 idle, 1.0 at 0.4, 0.7 full,
+  // 0.3 from load 1.8 on (GPU shared beyond capacity).
+  const std::pair<double, double> scale[] = {{0.0, 1.2}, {0.4, 1.0}, {1.0, 0.7},
+                                             {1.8, 0.3}, {3.0, 0.3}, {-1.0, 1.2}};
+  for (const auto& [load, expected] : scale) {
+    EXPECT_NEAR(SilverQuotaScale(load), expected, 1e-12) << load;
+  }
+  EXPECT_DOUBLE_EQ(OvercommitMargin(Tier::kGold), 1.15);
+  EXPECT_DOUBLE_EQ(OvercommitMargin(Tier::kSilver), 1.35);
+  EXPECT_DOUBLE_EQ(OvercommitMargin(Tier::kBronze), 2.0);
+  EXPECT_EQ(TierOfQos(Qos::kLatencySensitive), Tier::kGold);
+  EXPECT_EQ(TierOfQos(Qos::kGuaranteed), Tier::kGold);
+  EXPECT_EQ(TierOfQos(Qos::kBurstable), Tier::kSilver);
+  EXPECT_EQ(TierOfQos(Qos::kBestEffort), Tier::kBronze);
+  for (Tier t : {Tier::kGold, Tier::kSilver, Tier::kBronze}) EXPECT_EQ(ParseTier(TierName(t)), t);
+  EXPECT_FALSE(ParseTier("platinum").has_value());
+}
+
+EventJob TierJob(std::string id, std::string group, Tier tier, int64_t t, double d, int gpus) {
+  EventJob j = MakeJob(std::move(id), t, d, gpus);
+  j.group = std::move(group);
+  j.tier = tier;
+  return j;
+}
+
+TEST(EventSim, GoldPreemptsBronzeAndBronzeNeverPreempts) {
+  // One 2-GPU node, no pools, checkpoints every 1,800 s. bronze (2 GPUs,
+  // 100 s) starts at 0; gold (2 GPUs, 50 s) arrives at 10 and preempts it
+  // (10 s lost; 100 + 60 s restore left): bronze restarts at 60. gold2
+  // arrives at 70 and preempts it again (10 s lost; 160 + 60 left): gold2
+  // runs 70-120, bronze 120-340.
+  std::vector<EventJob> jobs = {TierJob("bronze", "x", Tier::kBronze, 0, 100, 2),
+                                TierJob("gold", "y", Tier::kGold, 10, 50, 2),
+                                TierJob("gold2", "y", Tier::kGold, 70, 50, 2)};
+  EventRunOptions o;
+  o.tiers = true;
+  o.check_invariants = true;
+  auto r = RunEvents({GpuNode("n", 2)}, jobs, o);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->preemptions, 2);
+  EXPECT_DOUBLE_EQ(r->makespan_s, 340);
+  ASSERT_EQ(r->tiers.size(), 2u);  // gold, bronze
+  EXPECT_EQ(r->tiers[0].tier, Tier::kGold);
+  EXPECT_EQ(r->tiers[0].preemptions, 0);
+  EXPECT_DOUBLE_EQ(r->tiers[0].queue_delay_s.p99, 0);
+  EXPECT_EQ(r->tiers[1].tier, Tier::kBronze);
+  EXPECT_EQ(r->tiers[1].preemptions, 2);
+  // With at most one preemption per job, bronze (60-220) is not preempted
+  // again: gold2 waits from 70 to 220 and ends at 270.
+  o.max_retries = 1;
+  auto limited = RunEvents({GpuNode("n", 2)}, jobs, o);
+  ASSERT_TRUE(limited.ok());
+  EXPECT_EQ(limited->preemptions, 1);
+  EXPECT_EQ(limited->retry_limited, 1);
+  EXPECT_DOUBLE_EQ(limited->makespan_s, 270);
+  EXPECT_DOUBLE_EQ(limited->tiers[0].queue_delay_s.p99, 150);  // gold2: 70 -> 220
+  // Bronze does not preempt: swap the tiers and nobody is preempted.
+  std::vector<EventJob> swapped = {TierJob("gold", "x", Tier::kGold, 0, 100, 2),
+                                   TierJob("bronze", "y", Tier::kBronze, 10, 50, 2)};
+  auto calm = RunEvents({GpuNode("n", 2)}, swapped, o);
+  ASSERT_TRUE(calm.ok());
+  EXPECT_EQ(calm->preemptions, 0);
+  EXPECT_DOUBLE_EQ(calm->makespan_s, 150);
+}
+
+TEST(EventSim, SilverQuotaShrinksWithLoad) {
+  // Pools A and B, one 2-GPU node each, all Silver. b1 and b2 (B, 2 GPUs
+  // each) start at 0: b1, at load 0, is within 1.2 x B's 2 GPUs (guaranteed);
+  // b2, at load 0.5 (scale 0.95), would bring B to 4 GPUs > 1.9: it borrows
+  // A's node. At t=10 the cluster is full (load 1, scale 0.7: A may count
+  // 1.4 GPUs as guaranteed):
+  //   - a 2-GPU job of A is not guaranteed: it waits for b1 at 100;
+  //   - a 1-GPU job of A is: it preempts the borrower b2.
+  auto jobs = [](int a1_gpus) {
+    return std::vector<EventJob>{TierJob("b1", "B", Tier::kSilver, 0, 100, 2),
+                                 TierJob("b2", "B", Tier::kSilver, 0, 100, 2),
+                                 TierJob("a1", "A", Tier::kSilver, 10, 50, a1_gpus)};
+  };
+  EventRunOptions o;
+  o.quotas = true;
+  o.tiers = true;
+  o.check_invariants = true;
+  auto big = RunEvents(TwoPools(), jobs(2), o);
+  ASSERT_TRUE(big.ok()) << big.status().ToString();
+  EXPECT_EQ(big->preemptions, 0);
+  EXPECT_DOUBLE_EQ(big->queue_delay_s.p99, 90);
+  auto small = RunEvents(TwoPools(), jobs(1), o);
+  ASSERT_TRUE(small.ok());
+  EXPECT_EQ(small->preemptions, 1);
+  EXPECT_DOUBLE_EQ(small->queue_delay_s.p99, 0);
+  // Without tiers the 2-GPU job is within A's whole quota and preempts b2.
+  o.tiers = false;
+  auto plain = RunEvents(TwoPools(), jobs(2), o);
+  ASSERT_TRUE(plain.ok());
+  EXPECT_EQ(plain->preemptions, 1);
+}
+
 TEST(EventSim, SpotFirstAndItsPrice) {
   // A spot node and an on-demand node; one 2-GPU job of 100 s goes to spot
   // (cheapest first) and costs 0.3 of its 200 GPU-s.

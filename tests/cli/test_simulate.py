@@ -135,6 +135,26 @@ def test_event_mode_on_philly(seedancectl, tmp_path):
         assert len(p["gpu_used_pct_over_time_first_seed"]) == 100
     assert plain["preemptions"] == 0 and quotas["preemptions"] > 0
     assert quotas["queue_delay_s"]["p99"] < plain["queue_delay_s"]["p99"]
+    # QoS tiers: the Gold VC never waits nor is preempted, Bronze suffers the preemptions
+    # and waits longest; every job still completes.
+    tiers = run("--quotas", "--tiers", "--tier-of", "11cb48=gold,b436b2=bronze", "--slo",
+                "gold=600,silver=600,bronze=600")
+    assert tiers["completed"] == 82247
+    by = {t["tier"]: t for t in tiers["tiers_first_seed"]}
+    assert set(by) == {"gold", "silver", "bronze"}
+    assert sum(t["jobs"] for t in by.values()) == 82247
+    assert by["gold"]["preemptions"] == 0 and by["gold"]["queue_delay_s"]["p99"] == 0
+    assert by["gold"]["slo_attainment_pct"] == 100
+    assert by["bronze"]["queue_delay_s"]["p50"] > by["silver"]["queue_delay_s"]["p50"]
+    assert by["bronze"]["slo_attainment_pct"] < by["silver"]["slo_attainment_pct"]
+    assert tiers["preemptions"] == sum(t["preemptions"] for t in by.values())
+    base = [str(seedancectl), "simulate", "--protocol", "events", "--nodes",
+            str(philly / "philly_vc_nodes.csv"), "--pods", str(philly / "philly_jobs_pollux.csv")]
+    r = subprocess.run(base + ["--tiers", "--tier-of", "11cb48=platinum"], capture_output=True,
+                       text=True)
+    assert r.returncode == 1 and "GROUP=gold|silver|bronze" in r.stderr and "--tier-of" in r.stderr
+    r = subprocess.run(base + ["--tier-of", "11cb48=gold"], capture_output=True, text=True)
+    assert r.returncode == 1 and "needs --tiers" in r.stderr
     # The FGD protocol refuses Philly jobs with a clear error.
     r = subprocess.run([str(seedancectl), "simulate", "--nodes", str(philly / "philly_vc_nodes.csv"),
                         "--pods", str(philly / "philly_jobs_pollux.csv")], capture_output=True,

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <map>
 #include <numeric>
+#include <optional>
 #include <thread>
 
 #include "seedance/base/env.h"
@@ -57,6 +58,28 @@ base::StatusOr<std::map<std::string, double>> ParseSlo(const std::string& text) 
       return base::InvalidArgumentError("expected GROUP=SECONDS, got '" + item + "'", "--slo");
     }
     out[item.substr(0, eq)] = v;
+    i = j + 1;
+  }
+  return out;
+}
+
+// "GROUP=TIER,..." (--tier-of): the tier of every job of a group.
+base::StatusOr<std::map<std::string, sched::Tier>> ParseTierOf(const std::string& text) {
+  std::map<std::string, sched::Tier> out;
+  if (text.empty()) return out;
+  size_t i = 0;
+  while (i <= text.size()) {
+    size_t j = text.find(',', i);
+    if (j == std::string::npos) j = text.size();
+    const std::string item = text.substr(i, j - i);
+    const size_t eq = item.find('=');
+    std::optional<sched::Tier> tier;
+    if (eq != std::string::npos && eq > 0) tier = sched::ParseTier(item.substr(eq + 1));
+    if (!tier) {
+      return base::InvalidArgumentError("expected GROUP=gold|silver|bronze, got '" + item + "'",
+                                        "--tier-of");
+    }
+    out[item.substr(0, eq)] = *tier;
     i = j + 1;
   }
   return out;
@@ -123,6 +146,24 @@ base::Report EventFigures(const std::vector<base::StatusOr<sched::EventRun>>& ru
     groups.push_back(one);
   }
   r["groups_first_seed"] = groups;
+  if (!first.tiers.empty()) {
+    base::Report tiers = base::Report::array();
+    for (const auto& t : first.tiers) {
+      base::Report one = {{"tier", std::string(sched::TierName(t.tier))},
+                          {"jobs", t.jobs},
+                          {"started", t.started},
+                          {"preemptions", t.preemptions},
+                          {"queue_delay_s",
+                           {{"p50", t.queue_delay_s.p50},
+                            {"p90", t.queue_delay_s.p90},
+                            {"p99", t.queue_delay_s.p99}}}};
+      if (t.slo_attainment_pct >= 0) one["slo_attainment_pct"] = t.slo_attainment_pct;
+      tiers.push_back(one);
+    }
+    r["tiers_first_seed"] = tiers;
+    r["retry_limited"] =
+        mean([](const sched::EventRun& x) { return static_cast<double>(x.retry_limited); });
+  }
   r["gpu_used_pct_over_time_first_seed"] = first.gpu_used_pct_over_time;
   r["events"] = first.events;
   r["runtime_ms"] = mean([](const sched::EventRun& x) { return x.runtime_ms; });
@@ -140,6 +181,9 @@ void RegisterSimulate(CLI::App& app, Context& context) {
     int gpus_per_node = 8;
     int backfill_window = 64;
     bool quotas = false;
+    bool tiers = false;
+    std::string tier_of;
+    int max_retries = -1;
     double spot_fraction = 0, spot_interruptions_per_day = 0, spot_recovery_s = 600,
            spot_price_ratio = 0.3;
     std::string slo;
@@ -181,6 +225,17 @@ void RegisterSimulate(CLI::App& app, Context& context) {
   cmd->add_flag("--quotas", f->quotas,
                 "Event mode: elastic quotas per node pool (Philly VCs) with preemption of "
                 "borrowers");
+  cmd->add_flag("--tiers", f->tiers,
+                "Event mode: QoS tiers — Gold guaranteed, Silver elastic (quota scaled by "
+                "max(0.3, 1.2 - 0.5 x load)), Bronze idle capacity only; Alibaba QoS gives the "
+                "tier (LS, Guaranteed: gold; Burstable: silver; BE: bronze), other jobs are "
+                "silver unless --tier-of says otherwise");
+  cmd->add_option("--tier-of", f->tier_of,
+                  "Event mode: tiers by group, e.g. 6214e9=gold,11cb48=bronze (with --tiers)");
+  cmd->add_option("--max-retries", f->max_retries,
+                  "Event mode: a job preempted this many times is not preempted again "
+                  "(default: no limit)")
+      ->check(CLI::NonNegativeNumber);
   cmd->add_option("--spot-fraction", f->spot_fraction,
                   "Event mode: share of nodes that are spot capacity, spread evenly; at most 0.8 "
                   "(an on-demand floor of 20%)")
@@ -229,6 +284,12 @@ void RegisterSimulate(CLI::App& app, Context& context) {
       }
       auto slo = ParseSlo(f->slo);
       if (Failed(slo.status(), context)) return;
+      auto tier_of = ParseTierOf(f->tier_of);
+      if (Failed(tier_of.status(), context)) return;
+      if (!f->tier_of.empty() && !f->tiers) {
+        Failed(base::InvalidArgumentError("--tier-of needs --tiers", "--tier-of"), context);
+        return;
+      }
       std::vector<sched::EventJob> jobs;
       if (philly) {
         auto list = sched::ReadPhillyJobs(*pod_text, f->pods);
@@ -238,6 +299,9 @@ void RegisterSimulate(CLI::App& app, Context& context) {
         auto list = sched::ReadAlibabaPods(*pod_text, f->pods);
         if (Failed(list.status(), context)) return;
         jobs = sched::JobsFromAlibaba(*list);
+      }
+      for (auto& j : jobs) {
+        if (auto t = tier_of->find(j.group); t != tier_of->end()) j.tier = t->second;
       }
       base::Report r;
       r["nodes"] = f->nodes;
@@ -250,7 +314,7 @@ void RegisterSimulate(CLI::App& app, Context& context) {
       html.jobs_file = f->pods;
       html.settings =
           std::to_string(f->seeds) + " seed(s), figures of the first; " +
-          (f->quotas ? "elastic quotas on" : "no quotas") +
+          (f->quotas ? "elastic quotas on" : "no quotas") + (f->tiers ? ", QoS tiers" : "") +
           (f->spot_fraction > 0 ? ", spot share " + std::to_string(f->spot_fraction) : "") +
           (f->slo.empty() ? "" : ", SLOs " + f->slo) + ".";
       for (const std::string& name : f->policies) {
@@ -260,6 +324,8 @@ void RegisterSimulate(CLI::App& app, Context& context) {
           o.seed = f->first_seed + static_cast<uint64_t>(s);
           o.backfill_window = f->backfill_window;
           o.quotas = f->quotas;
+          o.tiers = f->tiers;
+          o.max_retries = f->max_retries;
           o.checkpoint_interval_s = f->checkpoint_interval_s;
           o.restore_cost_s = f->restore_cost_s;
           o.slo_queue_delay_s = *slo;

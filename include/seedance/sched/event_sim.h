@@ -26,6 +26,16 @@
 // spot_recovery_s. Jobs try spot nodes first (cheapest first), then
 // on-demand ones. Cost is reported in on-demand GPU-hours.
 //
+// QoS tiers (SPEC SCHED-3, `tiers` on; qos_tiers.h): the queue is ordered by
+// tier (Gold, Silver, Bronze), then priority, then submit time. Gold jobs
+// are always guaranteed; a Silver job is guaranteed while its group's GPU use
+// stays within SilverQuotaScale(load) x the group's quota (its pool's GPU
+// with `quotas`, else the whole cluster's); Bronze jobs never are and never
+// preempt. A guaranteed job that does not fit preempts non-guaranteed jobs —
+// Bronze before Silver, the most recently started first — of a lower tier or
+// another group. With `max_retries` >= 0, a job preempted that many times is
+// not chosen again (it keeps its place: a bound on thrashing).
+//
 // Not here yet (issue 7): consolidation and load redistribution.
 //
 // Thread safety: a run owns its state.
@@ -38,6 +48,7 @@
 
 #include "seedance/base/status.h"
 #include "seedance/sched/model.h"
+#include "seedance/sched/qos_tiers.h"
 
 namespace seedance::sched {
 
@@ -45,15 +56,16 @@ struct EventJob {
   std::string id;
   std::string group;  // QoS class or virtual cluster, for per-group figures
   int64_t submit_s = 0;
-  double duration_s = 0;     // < 0: runs past the end of the trace
-  int priority = 0;          // higher first
+  double duration_s = 0;  // < 0: runs past the end of the trace
+  int priority = 0;       // higher first
+  Tier tier = Tier::kSilver;
   std::vector<Pod> members;  // a gang: all placed or none
 };
 
 // Philly jobs as gangs of whole-GPU pods of at most `gpus_per_node` GPUs.
 std::vector<EventJob> JobsFromPhilly(const std::vector<Job>& jobs, int gpus_per_node);
 // Alibaba pods (creation and deletion times); pods without a deletion time run
-// past the end. Priority: LS and Guaranteed 1, others 0.
+// past the end. Priority: LS and Guaranteed 1, others 0; tier: TierOfQos.
 std::vector<EventJob> JobsFromAlibaba(const std::vector<Pod>& pods);
 // A cluster for Philly: `nodes` machines of `gpus_per_node` GPUs per VC line
 // of philly_vc_nodes.csv ("vc,node num").
@@ -66,6 +78,8 @@ struct EventRunOptions {
   int backfill_window = 64;
   bool check_invariants = false;  // Cluster::Check after every event (debug tests)
   bool quotas = false;
+  bool tiers = false;
+  int max_retries = -1;  // preemptions a job may suffer; < 0: no limit
   double checkpoint_interval_s = 1800;
   double restore_cost_s = 60;
   double spot_interruptions_per_day = 0;
@@ -88,11 +102,23 @@ struct GroupFigures {
   double slo_attainment_pct = -1;
 };
 
+struct TierFigures {
+  Tier tier = Tier::kSilver;
+  int64_t jobs = 0, started = 0;
+  Percentiles queue_delay_s;
+  int64_t preemptions = 0;  // suffered by the tier's jobs (spot reclaims included)
+  // With an SLO for the tier (by its name, e.g. "gold"): jobs that started
+  // within it, % of the tier's jobs; else -1.
+  double slo_attainment_pct = -1;
+};
+
 struct EventRun {
   int64_t jobs = 0, started = 0, completed = 0, never_fit = 0, still_queued = 0;
   Percentiles jct_s, queue_delay_s;  // over completed jobs; delay over started ones
   std::vector<GroupFigures> groups;
+  std::vector<TierFigures> tiers;  // with tiers on: the tiers that have jobs, Gold first
   int64_t preemptions = 0;
+  int64_t retry_limited = 0;  // jobs that reached max_retries
   double lost_gpu_hours = 0;  // work preempted jobs had done since their last checkpoint
   int64_t spot_interruptions = 0;
   double spot_gpu_hours = 0;
