@@ -125,7 +125,9 @@ Percentiles Of(std::vector<double> v) {
 
 struct Event {
   double time;
-  int kind;  // 0 completion (frees resources first), 1 arrival, 2 node reclaimed, 3 node back
+  // 0 completion (frees resources first), 1 arrival, 2 node reclaimed, 3 node
+  // back, 4 a long-tail job becomes due for consolidation (only wakes a pass)
+  int kind;
   int64_t seq;
   size_t job;
   int epoch = 0;  // a completion of an earlier run of a preempted job is stale
@@ -290,6 +292,9 @@ base::StatusOr<EventRun> RunEvents(const std::vector<Node>& nodes, std::vector<E
     return static_cast<double>(used) <= SilverQuotaScale(load) * base;
   };
   std::vector<double> remaining(jobs.size()), segment_start(jobs.size(), -1);
+  std::vector<char> consolidated(jobs.size(), 0);
+  std::vector<double> shrunk_by(jobs.size(), 0);           // milli-GPU handed back by consolidation
+  int64_t job_events = static_cast<int64_t>(jobs.size());  // arrivals and completions pending
   std::vector<int> epoch(jobs.size(), 0);
   std::vector<char> borrowing(jobs.size(), 0);
   for (size_t i = 0; i < jobs.size(); ++i) remaining[i] = jobs[i].duration_s;
@@ -313,6 +318,7 @@ base::StatusOr<EventRun> RunEvents(const std::vector<Node>& nodes, std::vector<E
       if (spot) run.spot_gpu_hours += gpu_h;
       run.cost_on_demand_gpu_hours += spot ? gpu_h * o.spot_price_ratio : gpu_h;
     }
+    run.consolidation_freed_gpu_hours += shrunk_by[id] / 1000.0 * hours;
     group_used[jobs[id].group] -= demand_of(id);
     running.erase(std::find(running.begin(), running.end(), id));
     segment_start[id] = -1;
@@ -326,6 +332,59 @@ base::StatusOr<EventRun> RunEvents(const std::vector<Node>& nodes, std::vector<E
       }
     }
     return FitsGreedily(std::move(trial), j.members);
+  };
+
+  // A placed job starts (or resumes) running at t.
+  auto begin_segment = [&](size_t id, double t, bool guaranteed) {
+    segment_start[id] = t;
+    borrowing[id] = (o.quotas || o.tiers) && !guaranteed;
+    group_used[jobs[id].group] += demand_of(id);
+    running.push_back(id);
+    if (remaining[id] >= 0) {
+      events.push({t + remaining[id], 0, seq++, id, epoch[id]});
+      ++job_events;
+    }
+    if (o.consolidate && !consolidated[id] && jobs[id].gpu_util_pct >= 0 &&
+        jobs[id].gpu_util_pct < o.consolidate_below_pct) {
+      events.push({t + o.consolidate_after_s, 4, seq++, id, epoch[id]});
+    }
+  };
+
+  // Consolidation: a long-tail job moves onto a small GPU share. It is
+  // checkpointed where it stands (no work lost) and pays a restore. Its
+  // own freed resources always hold the smaller share, so the move cannot
+  // fail; the policy may still put it elsewhere.
+  auto consolidate_pass = [&](double t) {
+    std::vector<size_t> movers;
+    for (size_t r : running) {
+      const EventJob& j = jobs[r];
+      if (consolidated[r] || j.members.size() != 1 || j.gpu_util_pct < 0 ||
+          j.gpu_util_pct >= o.consolidate_below_pct ||
+          t - segment_start[r] < o.consolidate_after_s ||
+          j.members[0].gpu_demand_milli() <= o.consolidate_share_milli) {
+        continue;
+      }
+      movers.push_back(r);
+    }
+    for (size_t r : movers) {
+      const bool guaranteed = !borrowing[r];
+      const double ran = t - segment_start[r];
+      const int64_t before = demand_of(r);
+      stop(r, t);
+      ++epoch[r];
+      if (remaining[r] >= 0) remaining[r] = remaining[r] - ran + o.restore_cost_s;
+      Pod& p = jobs[r].members[0];
+      p.num_gpu = 1;
+      p.gpu_milli = o.consolidate_share_milli;
+      if (!try_place(jobs[r], placed[r])) {
+        return base::InternalError("consolidation could not place job " + jobs[r].id);
+      }
+      consolidated[r] = 1;
+      shrunk_by[r] = static_cast<double>(before - demand_of(r));
+      ++run.consolidations;
+      begin_segment(r, t, guaranteed);
+    }
+    return base::OkStatus();
   };
 
   // Preemption of a running job: the work since its last checkpoint is lost,
@@ -351,7 +410,6 @@ base::StatusOr<EventRun> RunEvents(const std::vector<Node>& nodes, std::vector<E
   std::exponential_distribution<double> gap(
       o.spot_interruptions_per_day > 0 ? o.spot_interruptions_per_day / 86400.0 : 1.0);
   std::vector<char> down(nodes.size(), 0);
-  int64_t job_events = static_cast<int64_t>(jobs.size());  // arrivals and completions pending
   if (o.spot_interruptions_per_day > 0) {
     for (size_t n = 0; n < nodes.size(); ++n) {
       if (nodes[n].spot) events.push({t0 + gap(spot_rng), 2, seq++, n});
@@ -394,7 +452,8 @@ base::StatusOr<EventRun> RunEvents(const std::vector<Node>& nodes, std::vector<E
         events.push({now + o.spot_recovery_s, 3, seq++, e.job});
         continue;
       }
-      if (e.kind == 3) {  // the node is back; its next reclaim is drawn
+      if (e.kind == 4) continue;  // the pass below consolidates what is due
+      if (e.kind == 3) {          // the node is back; its next reclaim is drawn
         down[e.job] = 0;
         events.push({now + gap(spot_rng), 2, seq++, e.job});
         continue;
@@ -420,6 +479,7 @@ base::StatusOr<EventRun> RunEvents(const std::vector<Node>& nodes, std::vector<E
         jct.push_back(now - static_cast<double>(j.submit_s));
       }
     }
+    if (o.consolidate) SEEDANCE_RETURN_IF_ERROR(consolidate_pass(now));
     // Scheduling pass over the head of the queue.
     // Within one pass resources only shrink, so a shape that failed fails
     // again: remember failed shapes, and skip jobs asking for more GPU than
@@ -483,14 +543,7 @@ base::StatusOr<EventRun> RunEvents(const std::vector<Node>& nodes, std::vector<E
         group_delay[j.group].push_back(d);
         tier_delay[j.tier].push_back(d);
       }
-      segment_start[id] = now;
-      borrowing[id] = (o.quotas || o.tiers) && !guaranteed;
-      group_used[j.group] += demand;
-      running.push_back(id);
-      if (remaining[id] >= 0) {
-        events.push({now + remaining[id], 0, seq++, id, epoch[id]});
-        ++job_events;
-      }
+      begin_segment(id, now, guaranteed);
     }
     for (size_t v : requeued) {
       kept.insert(std::upper_bound(kept.begin(), kept.end(), v, queue_less), v);

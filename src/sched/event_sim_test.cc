@@ -251,6 +251,44 @@ TEST(EventSim, SilverQuotaShrinksWithLoad) {
   EXPECT_EQ(plain->preemptions, 1);
 }
 
+TEST(EventSim, LongTailJobIsConsolidatedOntoAShare) {
+  // One 3-GPU node. idle (2 GPUs, 1000 s, 2% utilization) starts at 0; work
+  // (2 GPUs, 100 s, 90%) arrives at 10 and waits. At 100 idle has run the
+  // 100 s it takes to be called long-tail: it is checkpointed (100 s kept),
+  // moved onto a 100 milli-GPU share and restored (960 s left: ends at 1060),
+  // and work starts at 100 on the two freed GPUs (ends at 200).
+  EventJob idle = MakeJob("idle", 0, 1000, 2), work = MakeJob("work", 10, 100, 2);
+  idle.gpu_util_pct = 2;
+  work.gpu_util_pct = 90;
+  EventRunOptions o;
+  o.consolidate = true;
+  o.consolidate_after_s = 100;
+  o.check_invariants = true;
+  auto r = RunEvents({GpuNode("n", 3)}, {idle, work}, o);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->consolidations, 1);
+  EXPECT_EQ(r->completed, 2);
+  EXPECT_DOUBLE_EQ(r->queue_delay_s.p99, 90);
+  EXPECT_DOUBLE_EQ(r->makespan_s, 1060);
+  // GPU-seconds: idle 2 x 100 + 0.1 x 960, work 2 x 100 = 496.
+  EXPECT_NEAR(r->gpu_hours, 496.0 / 3600, 1e-12);
+  // Handed back: 1.9 GPU for the 960 s idle ran on its share.
+  EXPECT_NEAR(r->consolidation_freed_gpu_hours, 1.9 * 960 / 3600, 1e-12);
+  // Without consolidation work waits for idle to end at 1000.
+  o.consolidate = false;
+  auto plain = RunEvents({GpuNode("n", 3)}, {idle, work}, o);
+  ASSERT_TRUE(plain.ok());
+  EXPECT_EQ(plain->consolidations, 0);
+  EXPECT_DOUBLE_EQ(plain->queue_delay_s.p99, 990);
+  EXPECT_DOUBLE_EQ(plain->makespan_s, 1100);
+  // A busy job (or one of unknown utilization) is never moved.
+  o.consolidate = true;
+  idle.gpu_util_pct = 50;
+  auto busy = RunEvents({GpuNode("n", 3)}, {idle, work}, o);
+  ASSERT_TRUE(busy.ok());
+  EXPECT_EQ(busy->consolidations, 0);
+}
+
 TEST(EventSim, SpotFirstAndItsPrice) {
   // A spot node and an on-demand node; one 2-GPU job of 100 s goes to spot
   // (cheapest first) and costs 0.3 of its 200 GPU-s.

@@ -209,6 +209,23 @@ base::StatusOr<std::vector<Job>> ReadPhillyJobs(std::string_view text, const std
   return jobs;
 }
 
+base::StatusOr<std::map<std::string, double>> ReadJobUtilization(std::string_view text,
+                                                                 const std::string& file) {
+  SEEDANCE_ASSIGN_OR_RETURN(CsvTable t, CsvTable::Parse(text, file));
+  SEEDANCE_RETURN_IF_ERROR(ExactHeader(t, {"id", "gpu_util_pct"}));
+  std::map<std::string, double> util;
+  std::unordered_set<std::string> seen;
+  for (const CsvRecord& r : t.records()) {
+    SEEDANCE_RETURN_IF_ERROR(UniqueName(seen, t, r, 0));
+    SEEDANCE_ASSIGN_OR_RETURN(double pct, Number(t, r, 1));
+    if (!(pct >= 0 && pct <= 100)) {
+      return base::InvalidArgumentError("'gpu_util_pct' must be within 0..100", t.Where(r, 1));
+    }
+    util[r.fields[0]] = pct;
+  }
+  return util;
+}
+
 base::StatusOr<std::vector<Node>> ReadPaiMachines(std::string_view text, const std::string& file) {
   SEEDANCE_ASSIGN_OR_RETURN(CsvTable t, CsvTable::Parse(text, file));
   SEEDANCE_RETURN_IF_ERROR(

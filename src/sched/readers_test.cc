@@ -179,5 +179,39 @@ TEST(Readers, FuzzedPodListsParseOrFailCleanly) {
   EXPECT_GT(parsed, 100);
 }
 
+TEST(Readers, JobUtilization) {
+  auto ok = ReadJobUtilization("id,gpu_util_pct\nphilly-0,3.5\nphilly-7,100\n", "u.csv");
+  ASSERT_TRUE(ok.ok()) << ok.status().ToString();
+  EXPECT_EQ(ok->size(), 2u);
+  EXPECT_DOUBLE_EQ(ok->at("philly-0"), 3.5);
+  const std::pair<const char*, const char*> bad[] = {
+      {"id,util\na,3\n", "u.csv:1"},                          // wrong header
+      {"id,gpu_util_pct\na,3\na,4\n", "u.csv:3: id"},         // duplicate id
+      {"id,gpu_util_pct\na,101\n", "u.csv:2: gpu_util_pct"},  // out of range
+      {"id,gpu_util_pct\na,-1\n", "u.csv:2: gpu_util_pct"},
+      {"id,gpu_util_pct\na,x\n", "u.csv:2: gpu_util_pct"},  // not a number
+      {"id,gpu_util_pct\n,5\n", "u.csv:2: id"},             // empty id
+  };
+  for (const auto& [text, where] : bad) {
+    auto r = ReadJobUtilization(text, "u.csv");
+    ASSERT_FALSE(r.ok()) << text;
+    EXPECT_TRUE(std::string(r.status().where()).starts_with(where))
+        << text << " -> " << r.status().ToString();
+  }
+  std::mt19937 rng(8);
+  int parsed = 0;
+  for (int i = 0; i < 3000; ++i) {
+    auto r = ReadJobUtilization(
+        base::testing::MutateText("id,gpu_util_pct\na,3\nb,50.5\nc,0\n", rng), "u.csv");
+    if (r.ok()) {
+      ++parsed;
+      for (const auto& [id, pct] : *r) EXPECT_TRUE(pct >= 0 && pct <= 100) << id;
+    } else {
+      EXPECT_TRUE(std::string(r.status().where()).starts_with("u.csv")) << r.status().ToString();
+    }
+  }
+  EXPECT_GT(parsed, 100);
+}
+
 }  // namespace
 }  // namespace seedance::sched

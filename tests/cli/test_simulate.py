@@ -155,6 +155,20 @@ def test_event_mode_on_philly(seedancectl, tmp_path):
     assert r.returncode == 1 and "GROUP=gold|silver|bronze" in r.stderr and "--tier-of" in r.stderr
     r = subprocess.run(base + ["--tier-of", "11cb48=gold"], capture_output=True, text=True)
     assert r.returncode == 1 and "needs --tiers" in r.stderr
+    # Consolidation needs utilization from a file; its errors name the file and line.
+    r = subprocess.run(base + ["--consolidate"], capture_output=True, text=True)
+    assert r.returncode == 1 and "needs --job-util" in r.stderr
+    util = tmp_path / "util.csv"
+    util.write_text("id,gpu_util_pct\nphilly-0,250\n")
+    r = subprocess.run(base + ["--consolidate", "--job-util", str(util)], capture_output=True,
+                       text=True)
+    assert r.returncode == 1 and f"{util}:2: gpu_util_pct" in r.stderr
+    # Every job at 1%: long ones are moved onto shares and GPU-hours come back.
+    util.write_text("id,gpu_util_pct\n" + "".join(f"philly-{i},1\n" for i in range(82247)))
+    moved = run("--consolidate", "--job-util", str(util))
+    assert moved["completed"] == 82247
+    assert moved["consolidations"] > 0 and moved["consolidation_freed_gpu_hours"] > 0
+    assert moved["queue_delay_s"]["p90"] < plain["queue_delay_s"]["p90"]
     # The FGD protocol refuses Philly jobs with a clear error.
     r = subprocess.run([str(seedancectl), "simulate", "--nodes", str(philly / "philly_vc_nodes.csv"),
                         "--pods", str(philly / "philly_jobs_pollux.csv")], capture_output=True,

@@ -136,6 +136,10 @@ base::Report EventFigures(const std::vector<base::StatusOr<sched::EventRun>>& ru
       mean([](const sched::EventRun& x) { return static_cast<double>(x.preemptions); });
   r["lost_gpu_hours"] = mean([](const sched::EventRun& x) { return x.lost_gpu_hours; });
   r["makespan_s"] = mean([](const sched::EventRun& x) { return x.makespan_s; });
+  r["consolidations"] =
+      mean([](const sched::EventRun& x) { return static_cast<double>(x.consolidations); });
+  r["consolidation_freed_gpu_hours"] =
+      mean([](const sched::EventRun& x) { return x.consolidation_freed_gpu_hours; });
   base::Report groups = base::Report::array();
   for (const auto& g : first.groups) {
     base::Report one = {
@@ -184,6 +188,10 @@ void RegisterSimulate(CLI::App& app, Context& context) {
     bool tiers = false;
     std::string tier_of;
     int max_retries = -1;
+    std::string job_util;
+    bool consolidate = false;
+    double consolidate_below_pct = 5, consolidate_after_s = 600;
+    int consolidate_share_milli = 100;
     double spot_fraction = 0, spot_interruptions_per_day = 0, spot_recovery_s = 600,
            spot_price_ratio = 0.3;
     std::string slo;
@@ -236,6 +244,26 @@ void RegisterSimulate(CLI::App& app, Context& context) {
                   "Event mode: a job preempted this many times is not preempted again "
                   "(default: no limit)")
       ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--job-util", f->job_util,
+                  "Event mode: CSV id,gpu_util_pct — each job's mean GPU utilization (the traces "
+                  "do not carry it); ids are pod names, or philly-N for the Philly job on data "
+                  "line N+1");
+  cmd->add_flag("--consolidate", f->consolidate,
+                "Event mode: move long-tail jobs (utilization below --consolidate-below, after "
+                "--consolidate-after seconds of run) onto a GPU share of --consolidate-share "
+                "milli-GPU; needs --job-util");
+  cmd->add_option("--consolidate-below", f->consolidate_below_pct,
+                  "Event mode: utilization % under which a job is long-tail")
+      ->check(CLI::Range(0.0, 100.0))
+      ->capture_default_str();
+  cmd->add_option("--consolidate-after", f->consolidate_after_s,
+                  "Event mode: seconds of run before a long-tail job is moved")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  cmd->add_option("--consolidate-share", f->consolidate_share_milli,
+                  "Event mode: milli-GPU a consolidated job keeps")
+      ->check(CLI::Range(1, 999))
+      ->capture_default_str();
   cmd->add_option("--spot-fraction", f->spot_fraction,
                   "Event mode: share of nodes that are spot capacity, spread evenly; at most 0.8 "
                   "(an on-demand floor of 20%)")
@@ -303,6 +331,24 @@ void RegisterSimulate(CLI::App& app, Context& context) {
       for (auto& j : jobs) {
         if (auto t = tier_of->find(j.group); t != tier_of->end()) j.tier = t->second;
       }
+      if (f->consolidate && f->job_util.empty()) {
+        Failed(base::InvalidArgumentError("--consolidate needs --job-util (the traces carry no "
+                                          "GPU utilization)",
+                                          "--consolidate"),
+               context);
+        return;
+      }
+      if (!f->job_util.empty()) {
+        auto util_text = env.ReadFile(f->job_util);
+        if (Failed(util_text.status().Annotate("cannot read the utilization file"), context)) {
+          return;
+        }
+        auto util = sched::ReadJobUtilization(*util_text, f->job_util);
+        if (Failed(util.status(), context)) return;
+        for (auto& j : jobs) {
+          if (auto u = util->find(j.id); u != util->end()) j.gpu_util_pct = u->second;
+        }
+      }
       base::Report r;
       r["nodes"] = f->nodes;
       r["pods"] = f->pods;
@@ -315,6 +361,7 @@ void RegisterSimulate(CLI::App& app, Context& context) {
       html.settings =
           std::to_string(f->seeds) + " seed(s), figures of the first; " +
           (f->quotas ? "elastic quotas on" : "no quotas") + (f->tiers ? ", QoS tiers" : "") +
+          (f->consolidate ? ", long-tail consolidation" : "") +
           (f->spot_fraction > 0 ? ", spot share " + std::to_string(f->spot_fraction) : "") +
           (f->slo.empty() ? "" : ", SLOs " + f->slo) + ".";
       for (const std::string& name : f->policies) {
@@ -326,6 +373,10 @@ void RegisterSimulate(CLI::App& app, Context& context) {
           o.quotas = f->quotas;
           o.tiers = f->tiers;
           o.max_retries = f->max_retries;
+          o.consolidate = f->consolidate;
+          o.consolidate_below_pct = f->consolidate_below_pct;
+          o.consolidate_after_s = f->consolidate_after_s;
+          o.consolidate_share_milli = f->consolidate_share_milli;
           o.checkpoint_interval_s = f->checkpoint_interval_s;
           o.restore_cost_s = f->restore_cost_s;
           o.slo_queue_delay_s = *slo;

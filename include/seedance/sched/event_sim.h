@@ -36,7 +36,16 @@
 // another group. With `max_retries` >= 0, a job preempted that many times is
 // not chosen again (it keeps its place: a bound on thrashing).
 //
-// Not here yet (issue 7): consolidation and load redistribution.
+// Consolidation of long-tail jobs (SPEC SCHED-5, `consolidate` on; seed 004
+// §4.3): a job whose GPU utilization (EventJob::gpu_util_pct, an input —
+// the traces do not carry it) is below `consolidate_below_pct` is marked
+// long-tail once it has run `consolidate_after_s` since its last start, and
+// is moved at the next scheduling pass onto a GPU share of
+// `consolidate_share_milli` (one GPU): checkpointed where it stands (no work
+// lost), restored at restore_cost_s, its old GPUs freed for the queue. Only
+// single-pod jobs whose share is smaller than what they hold are moved, once.
+//
+// Not here yet (issue 7): load redistribution between nodes, over-commit.
 //
 // Thread safety: a run owns its state.
 #pragma once
@@ -59,6 +68,7 @@ struct EventJob {
   double duration_s = 0;  // < 0: runs past the end of the trace
   int priority = 0;       // higher first
   Tier tier = Tier::kSilver;
+  double gpu_util_pct = -1;  // mean utilization of what it is allocated; < 0: unknown
   std::vector<Pod> members;  // a gang: all placed or none
 };
 
@@ -80,6 +90,10 @@ struct EventRunOptions {
   bool quotas = false;
   bool tiers = false;
   int max_retries = -1;  // preemptions a job may suffer; < 0: no limit
+  bool consolidate = false;
+  double consolidate_below_pct = 5;
+  double consolidate_after_s = 600;
+  int consolidate_share_milli = 100;
   double checkpoint_interval_s = 1800;
   double restore_cost_s = 60;
   double spot_interruptions_per_day = 0;
@@ -119,6 +133,10 @@ struct EventRun {
   std::vector<TierFigures> tiers;  // with tiers on: the tiers that have jobs, Gold first
   int64_t preemptions = 0;
   int64_t retry_limited = 0;  // jobs that reached max_retries
+  int64_t consolidations = 0;
+  // GPU-hours handed back by consolidation: (milli-GPU held - share) x the
+  // time the job then ran on its share.
+  double consolidation_freed_gpu_hours = 0;
   double lost_gpu_hours = 0;  // work preempted jobs had done since their last checkpoint
   int64_t spot_interruptions = 0;
   double spot_gpu_hours = 0;
