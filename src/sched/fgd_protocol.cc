@@ -86,6 +86,16 @@ base::StatusOr<FgdRun> RunFgdProtocol(const std::vector<Node>& nodes, const std:
   }
   while (next_mark < 9) record(next_mark++);
   run.unallocated_pct_at_130 = 100 - run.alloc_pct_at[8];
+  for (int n = 0; n < static_cast<int>(nodes.size()); ++n) {
+    for (int left : cluster.state(n).gpu_left) {
+      if (left == 1000) {
+        run.idle_whole_gpu_pct += 100.0 * 1000 / capacity;
+      } else if (left > 0) {
+        run.idle_partial_gpu_pct += 100.0 * left / capacity;
+        ++run.remnant_gpus[left];
+      }
+    }
+  }
   run.runtime_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return run;

@@ -24,6 +24,16 @@ def test_bestfit_one_seed(seedancectl):
     assert list(at) == [str(k) for k in range(50, 131, 10)]
     assert abs(at["50"] - 50) < 0.5
     assert by["bestfit"]["unallocated_gpu_pct_at_130"] < by["random"]["unallocated_gpu_pct_at_130"]
+    # The unallocated GPU splits into whole idle GPUs and remnants of partly used ones; the
+    # remnants listed are real GPU counts, at most the cluster's 6,212 GPUs.
+    for p in by.values():
+        where = p["unallocated_at_130"]
+        assert abs(where["whole_gpu_pct"] + where["partial_gpu_pct"]
+                   - p["unallocated_gpu_pct_at_130"]) < 1e-6
+        top = where["top_remnants_first_seed"]
+        assert 0 < len(top) <= 5 and all(0 < t["milli_left"] < 1000 for t in top)
+        assert [t["gpus"] for t in top] == sorted((t["gpus"] for t in top), reverse=True)
+        assert sum(t["gpus"] * t["milli_left"] for t in top) / 6212e3 * 100 <= where["partial_gpu_pct"] + 1e-9
 
 
 def test_fragmentation_and_threads(seedancectl):

@@ -429,7 +429,7 @@ void RegisterSimulate(CLI::App& app, Context& context) {
         return sched::RunFgdProtocol(*nodes, *pods, o);
       });
       std::vector<double> alloc(9, 0.0), frag(9, 0.0);
-      double runtime = 0;
+      double runtime = 0, idle_whole = 0, idle_partial = 0;
       for (const auto& run : runs) {
         if (Failed(run.status(), context)) return;
         for (size_t i = 0; i < 9; ++i) {
@@ -437,6 +437,8 @@ void RegisterSimulate(CLI::App& app, Context& context) {
           frag[i] += run->frag_pct_at[i] / f->seeds;
         }
         runtime += run->runtime_ms / f->seeds;
+        idle_whole += run->idle_whole_gpu_pct / f->seeds;
+        idle_partial += run->idle_partial_gpu_pct / f->seeds;
       }
       base::Report p;
       p["policy"] = name;
@@ -447,6 +449,18 @@ void RegisterSimulate(CLI::App& app, Context& context) {
       }
       p["alloc_ratio_pct_at"] = at;
       p["unallocated_gpu_pct_at_130"] = 100 - alloc[8];
+      // Where it sits: whole idle GPUs, partly used ones, and the commonest
+      // remnants (milli-GPU left on a GPU) of the first seed.
+      std::vector<std::pair<int64_t, int>> common;
+      for (const auto& [milli, gpus] : runs[0]->remnant_gpus) common.emplace_back(gpus, milli);
+      std::sort(common.rbegin(), common.rend());
+      base::Report remnants = base::Report::array();
+      for (size_t i = 0; i < std::min<size_t>(5, common.size()); ++i) {
+        remnants.push_back({{"milli_left", common[i].second}, {"gpus", common[i].first}});
+      }
+      p["unallocated_at_130"] = {{"whole_gpu_pct", idle_whole},
+                                 {"partial_gpu_pct", idle_partial},
+                                 {"top_remnants_first_seed", remnants}};
       p["frag_gpu_pct_at"] = fr;
       p["runtime_ms"] = runtime;
       r["policies"].push_back(p);

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,11 @@ struct FgdRun {
   // typical pods as M) as % of GPU capacity, at the same marks.
   std::vector<double> frag_pct_at;
   double unallocated_pct_at_130 = 0;
+  // Where the unallocated GPU sits at the end (130%): whole idle GPUs and
+  // partly used ones, as % of GPU capacity; remnant_gpus[m] = GPUs left with
+  // exactly m milli-GPU free (0 < m < 1000).
+  double idle_whole_gpu_pct = 0, idle_partial_gpu_pct = 0;
+  std::map<int, int64_t> remnant_gpus;
   // With record_nodes: node_gpu_used_at[k][n] = share of node n's GPU in use
   // at mark k (nodes in the input order).
   std::vector<std::vector<float>> node_gpu_used_at;
