@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <functional>
 #include <map>
 #include <queue>
 #include <random>
@@ -155,6 +156,21 @@ class NodeFilter final : public FilterPlugin {
   const std::vector<Node>* nodes_;
 };
 
+// A filter given as a function (for checks that need the run's own state).
+class FunctionFilter final : public FilterPlugin {
+ public:
+  using Fn = std::function<bool(const Cluster&, const Pod&, int)>;
+  FunctionFilter(std::string_view name, Fn fn) : name_(name), fn_(std::move(fn)) {}
+  std::string_view name() const override { return name_; }
+  bool Filter(const Cluster& cluster, const Pod& pod, int node) const override {
+    return fn_(cluster, pod, node);
+  }
+
+ private:
+  std::string_view name_;
+  Fn fn_;
+};
+
 // A job's resource shape: jobs of one shape fit or fail alike.
 using Shape = std::vector<std::tuple<int64_t, int64_t, int, int>>;
 
@@ -237,7 +253,9 @@ base::StatusOr<EventRun> RunEvents(const std::vector<Node>& nodes, std::vector<E
 
   // A gang: every member through the framework, or none (earlier members
   // are unscheduled when one fails).
+  size_t placing = 0;  // the job being placed, for the over-commit filter
   auto try_place_on = [&](const EventJob& j, Placement& out) {
+    placing = static_cast<size_t>(&j - jobs.data());
     out.members.clear();
     std::vector<Candidate> done;
     for (const Pod& p : j.members) {
@@ -255,7 +273,7 @@ base::StatusOr<EventRun> RunEvents(const std::vector<Node>& nodes, std::vector<E
   bool* spot_only_flag = nullptr;
   bool has_spot = false;
   // Cheapest first: spot nodes, then any node.
-  auto try_place = [&](const EventJob& j, Placement& out) {
+  auto try_place_spot_first = [&](const EventJob& j, Placement& out) {
     if (has_spot) {
       *spot_only_flag = true;
       const bool ok = try_place_on(j, out);
@@ -263,6 +281,17 @@ base::StatusOr<EventRun> RunEvents(const std::vector<Node>& nodes, std::vector<E
       if (ok) return true;
     }
     return try_place_on(j, out);
+  };
+  // With over-commit a share first looks for a GPU where it runs without
+  // contention, and only when there is none for one within the margins.
+  // `contention_allowed` keeps the phase that placed the last job.
+  bool contention_allowed = false;
+  auto try_place = [&](const EventJob& j, Placement& out) {
+    contention_allowed = false;
+    if (try_place_spot_first(j, out)) return true;
+    if (!o.overcommit) return false;
+    contention_allowed = true;
+    return try_place_spot_first(j, out);
   };
 
   // Quotas: the GPU of each pool; running jobs' use per group.
@@ -298,13 +327,112 @@ base::StatusOr<EventRun> RunEvents(const std::vector<Node>& nodes, std::vector<E
   std::vector<int> epoch(jobs.size(), 0);
   std::vector<char> borrowing(jobs.size(), 0);
   for (size_t i = 0; i < jobs.size(); ++i) remaining[i] = jobs[i].duration_s;
-  std::vector<size_t> running;  // ids, in start order
+  std::vector<char> forever(jobs.size());  // runs past the end of the trace
+  for (size_t i = 0; i < jobs.size(); ++i) forever[i] = jobs[i].duration_s < 0;
+  std::vector<size_t> running;              // ids, in start order
+  std::vector<char> down(nodes.size(), 0);  // spot nodes reclaimed, for now
+
+  // Over-commit: a share books request / margin; `request` keeps what it
+  // asked for. Work is tracked at a rate: remaining[id] is the work left as
+  // of mark[id], done at rate[id] (1 unless its GPU is contended).
+  auto is_share = [&jobs](size_t id) {
+    const auto& m = jobs[id].members;
+    return m.size() == 1 && m[0].num_gpu == 1 && m[0].gpu_milli < 1000;
+  };
+  std::vector<int> request(jobs.size(), 0);
+  // Only a share whose utilization is known is over-committed: nothing
+  // says that one of unknown utilization leaves any of its request unused.
+  auto book = [&](size_t id, int milli) {  // sets a share's request and booking
+    request[id] = milli;
+    jobs[id].members[0].gpu_milli =
+        o.overcommit && jobs[id].gpu_util_pct >= 0
+            ? static_cast<int>(std::ceil(milli / OvercommitMargin(jobs[id].tier)))
+            : milli;
+  };
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    if (is_share(i)) book(i, jobs[i].members[0].gpu_milli);
+  }
+
+  std::vector<double> rate(jobs.size(), 1.0), mark(jobs.size(), 0), seg_work(jobs.size(), 0);
+  std::map<std::pair<int, int>, std::vector<size_t>> on_gpu;  // contended shares per GPU
+  std::map<Tier, std::pair<double, double>> tier_share_s;     // (run, beyond margin) per tier
+  double slowdown_area = 0;
+  auto advance = [&](size_t id, double t) {  // brings remaining[id] to time t
+    const double dt = t - mark[id];
+    if (o.overcommit && is_share(id) && dt > 0) {
+      run.share_run_s += dt;
+      slowdown_area += dt / rate[id];
+      auto& [ran, beyond] = tier_share_s[jobs[id].tier];
+      ran += dt;
+      if (rate[id] < 1) run.slowed_s += dt;
+      if (1 / rate[id] > OvercommitMargin(jobs[id].tier) + 1e-9) {
+        run.above_margin_s += dt;
+        beyond += dt;
+      }
+    }
+    // Clamped: rounding must not turn a finishing job into one that never ends.
+    if (!forever[id]) remaining[id] = std::max(0.0, remaining[id] - dt * rate[id]);
+    mark[id] = t;
+  };
+  auto push_completion = [&](size_t id, double t) {
+    if (forever[id]) return;
+    events.push({t + remaining[id] / rate[id], 0, seq++, id, epoch[id]});
+    ++job_events;
+  };
+  auto busy_of = [&](size_t j) {  // a share's busy milli-GPU
+    return request[j] * (jobs[j].gpu_util_pct >= 0 ? jobs[j].gpu_util_pct / 100 : 1.0);
+  };
+  auto gpu_busy = [&](std::pair<int, int> gpu) {
+    double b = 0;
+    if (auto it = on_gpu.find(gpu); it != on_gpu.end()) {
+      for (size_t j : it->second) b += busy_of(j);
+    }
+    return b;
+  };
+  // Over-commit safety: may share `id` join GPU (node, g)? Its booking must
+  // fit, and the slowdown there after it joins must stay within the margin
+  // of every share on the GPU, its own included.
+  auto margin_ok = [&](size_t id, int node, int g, bool contended) {
+    if (cluster.state(node).gpu_left[static_cast<size_t>(g)] < jobs[id].members[0].gpu_milli) {
+      return false;
+    }
+    double limit = contended ? OvercommitMargin(jobs[id].tier) : 1.0;
+    double busy = busy_of(id);
+    if (auto it = on_gpu.find({node, g}); it != on_gpu.end()) {
+      for (size_t j : it->second) {
+        limit = std::min(limit, OvercommitMargin(jobs[j].tier));
+        busy += busy_of(j);
+      }
+    }
+    return std::max(1.0, busy / 1000) <= limit + 1e-9;
+  };
+  // The shares on a GPU changed at t: every one there gets its new rate and
+  // a new completion (the old one goes stale with the epoch).
+  auto reshare = [&](std::pair<int, int> gpu, double t) {
+    const auto& there = on_gpu[gpu];
+    const double speed = 1 / std::max(1.0, gpu_busy(gpu) / 1000);
+    for (size_t j : there) {
+      advance(j, t);
+      rate[j] = speed;
+      ++epoch[j];
+      push_completion(j, t);
+    }
+  };
+  auto gpu_of = [&placed](size_t id) {
+    return std::make_pair(placed[id].members[0].first, placed[id].members[0].second[0]);
+  };
   auto demand_of = [&jobs](size_t id) {
     int64_t d = 0;
     for (const Pod& p : jobs[id].members) d += p.gpu_demand_milli();
     return d;
   };
   auto stop = [&](size_t id, double t) {  // frees a running job's resources
+    advance(id, t);
+    if (o.overcommit && is_share(id)) {
+      auto& there = on_gpu[gpu_of(id)];
+      there.erase(std::find(there.begin(), there.end(), id));
+      reshare(gpu_of(id), t);
+    }
     for (size_t m = 0; m < placed[id].members.size(); ++m) {
       cluster.Unbind(jobs[id].members[m], placed[id].members[m].first,
                      placed[id].members[m].second);
@@ -331,7 +459,31 @@ base::StatusOr<EventRun> RunEvents(const std::vector<Node>& nodes, std::vector<E
         trial.Unbind(jobs[v].members[m], placed[v].members[m].first, placed[v].members[m].second);
       }
     }
-    return FitsGreedily(std::move(trial), j.members);
+    const size_t id = static_cast<size_t>(&j - jobs.data());
+    if (!o.overcommit || !is_share(id)) return FitsGreedily(std::move(trial), j.members);
+    // A share also needs a GPU whose contention stays within every margin
+    // once the victims are gone.
+    const Pod& pod = j.members[0];
+    for (int n = 0; n < static_cast<int>(nodes.size()); ++n) {
+      const NodeState& st = trial.state(n);
+      if (down[static_cast<size_t>(n)] || st.cpu_left < pod.cpu_milli ||
+          st.mem_left < pod.memory_mib) {
+        continue;
+      }
+      for (int g = 0; g < nodes[static_cast<size_t>(n)].gpu_count; ++g) {
+        if (st.gpu_left[static_cast<size_t>(g)] < pod.gpu_milli) continue;
+        double limit = OvercommitMargin(j.tier), busy = busy_of(id);
+        if (auto it = on_gpu.find({n, g}); it != on_gpu.end()) {
+          for (size_t k : it->second) {
+            if (std::find(victims.begin(), victims.end(), k) != victims.end()) continue;
+            limit = std::min(limit, OvercommitMargin(jobs[k].tier));
+            busy += busy_of(k);
+          }
+        }
+        if (std::max(1.0, busy / 1000) <= limit + 1e-9) return true;
+      }
+    }
+    return false;
   };
 
   // A placed job starts (or resumes) running at t.
@@ -340,9 +492,28 @@ base::StatusOr<EventRun> RunEvents(const std::vector<Node>& nodes, std::vector<E
     borrowing[id] = (o.quotas || o.tiers) && !guaranteed;
     group_used[jobs[id].group] += demand_of(id);
     running.push_back(id);
-    if (remaining[id] >= 0) {
-      events.push({t + remaining[id], 0, seq++, id, epoch[id]});
-      ++job_events;
+    mark[id] = t;
+    seg_work[id] = remaining[id];
+    rate[id] = 1;
+    if (o.overcommit && is_share(id)) {
+      // The filter passed the node for some GPU within the margins; the
+      // policy may have picked another GPU there: move to one that is.
+      auto& [node, gpus] = placed[id].members[0];
+      const Pod& pod = jobs[id].members[0];
+      cluster.Unbind(pod, node, gpus);  // margin_ok reads the GPUs without it
+      if (!margin_ok(id, node, gpus[0], contention_allowed)) {
+        for (int g = 0; g < nodes[static_cast<size_t>(node)].gpu_count; ++g) {
+          if (margin_ok(id, node, g, contention_allowed)) {
+            gpus = {g};
+            break;
+          }
+        }
+      }
+      cluster.Bind(pod, node, gpus);
+      on_gpu[gpu_of(id)].push_back(id);
+      reshare(gpu_of(id), t);  // pushes its completion too
+    } else {
+      push_completion(id, t);
     }
     if (o.consolidate && !consolidated[id] && jobs[id].gpu_util_pct >= 0 &&
         jobs[id].gpu_util_pct < o.consolidate_below_pct) {
@@ -361,21 +532,20 @@ base::StatusOr<EventRun> RunEvents(const std::vector<Node>& nodes, std::vector<E
       if (consolidated[r] || j.members.size() != 1 || j.gpu_util_pct < 0 ||
           j.gpu_util_pct >= o.consolidate_below_pct ||
           t - segment_start[r] < o.consolidate_after_s ||
-          j.members[0].gpu_demand_milli() <= o.consolidate_share_milli) {
+          (is_share(r) ? request[r] : j.members[0].gpu_demand_milli()) <=
+              o.consolidate_share_milli) {
         continue;
       }
       movers.push_back(r);
     }
     for (size_t r : movers) {
       const bool guaranteed = !borrowing[r];
-      const double ran = t - segment_start[r];
       const int64_t before = demand_of(r);
-      stop(r, t);
+      stop(r, t);  // brings remaining[r] to t
       ++epoch[r];
-      if (remaining[r] >= 0) remaining[r] = remaining[r] - ran + o.restore_cost_s;
-      Pod& p = jobs[r].members[0];
-      p.num_gpu = 1;
-      p.gpu_milli = o.consolidate_share_milli;
+      if (!forever[r]) remaining[r] += o.restore_cost_s;
+      jobs[r].members[0].num_gpu = 1;
+      book(r, o.consolidate_share_milli);
       if (!try_place(jobs[r], placed[r])) {
         return base::InternalError("consolidation could not place job " + jobs[r].id);
       }
@@ -387,16 +557,88 @@ base::StatusOr<EventRun> RunEvents(const std::vector<Node>& nodes, std::vector<E
     return base::OkStatus();
   };
 
+  // Load redistribution between nodes (see event_sim.h).
+  std::map<std::pair<int, int>, double> last_exchange;  // node pair -> time
+  auto redistribute_pass = [&](double t) {
+    const int node_count = static_cast<int>(nodes.size());
+    std::vector<double> load(static_cast<size_t>(node_count), 0);
+    for (const auto& [gpu, there] : on_gpu) {
+      if (!there.empty()) load[static_cast<size_t>(gpu.first)] += gpu_busy(gpu);
+    }
+    double hottest = 0;
+    for (int n = 0; n < node_count; ++n) {
+      const int gpus = nodes[static_cast<size_t>(n)].gpu_count;
+      load[static_cast<size_t>(n)] = gpus ? load[static_cast<size_t>(n)] / (1000.0 * gpus) : 0;
+      hottest = std::max(hottest, load[static_cast<size_t>(n)]);
+    }
+    std::vector<std::pair<double, std::pair<int, int>>> hot;
+    for (const auto& [gpu, there] : on_gpu) {
+      if (there.size() > 1 && gpu_busy(gpu) > 1000) hot.push_back({gpu_busy(gpu), gpu});
+    }
+    std::sort(hot.rbegin(), hot.rend());
+    for (const auto& [busy, gpu] : hot) {
+      const auto& there = on_gpu[gpu];
+      if (gpu_busy(gpu) <= 1000 || there.size() < 2) continue;  // relieved by an earlier move
+      const size_t mover = *std::max_element(
+          there.begin(), there.end(), [&](size_t a, size_t b) { return busy_of(a) < busy_of(b); });
+      const int from = gpu.first;
+      const Pod& pod = jobs[mover].members[0];
+      // The least loaded eligible node with a GPU that takes the share
+      // without contention.
+      int best = -1, best_gpu = -1;
+      for (int n = 0; n < node_count; ++n) {
+        const auto un = static_cast<size_t>(n);
+        if (n == from || down[un] ||
+            load[un] > load[static_cast<size_t>(from)] - o.redistribute_gap * hottest) {
+          continue;
+        }
+        const auto pair = std::minmax(from, n);
+        if (auto it = last_exchange.find(pair);
+            it != last_exchange.end() && t - it->second < o.redistribute_cooldown_s) {
+          continue;
+        }
+        const NodeState& st = cluster.state(n);
+        if (st.cpu_left < pod.cpu_milli || st.mem_left < pod.memory_mib) continue;
+        if (best >= 0 && load[un] >= load[static_cast<size_t>(best)]) continue;
+        for (int g = 0; g < static_cast<int>(st.gpu_left.size()); ++g) {
+          if (st.gpu_left[static_cast<size_t>(g)] >= pod.gpu_milli &&
+              gpu_busy({n, g}) + busy_of(mover) <= 1000) {
+            best = n;
+            best_gpu = g;
+            break;
+          }
+        }
+      }
+      if (best < 0) continue;
+      const bool guaranteed = !borrowing[mover];
+      stop(mover, t);  // brings its work to t
+      ++epoch[mover];
+      if (!forever[mover]) remaining[mover] += o.restore_cost_s;
+      const std::vector<int> to = {best_gpu};
+      cluster.Bind(pod, best, to);
+      placed[mover].members = {{best, to}};
+      last_exchange[std::minmax(from, best)] = t;
+      const double moved = busy_of(mover) / (1000.0 * nodes[static_cast<size_t>(from)].gpu_count);
+      load[static_cast<size_t>(from)] -= moved;
+      load[static_cast<size_t>(best)] +=
+          busy_of(mover) / (1000.0 * nodes[static_cast<size_t>(best)].gpu_count);
+      ++run.redistributions;
+      begin_segment(mover, t, guaranteed);
+    }
+  };
+
   // Preemption of a running job: the work since its last checkpoint is lost,
   // a restore is added, and it goes back to the queue (through `requeue`).
   auto preempt = [&](size_t v, double t, std::vector<size_t>& requeue) {
-    const double ran = t - segment_start[v];
+    advance(v, t);
+    // Work done in this run (wall time when the job has no end).
+    const double ran = forever[v] ? t - segment_start[v] : seg_work[v] - remaining[v];
     const double kept_work =
         o.checkpoint_interval_s > 0
             ? std::floor(ran / o.checkpoint_interval_s) * o.checkpoint_interval_s
             : 0;
     run.lost_gpu_hours += static_cast<double>(demand_of(v)) / 1000.0 * (ran - kept_work) / 3600.0;
-    if (remaining[v] >= 0) remaining[v] = remaining[v] - kept_work + o.restore_cost_s;
+    if (!forever[v]) remaining[v] = seg_work[v] - kept_work + o.restore_cost_s;
     stop(v, t);
     ++epoch[v];
     ++run.preemptions;
@@ -409,7 +651,6 @@ base::StatusOr<EventRun> RunEvents(const std::vector<Node>& nodes, std::vector<E
   std::mt19937_64 spot_rng(o.seed ^ 0x5b07ull);
   std::exponential_distribution<double> gap(
       o.spot_interruptions_per_day > 0 ? o.spot_interruptions_per_day / 86400.0 : 1.0);
-  std::vector<char> down(nodes.size(), 0);
   if (o.spot_interruptions_per_day > 0) {
     for (size_t n = 0; n < nodes.size(); ++n) {
       if (nodes[n].spot) events.push({t0 + gap(spot_rng), 2, seq++, n});
@@ -419,10 +660,23 @@ base::StatusOr<EventRun> RunEvents(const std::vector<Node>& nodes, std::vector<E
   bool any_spot = false;
   for (const Node& n : nodes) any_spot |= n.spot;
   framework.AddFilter(std::make_unique<NodeFilter>(&down, &spot_only, &nodes));
+  if (o.overcommit) {
+    framework.AddFilter(std::make_unique<FunctionFilter>(
+        "overcommit-margin", [&](const Cluster&, const Pod&, int node) {
+          if (!is_share(placing)) return true;
+          for (int g = 0; g < nodes[static_cast<size_t>(node)].gpu_count; ++g) {
+            if (margin_ok(placing, node, g, contention_allowed)) return true;
+          }
+          return false;
+        }));
+  }
   spot_only_flag = &spot_only;
   has_spot = any_spot;
 
   double now = t0;
+  // The last arrival or live completion: a stale completion (of a run that
+  // was preempted or re-rated) can still pop later and must not extend the run.
+  double last_effect = t0;
   while (!events.empty() && job_events > 0) {
     now = events.top().time;
     // Everything that happens at `now`.
@@ -473,10 +727,12 @@ base::StatusOr<EventRun> RunEvents(const std::vector<Node>& nodes, std::vector<E
           continue;
         }
         queue.insert(std::upper_bound(queue.begin(), queue.end(), e.job, queue_less), e.job);
+        last_effect = now;
       } else if (e.epoch == epoch[e.job] && segment_start[e.job] >= 0) {  // completion
         stop(e.job, now);
         ++run.completed;
         jct.push_back(now - static_cast<double>(j.submit_s));
+        last_effect = now;
       }
     }
     if (o.consolidate) SEEDANCE_RETURN_IF_ERROR(consolidate_pass(now));
@@ -549,6 +805,8 @@ base::StatusOr<EventRun> RunEvents(const std::vector<Node>& nodes, std::vector<E
       kept.insert(std::upper_bound(kept.begin(), kept.end(), v, queue_less), v);
     }
     queue.swap(kept);
+    // After placing: contention the pass just created is relieved at once.
+    if (o.overcommit && o.redistribute) redistribute_pass(now);
     if (o.check_invariants) SEEDANCE_RETURN_IF_ERROR(cluster.Check());
     const double used = static_cast<double>(cluster.used_gpu_milli()) /
                         static_cast<double>(cluster.total_gpu_milli());
@@ -556,6 +814,7 @@ base::StatusOr<EventRun> RunEvents(const std::vector<Node>& nodes, std::vector<E
     last_t = now;
     use.push_back({now, used});
   }
+  now = last_effect;
   for (size_t id : std::vector<size_t>(running)) stop(id, now);  // still running at the end
   for (const auto& j : jobs) ++group_jobs[j.group];
   run.still_queued = static_cast<int64_t>(queue.size());
@@ -591,6 +850,7 @@ base::StatusOr<EventRun> RunEvents(const std::vector<Node>& nodes, std::vector<E
     }
     run.groups.push_back(std::move(f));
   }
+  if (run.share_run_s > 0) run.mean_share_slowdown = slowdown_area / run.share_run_s;
   if (o.tiers) {
     std::map<Tier, int64_t> tier_jobs;
     for (const auto& j : jobs) ++tier_jobs[j.tier];
@@ -602,6 +862,8 @@ base::StatusOr<EventRun> RunEvents(const std::vector<Node>& nodes, std::vector<E
       f.started = static_cast<int64_t>(d.size());
       f.queue_delay_s = Of(d);
       f.preemptions = tier_preempted[t];
+      f.share_run_s = tier_share_s[t].first;
+      f.above_margin_s = tier_share_s[t].second;
       if (auto slo = o.slo_queue_delay_s.find(std::string(TierName(t)));
           slo != o.slo_queue_delay_s.end()) {
         const auto met =

@@ -289,6 +289,151 @@ TEST(EventSim, LongTailJobIsConsolidatedOntoAShare) {
   EXPECT_EQ(busy->consolidations, 0);
 }
 
+// A share of known utilization (100% unless said otherwise): only those are
+// over-committed.
+EventJob Share(std::string id, Tier tier, int64_t t, double d, int milli, double util = 100) {
+  EventJob j = MakeJob(std::move(id), t, d, 1);
+  j.members[0].gpu_milli = milli;
+  j.tier = tier;
+  j.gpu_util_pct = util;
+  return j;
+}
+
+TEST(EventSim, OvercommittedSharesSlowEachOtherDown) {
+  // One 1-GPU node. Two Bronze shares of 800 milli-GPU, 100 s each, at t=0.
+  // Without over-commit the second waits: 0-100, 100-200.
+  std::vector<EventJob> two = {Share("a", Tier::kBronze, 0, 100, 800),
+                               Share("b", Tier::kBronze, 0, 100, 800)};
+  EventRunOptions o;
+  o.check_invariants = true;
+  auto plain = RunEvents({GpuNode("n", 1)}, two, o);
+  ASSERT_TRUE(plain.ok());
+  EXPECT_DOUBLE_EQ(plain->makespan_s, 200);
+  // With it each books ceil(800 / 2) = 400: both run at once; busy 1,600
+  // (100% utilization) slows both to 1/1.6, done at 160 - within Bronze's
+  // 2x margin.
+  o.overcommit = true;
+  auto r = RunEvents({GpuNode("n", 1)}, two, o);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_DOUBLE_EQ(r->makespan_s, 160);
+  EXPECT_DOUBLE_EQ(r->share_run_s, 320);
+  EXPECT_DOUBLE_EQ(r->slowed_s, 320);
+  EXPECT_DOUBLE_EQ(r->above_margin_s, 0);
+  EXPECT_NEAR(r->mean_share_slowdown, 1.6, 1e-12);
+  EXPECT_NEAR(r->gpu_hours, 2 * 0.4 * 160 / 3600, 1e-12);  // booked GPU over wall time
+  // Of unknown utilization they are not over-committed: 0-100, 100-200.
+  auto unknown = RunEvents(
+      {GpuNode("n", 1)},
+      {Share("a", Tier::kBronze, 0, 100, 800, -1), Share("b", Tier::kBronze, 0, 100, 800, -1)}, o);
+  ASSERT_TRUE(unknown.ok());
+  EXPECT_DOUBLE_EQ(unknown->makespan_s, 200);
+  EXPECT_DOUBLE_EQ(unknown->slowed_s, 0);
+  // At 50% utilization the two fit in one GPU's work: no slowdown.
+  auto half = RunEvents(
+      {GpuNode("n", 1)},
+      {Share("a", Tier::kBronze, 0, 100, 800, 50), Share("b", Tier::kBronze, 0, 100, 800, 50)}, o);
+  ASSERT_TRUE(half.ok());
+  EXPECT_DOUBLE_EQ(half->makespan_s, 100);
+  EXPECT_DOUBLE_EQ(half->slowed_s, 0);
+  // Gold books ceil(800 / 1.15) = 696: two never share one GPU.
+  auto gold =
+      RunEvents({GpuNode("n", 1)},
+                {Share("a", Tier::kGold, 0, 100, 800), Share("b", Tier::kGold, 0, 100, 800)}, o);
+  ASSERT_TRUE(gold.ok());
+  EXPECT_DOUBLE_EQ(gold->makespan_s, 200);
+  // Mixed tiers: beside Gold 500 (books 435), Bronze 800 (books 400) would
+  // slow both by 1.3, beyond Gold's 1.15: it waits (0-100, 100-200). Bronze
+  // 300 fits in the GPU's work (busy 800): both run at once.
+  o.tiers = true;
+  auto mixed =
+      RunEvents({GpuNode("n", 1)},
+                {Share("g", Tier::kGold, 0, 100, 500), Share("b", Tier::kBronze, 0, 100, 800)}, o);
+  ASSERT_TRUE(mixed.ok());
+  EXPECT_DOUBLE_EQ(mixed->makespan_s, 200);
+  EXPECT_DOUBLE_EQ(mixed->above_margin_s, 0);
+  ASSERT_EQ(mixed->tiers.size(), 2u);
+  EXPECT_DOUBLE_EQ(mixed->tiers[0].share_run_s, 100);  // gold
+  auto small =
+      RunEvents({GpuNode("n", 1)},
+                {Share("g", Tier::kGold, 0, 100, 500), Share("b", Tier::kBronze, 0, 100, 300)}, o);
+  ASSERT_TRUE(small.ok());
+  EXPECT_DOUBLE_EQ(small->makespan_s, 100);
+}
+
+TEST(EventSim, OvercommitPicksTheGpuWithinEveryMargin) {
+  // One node, two GPUs. b8 (Bronze 800, books 400) and gold (Gold 600, books
+  // 522) start at 0 on different GPUs: together they would slow Gold by 1.4.
+  // b6 (Bronze 600, books 300) arrives at 1: beside gold it would slow it by
+  // 1.2 > 1.15, beside b8 by 1.4 <= 2 - so it joins b8 whatever GPU the
+  // policy prefers. Gold runs unslowed; b8 and b6 share at 1/1.4.
+  EventRunOptions o;
+  o.overcommit = true;
+  o.tiers = true;
+  o.check_invariants = true;
+  for (const char* policy : {"bestfit", "fgd", "random"}) {
+    o.policy = policy;
+    auto r =
+        RunEvents({GpuNode("n", 2)},
+                  {Share("b8", Tier::kBronze, 0, 100, 800), Share("gold", Tier::kGold, 0, 100, 600),
+                   Share("b6", Tier::kBronze, 1, 100, 600)},
+                  o);
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    EXPECT_DOUBLE_EQ(r->above_margin_s, 0) << policy;
+    ASSERT_EQ(r->tiers.size(), 2u);
+    EXPECT_DOUBLE_EQ(r->tiers[0].share_run_s, 100) << policy;  // gold, never slowed
+    // b8: 1 s alone, then 99 s of work at 1/1.4 -> ends at 139.6; b6 did 99
+    // by then, 1 s left alone -> ends at 140.6.
+    EXPECT_NEAR(r->makespan_s, 140.6, 1e-9) << policy;
+  }
+}
+
+TEST(EventSim, ContentionFollowsJoinsAndLeaves) {
+  // a (800, 100 s) alone from 0 to 20: 80 s of work left. b (800, 50 s)
+  // joins at 20: both at 1/1.6. b needs 50 x 1.6 = 80 s: ends at 100; a did
+  // 50 more by then, 30 left at full speed: ends at 130.
+  EventRunOptions o;
+  o.overcommit = true;
+  o.check_invariants = true;
+  auto r = RunEvents(
+      {GpuNode("n", 1)},
+      {Share("a", Tier::kBronze, 0, 100, 800), Share("b", Tier::kBronze, 20, 50, 800)}, o);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_DOUBLE_EQ(r->makespan_s, 130);
+  EXPECT_DOUBLE_EQ(r->jct_s.p50, 80);   // b
+  EXPECT_DOUBLE_EQ(r->jct_s.p99, 130);  // a
+  EXPECT_DOUBLE_EQ(r->slowed_s, 160);   // both, from 20 to 100
+  EXPECT_DOUBLE_EQ(r->share_run_s, 210);
+}
+
+TEST(EventSim, RedistributionMovesAShareOffAContendedGpu) {
+  // Two 1-GPU nodes. At 0, a (Bronze 800, 100 s) and c (Gold 800, 50 s) each
+  // get a GPU of their own. b (Bronze 800, 100 s) arrives at 1: no GPU takes
+  // it without contention, c's Gold margin (1.15) keeps it off c's, so it
+  // joins a at 1/1.6. At 50 c ends: a (1 + 49/1.6 = 31.625 s of work done)
+  // moves to the idle node with a 10 s restore, 78.375 s left: ends at
+  // 128.375; b runs alone from 50 with 69.375 left: ends at 119.375.
+  std::vector<EventJob> jobs = {Share("a", Tier::kBronze, 0, 100, 800),
+                                Share("c", Tier::kGold, 0, 50, 800),
+                                Share("b", Tier::kBronze, 1, 100, 800)};
+  EventRunOptions o;
+  o.policy = "bestfit";
+  o.overcommit = true;
+  o.restore_cost_s = 10;
+  o.check_invariants = true;
+  // Without redistribution a and b share until the end: a's 68.375 s left
+  // take 109.4 s (ends at 159.4), b's last second runs alone (ends at 160.4).
+  auto stay = RunEvents({GpuNode("n0", 1), GpuNode("n1", 1)}, jobs, o);
+  ASSERT_TRUE(stay.ok()) << stay.status().ToString();
+  EXPECT_EQ(stay->redistributions, 0);
+  EXPECT_NEAR(stay->makespan_s, 160.4, 1e-9);
+  o.redistribute = true;
+  auto r = RunEvents({GpuNode("n0", 1), GpuNode("n1", 1)}, jobs, o);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->redistributions, 1);
+  EXPECT_NEAR(r->makespan_s, 128.375, 1e-9);
+  EXPECT_NEAR(r->slowed_s, 2 * 49, 1e-9);  // a and b, from 1 to 50
+}
+
 TEST(EventSim, SpotFirstAndItsPrice) {
   // A spot node and an on-demand node; one 2-GPU job of 100 s goes to spot
   // (cheapest first) and costs 0.3 of its 200 GPU-s.

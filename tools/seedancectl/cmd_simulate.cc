@@ -136,10 +136,23 @@ base::Report EventFigures(const std::vector<base::StatusOr<sched::EventRun>>& ru
       mean([](const sched::EventRun& x) { return static_cast<double>(x.preemptions); });
   r["lost_gpu_hours"] = mean([](const sched::EventRun& x) { return x.lost_gpu_hours; });
   r["makespan_s"] = mean([](const sched::EventRun& x) { return x.makespan_s; });
+  r["redistributions"] =
+      mean([](const sched::EventRun& x) { return static_cast<double>(x.redistributions); });
   r["consolidations"] =
       mean([](const sched::EventRun& x) { return static_cast<double>(x.consolidations); });
   r["consolidation_freed_gpu_hours"] =
       mean([](const sched::EventRun& x) { return x.consolidation_freed_gpu_hours; });
+  if (first.share_run_s > 0) {
+    r["overcommit"] = {
+        {"share_run_hours", mean([](const sched::EventRun& x) { return x.share_run_s / 3600; })},
+        {"slowed_pct", mean([](const sched::EventRun& x) {
+           return x.share_run_s > 0 ? 100 * x.slowed_s / x.share_run_s : 0.0;
+         })},
+        {"beyond_margin_pct", mean([](const sched::EventRun& x) {
+           return x.share_run_s > 0 ? 100 * x.above_margin_s / x.share_run_s : 0.0;
+         })},
+        {"mean_slowdown", mean([](const sched::EventRun& x) { return x.mean_share_slowdown; })}};
+  }
   base::Report groups = base::Report::array();
   for (const auto& g : first.groups) {
     base::Report one = {
@@ -162,6 +175,8 @@ base::Report EventFigures(const std::vector<base::StatusOr<sched::EventRun>>& ru
                             {"p90", t.queue_delay_s.p90},
                             {"p99", t.queue_delay_s.p99}}}};
       if (t.slo_attainment_pct >= 0) one["slo_attainment_pct"] = t.slo_attainment_pct;
+      if (t.share_run_s > 0)
+        one["share_beyond_margin_pct"] = 100 * t.above_margin_s / t.share_run_s;
       tiers.push_back(one);
     }
     r["tiers_first_seed"] = tiers;
@@ -192,6 +207,8 @@ void RegisterSimulate(CLI::App& app, Context& context) {
     bool consolidate = false;
     double consolidate_below_pct = 5, consolidate_after_s = 600;
     int consolidate_share_milli = 100;
+    bool overcommit = false;
+    bool redistribute = false;
     double spot_fraction = 0, spot_interruptions_per_day = 0, spot_recovery_s = 600,
            spot_price_ratio = 0.3;
     std::string slo;
@@ -264,6 +281,15 @@ void RegisterSimulate(CLI::App& app, Context& context) {
                   "Event mode: milli-GPU a consolidated job keeps")
       ->check(CLI::Range(1, 999))
       ->capture_default_str();
+  cmd->add_flag("--overcommit", f->overcommit,
+                "Event mode: a single-GPU share of known utilization (--job-util) books request "
+                "/ margin (Gold 1.15, Silver 1.35, Bronze 2); shares on a GPU slow each other "
+                "down when their busy time (request x utilization) exceeds it, never beyond a "
+                "share's margin");
+  cmd->add_flag("--redistribute", f->redistribute,
+                "Event mode, with --overcommit: move a share off a contended GPU to a node at "
+                "least 15% of the hottest node's load cooler, where it runs without contention "
+                "(one move per node pair per 45 s)");
   cmd->add_option("--spot-fraction", f->spot_fraction,
                   "Event mode: share of nodes that are spot capacity, spread evenly; at most 0.8 "
                   "(an on-demand floor of 20%)")
@@ -331,6 +357,13 @@ void RegisterSimulate(CLI::App& app, Context& context) {
       for (auto& j : jobs) {
         if (auto t = tier_of->find(j.group); t != tier_of->end()) j.tier = t->second;
       }
+      if (f->redistribute && !f->overcommit) {
+        Failed(base::InvalidArgumentError("--redistribute moves over-committed shares: it needs "
+                                          "--overcommit",
+                                          "--redistribute"),
+               context);
+        return;
+      }
       if (f->consolidate && f->job_util.empty()) {
         Failed(base::InvalidArgumentError("--consolidate needs --job-util (the traces carry no "
                                           "GPU utilization)",
@@ -362,6 +395,8 @@ void RegisterSimulate(CLI::App& app, Context& context) {
           std::to_string(f->seeds) + " seed(s), figures of the first; " +
           (f->quotas ? "elastic quotas on" : "no quotas") + (f->tiers ? ", QoS tiers" : "") +
           (f->consolidate ? ", long-tail consolidation" : "") +
+          (f->overcommit ? ", GPU over-commit" : "") +
+          (f->redistribute ? ", load redistribution" : "") +
           (f->spot_fraction > 0 ? ", spot share " + std::to_string(f->spot_fraction) : "") +
           (f->slo.empty() ? "" : ", SLOs " + f->slo) + ".";
       for (const std::string& name : f->policies) {
@@ -377,6 +412,8 @@ void RegisterSimulate(CLI::App& app, Context& context) {
           o.consolidate_below_pct = f->consolidate_below_pct;
           o.consolidate_after_s = f->consolidate_after_s;
           o.consolidate_share_milli = f->consolidate_share_milli;
+          o.overcommit = f->overcommit;
+          o.redistribute = f->redistribute;
           o.checkpoint_interval_s = f->checkpoint_interval_s;
           o.restore_cost_s = f->restore_cost_s;
           o.slo_queue_delay_s = *slo;

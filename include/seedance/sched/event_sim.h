@@ -45,7 +45,31 @@
 // lost), restored at restore_cost_s, its old GPUs freed for the queue. Only
 // single-pod jobs whose share is smaller than what they hold are moved, once.
 //
-// Not here yet (issue 7): load redistribution between nodes, over-commit.
+// GPU over-commit of shares (`overcommit` on; SPEC SCHED-3's safety
+// margins, seed 004 §4.4): a single-GPU share of known utilization
+// (EventJob::gpu_util_pct) books only ceil(request / OvercommitMargin(tier))
+// milli-GPU (Gold 1.15x, Silver 1.35x, Bronze 2x); one of unknown
+// utilization books its request. Shares on a GPU contend: with busy = sum of
+// request x utilization (unknown: 100%), each runs at 1 / max(1, busy/1000)
+// of its speed, and its completion moves whenever a share joins or leaves
+// its GPU. A share goes first where it runs without contention; only when no
+// GPU offers that, where the slowdown after it joins stays within the margin
+// of every share there (a filter plugin per node, then the GPU checked and
+// changed if the policy picked one that is not). Preemption for a share
+// checks the same. So no share runs beyond its margin; the report gives the
+// share run time slowed and (always 0 by construction) beyond margin.
+//
+// Load redistribution (`redistribute` on, with overcommit; SPEC SCHED-4,
+// seed 001 §2.3): a node's load is the busy milli-GPU of its shares over its
+// GPU capacity. After each scheduling pass, for each contended GPU (slowdown >
+// 1), hottest first, the share with the most busy time there moves to the
+// least loaded node whose load is at least `redistribute_gap` (0.15) x the
+// hottest node's load below its own, that has a GPU where the share books and
+// runs without contention, and with which the source node has not exchanged
+// a job in the last `redistribute_cooldown_s` (45 s). The move is a
+// checkpoint where the job stands plus restore_cost_s, like consolidation.
+//
+// Decided: each move is one job; the note's α-weighted amount is not used.
 //
 // Thread safety: a run owns its state.
 #pragma once
@@ -94,6 +118,10 @@ struct EventRunOptions {
   double consolidate_below_pct = 5;
   double consolidate_after_s = 600;
   int consolidate_share_milli = 100;
+  bool overcommit = false;
+  bool redistribute = false;
+  double redistribute_gap = 0.15;
+  double redistribute_cooldown_s = 45;
   double checkpoint_interval_s = 1800;
   double restore_cost_s = 60;
   double spot_interruptions_per_day = 0;
@@ -121,6 +149,9 @@ struct TierFigures {
   int64_t jobs = 0, started = 0;
   Percentiles queue_delay_s;
   int64_t preemptions = 0;  // suffered by the tier's jobs (spot reclaims included)
+  // With overcommit: run time of the tier's shares, and the part of it spent
+  // slowed beyond the tier's margin.
+  double share_run_s = 0, above_margin_s = 0;
   // With an SLO for the tier (by its name, e.g. "gold"): jobs that started
   // within it, % of the tier's jobs; else -1.
   double slo_attainment_pct = -1;
@@ -134,9 +165,13 @@ struct EventRun {
   int64_t preemptions = 0;
   int64_t retry_limited = 0;  // jobs that reached max_retries
   int64_t consolidations = 0;
+  int64_t redistributions = 0;
   // GPU-hours handed back by consolidation: (milli-GPU held - share) x the
   // time the job then ran on its share.
   double consolidation_freed_gpu_hours = 0;
+  // With overcommit: share run time, the part of it slowed by contention and
+  // the part slowed beyond the job's tier margin; mean slowdown over it.
+  double share_run_s = 0, slowed_s = 0, above_margin_s = 0, mean_share_slowdown = 1;
   double lost_gpu_hours = 0;  // work preempted jobs had done since their last checkpoint
   int64_t spot_interruptions = 0;
   double spot_gpu_hours = 0;
