@@ -181,7 +181,10 @@ class QuantizedCache final : public KvCache {
         float column[256];
         for (int i = 0; i < c_.group; ++i) column[i] = Ring(l.k_ring, l.k_packed + i)[c];
         l.k_groups.push_back(Codec::Pack(column, 1, c_.group, l.bits, fp8_, l.k_words));
+        l.k_scale.push_back(l.k_groups.back().scale);
+        l.k_min.push_back(l.k_groups.back().min);
       }
+      l.k_row_bits.push_back(static_cast<uint8_t>(l.bits));
       l.k_packed += c_.group;
     }
     // Values: the token leaving the window is packed, per token, at the
@@ -203,24 +206,28 @@ class QuantizedCache final : public KvCache {
     const int h0 = head * s_.head_size;
     const int packed = std::min(len, l.k_packed);
     // Packed keys: per group and channel, sum q_c * (min + scale * code) without a copy.
-    // 4-bit groups of 32 take the AVX2 kernel: sum_c (q_c scale_c) code + sum_c q_c min_c.
+    // 4-bit groups of 32 take the AVX2 kernel: sum_c (q_c scale_c) code + sum_c q_c min_c,
+    // with integer products when the head size allows (a multiple of 16).
     int t0 = 0;
     if (simd_4bit_) {
       float coef[256];
       for (; t0 < packed; t0 += c_.group) {
-        const size_t base = static_cast<size_t>(t0 / c_.group) * s_.kv_dim + h0;
-        float bias = 0;
-        bool uniform = true;
-        for (int c = 0; c < s_.head_size; ++c) {
-          const Group& grp = l.k_groups[base + c];
-          coef[c] = q[c] * grp.scale;
-          bias += q[c] * grp.min;
-          uniform = uniform && grp.bits == 4 && !grp.fp8;
-        }
-        if (!uniform) break;  // adaptive blocks of another width: scalar path below
-        std::fill(out.begin() + t0, out.begin() + t0 + c_.group, 0.0f);
+        const size_t row = static_cast<size_t>(t0 / c_.group);
+        if (l.k_row_bits[row] != 4) break;  // adaptive blocks of another width: scalar path
+        const size_t base = row * s_.kv_dim + h0;
         const auto* codes =
             reinterpret_cast<const uint8_t*>(l.k_words.data() + l.k_groups[base].word);
+        if (s_.head_size % 16 == 0) {
+          port::Avx2Scores4BitGroupInt16(codes, s_.head_size, q.data(), &l.k_scale[base],
+                                         &l.k_min[base], out.data() + t0);
+          continue;
+        }
+        float bias = 0;
+        for (int c = 0; c < s_.head_size; ++c) {
+          coef[c] = q[c] * l.k_scale[base + c];
+          bias += q[c] * l.k_min[base + c];
+        }
+        std::fill(out.begin() + t0, out.begin() + t0 + c_.group, 0.0f);
         port::Avx2Scores4BitGroup(codes, s_.head_size, coef, bias, out.data() + t0);
       }
     }
@@ -291,7 +298,11 @@ class QuantizedCache final : public KvCache {
   struct Layer {
     std::vector<float> k_ring, v_ring;  // FP32 tokens not yet packed: slot t % ring
     std::vector<Group> k_groups;        // [key group][channel]
-    std::vector<Group> v_groups;        // [token][channel group]
+    // The same groups' scale and min as plain arrays, and each key group's
+    // width: what the AVX2 score kernel reads.
+    std::vector<float> k_scale, k_min;
+    std::vector<uint8_t> k_row_bits;  // [key group]
+    std::vector<Group> v_groups;      // [token][channel group]
     std::vector<uint32_t> k_words, v_words;
     int len = 0, k_packed = 0, v_packed = 0;
     int bits = 8;  // width of the newest block
