@@ -207,7 +207,7 @@ class QuantizedCache final : public KvCache {
     const int packed = std::min(len, l.k_packed);
     // Packed keys: per group and channel, sum q_c * (min + scale * code) without a copy.
     // 4-bit groups of 32 take the AVX2 kernel: sum_c (q_c scale_c) code + sum_c q_c min_c,
-    // with integer products when the head size allows (a multiple of 16).
+    // its setup vectorised over the plain scale/min arrays when the head size allows.
     int t0 = 0;
     if (simd_4bit_) {
       float coef[256];
@@ -217,9 +217,9 @@ class QuantizedCache final : public KvCache {
         const size_t base = row * s_.kv_dim + h0;
         const auto* codes =
             reinterpret_cast<const uint8_t*>(l.k_words.data() + l.k_groups[base].word);
-        if (s_.head_size % 16 == 0) {
-          port::Avx2Scores4BitGroupInt16(codes, s_.head_size, q.data(), &l.k_scale[base],
-                                         &l.k_min[base], out.data() + t0);
+        if (s_.head_size % 8 == 0) {
+          port::Avx2Scores4BitGroupParams(codes, s_.head_size, q.data(), &l.k_scale[base],
+                                          &l.k_min[base], out.data() + t0);
           continue;
         }
         float bias = 0;

@@ -19,12 +19,11 @@ void Avx2Scores4BitGroup(const uint8_t* codes, int channels, const float* coef, 
                          float* out);
 
 // out[i] = sum_c q[c] (min[c] + scale[c] code(c, i)) for the 32 tokens i of a
-// group, with coefficients q x scale rounded to int16 steps of
-// max|q x scale| / 32767 and an integer dot product (channels: a multiple of
-// 16, at most 256). The rounding changes a score by at most
-// 15 x channels x step / 2 - far below the 4-bit codes' own error.
-void Avx2Scores4BitGroupInt16(const uint8_t* codes, int channels, const float* q,
-                              const float* scale, const float* min, float* out);
+// group, from plain arrays of the group's per-channel scale and min: the
+// coefficients and the bias are computed 8 channels at a time, then
+// Avx2Scores4BitGroup runs (channels: a multiple of 8, at most 256).
+void Avx2Scores4BitGroupParams(const uint8_t* codes, int channels, const float* q,
+                               const float* scale, const float* min, float* out);
 
 // Reads n bytes with 32-byte loads and returns a checksum: the read-bandwidth reference.
 uint64_t Avx2ReadBytes(const uint8_t* p, size_t n);
