@@ -280,6 +280,23 @@ std::string RenderEventHtmlReport(const EventReportInput& in) {
         << "</td></tr>\n";
     }
     s << "</table>\n";
+    if (!p.run.tiers.empty()) {
+      s << "<h2>QoS tiers: " << HtmlEscape(p.policy)
+        << "</h2>\n<table class=\"tiers\">\n<tr><th>tier</th><th>jobs</th><th>started</th>"
+           "<th>queue delay p50 (s)</th><th>p90 (s)</th><th>p99 (s)</th><th>preemptions</th>"
+           "<th>SLO attainment %</th><th>share time beyond margin %</th></tr>\n";
+      for (const auto& t : p.run.tiers) {
+        s << "<tr><td>" << TierName(t.tier) << "</td><td>" << t.jobs << "</td><td>" << t.started
+          << "</td><td>" << Num(t.queue_delay_s.p50, 0) << "</td><td>"
+          << Num(t.queue_delay_s.p90, 0) << "</td><td>" << Num(t.queue_delay_s.p99, 0)
+          << "</td><td>" << t.preemptions << "</td><td>"
+          << (t.slo_attainment_pct < 0 ? std::string("-") : Num(t.slo_attainment_pct, 1))
+          << "</td><td>"
+          << (t.share_run_s > 0 ? Num(100 * t.above_margin_s / t.share_run_s, 1) : std::string("-"))
+          << "</td></tr>\n";
+      }
+      s << "</table>\n";
+    }
   }
   s << "</body>\n</html>\n";
   return s.str();

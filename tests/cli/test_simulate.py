@@ -189,7 +189,8 @@ def test_event_mode_on_philly(seedancectl, tmp_path):
 
 
 def test_event_mode_report_renders(seedancectl, tmp_path):
-    """--report in event mode: figures, GPU use over time and per-group tables, self-contained."""
+    """--report in event mode: figures, GPU use over time, per-group and per-tier tables,
+    self-contained."""
     philly = DATA / "philly"
     require_data(philly)
     browser = chromium()
@@ -197,8 +198,9 @@ def test_event_mode_report_renders(seedancectl, tmp_path):
     r = subprocess.run([str(seedancectl), "simulate", "--protocol", "events", "--nodes",
                         str(philly / "philly_vc_nodes.csv"), "--pods",
                         str(philly / "philly_jobs_pollux.csv"), "--policy", "bestfit,random",
-                        "--seeds", "1", "--gpus-per-node", "2", "--slo", "6214e9=600",
-                        "--report", str(report), "-o", "json"],
+                        "--seeds", "1", "--gpus-per-node", "2", "--slo", "6214e9=600,gold=600",
+                        "--tiers", "--tier-of", "6214e9=gold", "--report", str(report), "-o",
+                        "json"],
                        capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr
     html = report.read_text()
@@ -209,7 +211,8 @@ def test_event_mode_report_renders(seedancectl, tmp_path):
                          timeout=120)
     assert dom.returncode == 0, dom.stderr
     assert dom.stdout.count("<svg") == 1 and dom.stdout.count('class="series"') == 2
-    assert dom.stdout.count("<table") == 3  # figures + one group table per policy
+    # figures + per policy a group table and a tier table
+    assert dom.stdout.count("<table") == 5 and dom.stdout.count('class="tiers"') == 2
     assert ">63.0<" in dom.stdout or "6214e9" in dom.stdout
 
 
