@@ -677,7 +677,19 @@ base::StatusOr<EventRun> RunEvents(const std::vector<Node>& nodes, std::vector<E
   // The last arrival or live completion: a stale completion (of a run that
   // was preempted or re-rated) can still pop later and must not extend the run.
   double last_effect = t0;
+  // A run in which preemptions undo work faster than jobs make it (spot
+  // reclaims more often than checkpoints) would never end: stop it.
+  const int64_t max_events =
+      o.max_events > 0 ? o.max_events : 100 * static_cast<int64_t>(jobs.size()) + 1'000'000;
   while (!events.empty() && job_events > 0) {
+    if (run.events > max_events) {
+      return base::ResourceExhaustedError(
+          "the run has not ended after " + std::to_string(run.events) + " events (" +
+          std::to_string(run.preemptions) + " preemptions, " + std::to_string(run.completed) +
+          " of " + std::to_string(run.jobs) +
+          " jobs completed): preemptions undo work faster than jobs make it; checkpoint more "
+          "often or lower the spot reclaim rate");
+    }
     now = events.top().time;
     // Everything that happens at `now`.
     while (!events.empty() && events.top().time == now) {

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
+
 #include "seedance/base/env.h"
 #include "seedance/base/testing/data.h"
 #include "seedance/sched/readers.h"
@@ -498,6 +500,98 @@ TEST(EventSim, DeterministicWithInvariantsOnPhilly) {
   auto b = RunEvents(*nodes, JobsFromPhilly(*jobs, 8), o);
   EXPECT_EQ(a->queue_delay_s.p99, b->queue_delay_s.p99);
   EXPECT_EQ(a->gpu_used_pct_over_time, b->gpu_used_pct_over_time);
+}
+
+// Random small traces through every mechanism at once — tiers, quotas,
+// consolidation, over-commit, redistribution, spot reclaims — with the
+// cluster checked after every event: every job is accounted for, every job
+// with an end that started also ended, and no share ran beyond its margin.
+TEST(EventSim, RandomTracesKeepTheirInvariantsWithEveryMechanism) {
+  std::mt19937 rng(17);
+  // preemptions, spot reclaims, consolidations, moves, contended runs, retry limits
+  int64_t seen[6] = {0, 0, 0, 0, 0, 0};
+  for (int trial = 0; trial < 150; ++trial) {
+    std::vector<Node> nodes;
+    for (int n = 0; n < 2 + static_cast<int>(rng() % 3); ++n) {
+      Node node = GpuNode("n" + std::to_string(n), 1 + static_cast<int>(rng() % 3));
+      node.pool = n % 2 ? "A" : "B";
+      node.spot = rng() % 3 == 0;
+      nodes.push_back(node);
+    }
+    std::vector<EventJob> jobs;
+    for (int i = 0; i < 25; ++i) {
+      EventJob j;
+      j.id = "j" + std::to_string(i);
+      j.group = rng() % 2 ? "A" : "B";
+      j.submit_s = static_cast<int64_t>(rng() % 300);
+      j.duration_s = rng() % 10 == 0 ? -1.0 : 1.0 + static_cast<double>(rng() % 200);
+      j.tier = static_cast<Tier>(rng() % 3);
+      j.gpu_util_pct = rng() % 4 == 0 ? -1.0 : static_cast<double>(rng() % 101);
+      Pod p;
+      p.name = j.id;
+      p.cpu_milli = 1000;
+      if (rng() % 2) {
+        p.num_gpu = 1;
+        p.gpu_milli = 50 + static_cast<int>(rng() % 900);
+      } else {
+        p.num_gpu = 1 + static_cast<int>(rng() % 2);
+        p.gpu_milli = 1000;
+      }
+      j.members = {p};
+      if (rng() % 8 == 0) j.members.push_back(p);  // a gang of two
+      jobs.push_back(j);
+    }
+    EventRunOptions o;
+    o.policy = std::vector<std::string>{"fgd", "bestfit", "random"}[rng() % 3];
+    o.seed = rng();
+    o.check_invariants = true;
+    o.tiers = rng() % 2;
+    o.quotas = rng() % 2;
+    o.max_retries = rng() % 2 ? -1 : 2;
+    o.consolidate = rng() % 2;
+    o.consolidate_after_s = 20;
+    o.overcommit = rng() % 2;
+    o.redistribute = o.overcommit && rng() % 2;
+    o.checkpoint_interval_s = 30;
+    o.restore_cost_s = static_cast<double>(rng() % 20);
+    o.spot_interruptions_per_day = rng() % 2 ? 200 : 0;
+    o.spot_recovery_s = 50;
+    auto r = RunEvents(nodes, jobs, o);
+    ASSERT_TRUE(r.ok()) << "trial " << trial << ": " << r.status().ToString();
+    // Every job never fit, or started, or waits; a preempted job that waits
+    // again at the end is both started and still queued.
+    EXPECT_LE(r->started + r->never_fit, r->jobs) << "trial " << trial;
+    EXPECT_GE(r->started + r->never_fit + r->still_queued, r->jobs) << "trial " << trial;
+    int64_t finite_started = r->started;
+    for (const auto& j : jobs) finite_started -= j.duration_s < 0;  // may never end
+    EXPECT_GE(r->completed, finite_started - r->still_queued) << "trial " << trial;
+    EXPECT_EQ(r->above_margin_s, 0) << "trial " << trial;
+    seen[0] += r->preemptions;
+    seen[1] += r->spot_interruptions;
+    seen[2] += r->consolidations;
+    seen[3] += r->redistributions;
+    seen[4] += r->slowed_s > 0;
+    seen[5] += r->retry_limited;
+  }
+  // Every mechanism took part somewhere.
+  for (int k = 0; k < 6; ++k) EXPECT_GT(seen[k], 0) << "mechanism " << k;
+}
+
+TEST(EventSim, ARunThatCannotEndStopsWithAClearError) {
+  // One spot node reclaimed about every 9 s, checkpoints every 30 s and a
+  // 10 s restore: a 100 s job loses more than it makes and would run forever.
+  Node n = GpuNode("s", 1);
+  n.spot = true;
+  EventRunOptions o;
+  o.spot_interruptions_per_day = 10000;
+  o.spot_recovery_s = 1;
+  o.checkpoint_interval_s = 30;
+  o.restore_cost_s = 10;
+  o.max_events = 100000;
+  auto r = RunEvents({n}, {MakeJob("j", 0, 100, 1)}, o);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().ToString().find("has not ended after 100001 events"), std::string::npos)
+      << r.status().ToString();
 }
 
 TEST(EventSim, PhillyNodesErrors) {

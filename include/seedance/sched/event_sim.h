@@ -119,6 +119,9 @@ struct EventRunOptions {
   double consolidate_after_s = 600;
   int consolidate_share_milli = 100;
   bool overcommit = false;
+  // The run stops with an error after this many events (0: 100 x jobs +
+  // 1,000,000) — the guard against runs that never end.
+  int64_t max_events = 0;
   bool redistribute = false;
   double redistribute_gap = 0.15;
   double redistribute_cooldown_s = 45;
