@@ -62,6 +62,8 @@ class Search {
         }
       }
     }
+    all_.resize(n_);
+    std::iota(all_.begin(), all_.end(), 0);
     width_.resize(n_);
     area_.resize(n_);
     max_load_.resize(n_);
@@ -85,7 +87,7 @@ class Search {
         for (int b = 0; b + 1 < sections_; ++b) {
           if (cuts_[b] == 0) starts.push_back(b + 1);
         }
-        const Outcome o = SolveRanges(starts, sections_);
+        const Outcome o = SolveRanges(all_, starts, sections_);
         result.nodes += budget - nodes_left_;
         if (o == Outcome::kFound) {
           result.decision = Decision::kFound;
@@ -132,16 +134,17 @@ class Search {
   // crosses the boundary between two sections is placed, the buffers still
   // to place on either side never meet, so each side is searched on its own
   // and a failure on one side is not retried with other placements of the
-  // other. `starts` holds the first section of each range, in order; the
-  // last range ends at `end`. On success the placements stay; otherwise
-  // everything placed here is undone.
-  Outcome SolveRanges(const std::vector<int>& starts, int end) {
+  // other. `pool` holds every buffer still to place in these ranges;
+  // `starts` the first section of each range, in order; the last range ends
+  // at `end`. On success the placements stay; otherwise everything placed
+  // here is undone.
+  Outcome SolveRanges(const std::vector<int>& pool, const std::vector<int>& starts, int end) {
     const size_t mark = stack_.size();
     for (size_t k = 0; k < starts.size(); ++k) {
       const int lo = starts[k];
       const int hi = k + 1 < starts.size() ? starts[k + 1] : end;
       std::vector<int> members;
-      for (int b = 0; b < n_; ++b) {
+      for (int b : pool) {
         if (!placed_[b] && first_[b] < hi && last_[b] >= lo) members.push_back(b);
       }
       if (members.empty()) continue;
@@ -260,8 +263,8 @@ class Search {
           starts.push_back(s + 1);
         }
       }
-      const Outcome o =
-          starts.empty() ? Dfs(members, lo, hi, c.offset, c.rank) : SolveRanges(starts, hi);
+      const Outcome o = starts.empty() ? Dfs(members, lo, hi, c.offset, c.rank)
+                                       : SolveRanges(members, starts, hi);
       if (o == Outcome::kFound) {
         candidates_.resize(base);
         return o;  // keep the placements: offsets_ holds them
@@ -331,6 +334,7 @@ class Search {
   std::string_view preorder_ = kPreorders[0];
 
   std::vector<int> first_, last_;
+  std::vector<int> all_;  // 0 .. n - 1: the pool of the first partitions
   std::vector<int64_t> load_, max_load_;
   std::vector<double> width_, area_;
   std::vector<int64_t> floor_, rem_, canonical_, lowest_;

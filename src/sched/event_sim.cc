@@ -389,17 +389,24 @@ base::StatusOr<EventRun> RunEvents(const std::vector<Node>& nodes, std::vector<E
     }
     return b;
   };
-  // Over-commit safety: may share `id` join GPU (node, g)? Its booking must
-  // fit, and the slowdown there after it joins must stay within the margin
-  // of every share on the GPU, its own included.
-  auto margin_ok = [&](size_t id, int node, int g, bool contended) {
-    if (cluster.state(node).gpu_left[static_cast<size_t>(g)] < jobs[id].members[0].gpu_milli) {
+  // Over-commit safety: may share `id` join GPU (node, g) of `at` (the
+  // cluster, or a trial copy without `gone`)? The node must hold its CPU,
+  // memory and booking, and the slowdown there after it joins must stay
+  // within the margin of every share on the GPU, its own included — or, not
+  // `contended`, there must be no slowdown at all.
+  auto margin_ok = [&](size_t id, const Cluster& at, int node, int g, bool contended,
+                       const std::vector<size_t>& gone = {}) {
+    const Pod& pod = jobs[id].members[0];
+    const NodeState& st = at.state(node);
+    if (st.cpu_left < pod.cpu_milli || st.mem_left < pod.memory_mib ||
+        st.gpu_left[static_cast<size_t>(g)] < pod.gpu_milli) {
       return false;
     }
     double limit = contended ? OvercommitMargin(jobs[id].tier) : 1.0;
     double busy = busy_of(id);
     if (auto it = on_gpu.find({node, g}); it != on_gpu.end()) {
       for (size_t j : it->second) {
+        if (std::find(gone.begin(), gone.end(), j) != gone.end()) continue;
         limit = std::min(limit, OvercommitMargin(jobs[j].tier));
         busy += busy_of(j);
       }
@@ -463,24 +470,10 @@ base::StatusOr<EventRun> RunEvents(const std::vector<Node>& nodes, std::vector<E
     if (!o.overcommit || !is_share(id)) return FitsGreedily(std::move(trial), j.members);
     // A share also needs a GPU whose contention stays within every margin
     // once the victims are gone.
-    const Pod& pod = j.members[0];
     for (int n = 0; n < static_cast<int>(nodes.size()); ++n) {
-      const NodeState& st = trial.state(n);
-      if (down[static_cast<size_t>(n)] || st.cpu_left < pod.cpu_milli ||
-          st.mem_left < pod.memory_mib) {
-        continue;
-      }
+      if (down[static_cast<size_t>(n)]) continue;
       for (int g = 0; g < nodes[static_cast<size_t>(n)].gpu_count; ++g) {
-        if (st.gpu_left[static_cast<size_t>(g)] < pod.gpu_milli) continue;
-        double limit = OvercommitMargin(j.tier), busy = busy_of(id);
-        if (auto it = on_gpu.find({n, g}); it != on_gpu.end()) {
-          for (size_t k : it->second) {
-            if (std::find(victims.begin(), victims.end(), k) != victims.end()) continue;
-            limit = std::min(limit, OvercommitMargin(jobs[k].tier));
-            busy += busy_of(k);
-          }
-        }
-        if (std::max(1.0, busy / 1000) <= limit + 1e-9) return true;
+        if (margin_ok(id, trial, n, g, true, victims)) return true;
       }
     }
     return false;
@@ -501,9 +494,9 @@ base::StatusOr<EventRun> RunEvents(const std::vector<Node>& nodes, std::vector<E
       auto& [node, gpus] = placed[id].members[0];
       const Pod& pod = jobs[id].members[0];
       cluster.Unbind(pod, node, gpus);  // margin_ok reads the GPUs without it
-      if (!margin_ok(id, node, gpus[0], contention_allowed)) {
+      if (!margin_ok(id, cluster, node, gpus[0], contention_allowed)) {
         for (int g = 0; g < nodes[static_cast<size_t>(node)].gpu_count; ++g) {
-          if (margin_ok(id, node, g, contention_allowed)) {
+          if (margin_ok(id, cluster, node, g, contention_allowed)) {
             gpus = {g};
             break;
           }
@@ -521,8 +514,18 @@ base::StatusOr<EventRun> RunEvents(const std::vector<Node>& nodes, std::vector<E
     }
   };
 
-  // Consolidation: a long-tail job moves onto a small GPU share. It is
-  // checkpointed where it stands (no work lost) and pays a restore. Its
+  // A move (consolidation, redistribution): the running job is checkpointed
+  // where it stands (no work lost), its resources are freed, and it will pay
+  // a restore when it starts again. Returns whether it was guaranteed.
+  auto checkpoint_out = [&](size_t id, double t) {
+    const bool guaranteed = !borrowing[id];
+    stop(id, t);  // brings remaining[id] to t
+    ++epoch[id];
+    if (!forever[id]) remaining[id] += o.restore_cost_s;
+    return guaranteed;
+  };
+
+  // Consolidation: a long-tail job moves onto a small GPU share. Its
   // own freed resources always hold the smaller share, so the move cannot
   // fail; the policy may still put it elsewhere.
   auto consolidate_pass = [&](double t) {
@@ -539,11 +542,8 @@ base::StatusOr<EventRun> RunEvents(const std::vector<Node>& nodes, std::vector<E
       movers.push_back(r);
     }
     for (size_t r : movers) {
-      const bool guaranteed = !borrowing[r];
       const int64_t before = demand_of(r);
-      stop(r, t);  // brings remaining[r] to t
-      ++epoch[r];
-      if (!forever[r]) remaining[r] += o.restore_cost_s;
+      const bool guaranteed = checkpoint_out(r, t);
       jobs[r].members[0].num_gpu = 1;
       book(r, o.consolidate_share_milli);
       if (!try_place(jobs[r], placed[r])) {
@@ -597,12 +597,9 @@ base::StatusOr<EventRun> RunEvents(const std::vector<Node>& nodes, std::vector<E
             it != last_exchange.end() && t - it->second < o.redistribute_cooldown_s) {
           continue;
         }
-        const NodeState& st = cluster.state(n);
-        if (st.cpu_left < pod.cpu_milli || st.mem_left < pod.memory_mib) continue;
         if (best >= 0 && load[un] >= load[static_cast<size_t>(best)]) continue;
-        for (int g = 0; g < static_cast<int>(st.gpu_left.size()); ++g) {
-          if (st.gpu_left[static_cast<size_t>(g)] >= pod.gpu_milli &&
-              gpu_busy({n, g}) + busy_of(mover) <= 1000) {
+        for (int g = 0; g < nodes[un].gpu_count; ++g) {
+          if (margin_ok(mover, cluster, n, g, false)) {  // runs there uncontended
             best = n;
             best_gpu = g;
             break;
@@ -610,18 +607,14 @@ base::StatusOr<EventRun> RunEvents(const std::vector<Node>& nodes, std::vector<E
         }
       }
       if (best < 0) continue;
-      const bool guaranteed = !borrowing[mover];
-      stop(mover, t);  // brings its work to t
-      ++epoch[mover];
-      if (!forever[mover]) remaining[mover] += o.restore_cost_s;
+      const bool guaranteed = checkpoint_out(mover, t);
       const std::vector<int> to = {best_gpu};
       cluster.Bind(pod, best, to);
       placed[mover].members = {{best, to}};
       last_exchange[std::minmax(from, best)] = t;
-      const double moved = busy_of(mover) / (1000.0 * nodes[static_cast<size_t>(from)].gpu_count);
-      load[static_cast<size_t>(from)] -= moved;
-      load[static_cast<size_t>(best)] +=
-          busy_of(mover) / (1000.0 * nodes[static_cast<size_t>(best)].gpu_count);
+      const double busy_gpus = busy_of(mover) / 1000.0;
+      load[static_cast<size_t>(from)] -= busy_gpus / nodes[static_cast<size_t>(from)].gpu_count;
+      load[static_cast<size_t>(best)] += busy_gpus / nodes[static_cast<size_t>(best)].gpu_count;
       ++run.redistributions;
       begin_segment(mover, t, guaranteed);
     }
@@ -665,7 +658,7 @@ base::StatusOr<EventRun> RunEvents(const std::vector<Node>& nodes, std::vector<E
         "overcommit-margin", [&](const Cluster&, const Pod&, int node) {
           if (!is_share(placing)) return true;
           for (int g = 0; g < nodes[static_cast<size_t>(node)].gpu_count; ++g) {
-            if (margin_ok(placing, node, g, contention_allowed)) return true;
+            if (margin_ok(placing, cluster, node, g, contention_allowed)) return true;
           }
           return false;
         }));
