@@ -4,6 +4,8 @@
 //   BM_ReadBandwidth       AVX2 loads over a buffer as large as the packed keys
 //   BM_Scores4Bit/simd     q . k_t for every cached token, straight from 4-bit codes (AVX2)
 //   BM_Scores4Bit/scalar   the same through the plain scalar path
+//   BM_ScoresOneGroupCached  the AVX2 kernel on one group of codes held in L1: its
+//                          compute speed alone, no memory traffic
 //   BM_Dequant4Bit         the scalar dequantization loop (codes -> FP32)
 //
 // Bytes per second count the packed key codes read (tokens x channels / 2).
@@ -59,6 +61,22 @@ void BM_Scores4Bit(benchmark::State& state) {
   state.SetLabel(state.range(0) ? "simd" : "scalar");
 }
 BENCHMARK(BM_Scores4Bit)->Arg(1)->Arg(0);
+
+void BM_ScoresOneGroupCached(benchmark::State& state) {
+  std::mt19937 rng(2);
+  std::vector<uint8_t> codes(static_cast<size_t>(kChannels) * 16);  // 32 tokens x 128 channels
+  for (auto& c : codes) c = static_cast<uint8_t>(rng());
+  std::vector<float> q(kChannels, 0.5f), scale(kChannels, 0.1f), min(kChannels, -1.0f), out(32);
+  for (auto _ : state) {
+    port::Avx2Scores4BitGroupParams(codes.data(), kChannels, q.data(), scale.data(), min.data(),
+                                    out.data());
+    benchmark::DoNotOptimize(out.data());
+    benchmark::ClobberMemory();
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) *
+                          static_cast<int64_t>(codes.size()));
+}
+BENCHMARK(BM_ScoresOneGroupCached);
 
 void BM_Dequant4Bit(benchmark::State& state) {
   double gbps = 0;
