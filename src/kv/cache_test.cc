@@ -130,25 +130,32 @@ TEST(QuantizedCache, Fp8HasRelativeError) {
 }
 
 TEST(QuantizedCache, Avx2ScoresMatchTheScalarPath) {
-  const CacheShape shape{1, 64, 32, 256};
-  const auto data = Tokens(256, 11, 0);
-  auto fast = NewQuantizedCache(shape, QuantConfig::Of("4", 32, 0));
-  QuantConfig slow_cfg = QuantConfig::Of("4", 32, 0);
-  slow_cfg.simd = false;
-  auto slow = NewQuantizedCache(shape, slow_cfg);
-  ASSERT_TRUE(fast.ok() && slow.ok());
-  for (int t = 0; t < 256; ++t) {
-    ASSERT_TRUE((*fast)->Append(0, t, data[t], data[t]).ok());
-    ASSERT_TRUE((*slow)->Append(0, t, data[t], data[t]).ok());
-  }
-  std::mt19937 rng(4);
-  std::normal_distribution<float> g(0, 1);
-  std::vector<float> q(32), a(256), b(256);
-  for (int head = 0; head < 2; ++head) {
-    for (auto& x : q) x = g(rng);
-    (*fast)->Scores(0, head, q, 256, a);
-    (*slow)->Scores(0, head, q, 256, b);
-    for (int t = 0; t < 256; ++t) EXPECT_NEAR(a[t], b[t], 1e-4f * (1 + std::fabs(b[t]))) << t;
+  // Head sizes: a multiple of 8 (the kernel with its own setup), an even size
+  // that is not (precomputed coefficients), an odd one (a scalar last channel).
+  for (const auto& [kv_dim, head_size] : {std::pair{64, 32}, {24, 12}, {10, 5}}) {
+    const CacheShape shape{1, kv_dim, head_size, 256};
+    auto data = Tokens(256, 11, 0);
+    for (auto& t : data) t.resize(kv_dim);
+    auto fast = NewQuantizedCache(shape, QuantConfig::Of("4", 32, 0));
+    QuantConfig slow_cfg = QuantConfig::Of("4", 32, 0);
+    slow_cfg.simd = false;
+    auto slow = NewQuantizedCache(shape, slow_cfg);
+    ASSERT_TRUE(fast.ok() && slow.ok());
+    for (int t = 0; t < 256; ++t) {
+      ASSERT_TRUE((*fast)->Append(0, t, data[t], data[t]).ok());
+      ASSERT_TRUE((*slow)->Append(0, t, data[t], data[t]).ok());
+    }
+    std::mt19937 rng(4);
+    std::normal_distribution<float> g(0, 1);
+    std::vector<float> q(head_size), a(256), b(256);
+    for (int head = 0; head < 2; ++head) {
+      for (auto& x : q) x = g(rng);
+      (*fast)->Scores(0, head, q, 256, a);
+      (*slow)->Scores(0, head, q, 256, b);
+      for (int t = 0; t < 256; ++t) {
+        EXPECT_NEAR(a[t], b[t], 1e-4f * (1 + std::fabs(b[t]))) << head_size << ": " << t;
+      }
+    }
   }
 }
 

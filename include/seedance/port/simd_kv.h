@@ -20,8 +20,8 @@ void Avx2Scores4BitGroup(const uint8_t* codes, int channels, const float* coef, 
 
 // out[i] = sum_c q[c] (min[c] + scale[c] code(c, i)) for the 32 tokens i of a
 // group, from plain arrays of the group's per-channel scale and min: the
-// coefficients and the bias are computed 8 channels at a time, then
-// Avx2Scores4BitGroup runs (channels: a multiple of 8, at most 256).
+// coefficients and the bias are computed 8 channels at a time inside the
+// main loop (channels: a multiple of 8).
 void Avx2Scores4BitGroupParams(const uint8_t* codes, int channels, const float* q,
                                const float* scale, const float* min, float* out);
 
