@@ -8,7 +8,10 @@
 //                          compute speed alone, no memory traffic
 //   BM_Dequant4Bit         the scalar dequantization loop (codes -> FP32)
 //
-// Bytes per second count the packed key codes read (tokens x channels / 2).
+// Bytes per second count the packed key codes read (tokens x channels / 2);
+// read_Bps also counts the group parameters the kernel reads beside them.
+// Run with --benchmark_enable_random_interleaving=true: the read-bandwidth
+// reference of a shared machine drifts, and interleaving compares like with like.
 #include <benchmark/benchmark.h>
 
 #include <random>
@@ -58,6 +61,11 @@ void BM_Scores4Bit(benchmark::State& state) {
     benchmark::DoNotOptimize(out.data());
   }
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * kTokens * kChannels / 2);
+  // Everything the kernel must read: the codes plus each group's FP32 scale
+  // and min per channel (8 bytes per 16 bytes of codes).
+  state.counters["read_Bps"] =
+      benchmark::Counter(static_cast<double>(state.iterations()) * kTokens * kChannels / 2 * 1.5,
+                         benchmark::Counter::kIsRate, benchmark::Counter::OneK::kIs1024);
   state.SetLabel(state.range(0) ? "simd" : "scalar");
 }
 BENCHMARK(BM_Scores4Bit)->Arg(1)->Arg(0);
@@ -68,8 +76,8 @@ void BM_ScoresOneGroupCached(benchmark::State& state) {
   for (auto& c : codes) c = static_cast<uint8_t>(rng());
   std::vector<float> q(kChannels, 0.5f), scale(kChannels, 0.1f), min(kChannels, -1.0f), out(32);
   for (auto _ : state) {
-    port::Avx2Scores4BitGroupParams(codes.data(), kChannels, q.data(), scale.data(), min.data(),
-                                    out.data());
+    port::Avx2Scores4BitPairs(codes.data(), kChannels, q.data(), scale.data(), min.data(),
+                              out.data());
     benchmark::DoNotOptimize(out.data());
     benchmark::ClobberMemory();
   }

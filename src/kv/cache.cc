@@ -91,6 +91,10 @@ struct Group {
   uint32_t word = 0;
   uint8_t bits = 8;
   bool fp8 = false;
+  // 4-bit key groups of 32 in the channel-pair layout (PairUp): which channel
+  // of the pair this is (0 or 1), `word` being the pair's first word; -1: the
+  // plain layout.
+  int8_t lane = -1;
 };
 
 // Packing and unpacking of b-bit codes, floor(32 / b) per 32-bit word.
@@ -132,13 +136,35 @@ class Codec {
     return g;
   }
 
-  // The value of code i of a group.
-  static float Value(const Group& g, const uint32_t* words, int i) {
+  // Code i of a group.
+  static uint32_t Code(const Group& g, const uint32_t* words, int i) {
+    if (g.lane >= 0) return (words[g.word + i / 4] >> (4 * (i % 4) + 16 * g.lane)) & 0xF;
     const int per_word = 32 / g.bits;
     const uint32_t mask = (1u << g.bits) - 1;
-    const uint32_t code = (words[g.word + i / per_word] >> ((i % per_word) * g.bits)) & mask;
+    return (words[g.word + i / per_word] >> ((i % per_word) * g.bits)) & mask;
+  }
+
+  // The value of code i of a group.
+  static float Value(const Group& g, const uint32_t* words, int i) {
+    const uint32_t code = Code(g, words, i);
     if (g.fp8) return precision::E4M3ToFloat(static_cast<uint8_t>(code)) * g.scale;
     return g.min + g.scale * static_cast<float>(code);
+  }
+
+  // Rewrites two plain 4-bit groups of 32 codes (a's 4 words, then b's) as
+  // one pair: word i holds tokens 4i .. 4i + 3, token 4i + k of a in bits
+  // 4k .. 4k + 3 and of b in bits 16 + 4k .. 16 + 4k + 3 (the layout of
+  // port::Avx2Scores4BitPairs). The pair takes a's and b's 8 words.
+  static void PairUp(Group& a, Group& b, std::vector<uint32_t>& words) {
+    uint32_t pair[8] = {};
+    for (int t = 0; t < 32; ++t) {
+      pair[t / 4] |= Code(a, words.data(), t) << (4 * (t % 4));
+      pair[t / 4] |= Code(b, words.data(), t) << (16 + 4 * (t % 4));
+    }
+    std::copy(pair, pair + 8, words.begin() + a.word);
+    b.word = a.word;
+    a.lane = 0;
+    b.lane = 1;
   }
 };
 
@@ -152,10 +178,11 @@ class QuantizedCache final : public KvCache {
         bits_(fp8_ || adaptive_ ? 8 : std::stoi(c.bits)),
         ring_(c.window + c.group),
         layers_(s.layers) {
-    // The AVX2 score kernel handles 4-bit groups of 32 whose channels' codes
-    // are contiguous (as Pack allocates them: 4 words per channel, in order).
-    simd_4bit_ = c.simd && port::CpuHasAvx2F16c() && c.group == 32 && s.head_size <= 256 &&
-                 (bits_ == 4 || adaptive_) && !fp8_;
+    // 4-bit key groups of 32 are stored in channel pairs (Codec::PairUp),
+    // when the pairs stay within heads; the AVX2 kernel reads that layout.
+    pair_4bit_ = c.group == 32 && s.head_size % 2 == 0 && !fp8_;
+    simd_4bit_ = pair_4bit_ && c.simd && port::CpuHasAvx2F16c() && s.head_size % 8 == 0 &&
+                 s.head_size <= 256;
     for (auto& l : layers_) {
       l.bits = adaptive_ ? c.rule.default_bits : bits_;
       l.k_ring.assign(static_cast<size_t>(ring_) * s.kv_dim, 0.0f);
@@ -184,7 +211,12 @@ class QuantizedCache final : public KvCache {
         l.k_scale.push_back(l.k_groups.back().scale);
         l.k_min.push_back(l.k_groups.back().min);
       }
+      if (pair_4bit_ && l.bits == 4) {
+        Group* row = &l.k_groups[l.k_groups.size() - s_.kv_dim];
+        for (int c = 0; c < s_.kv_dim; c += 2) Codec::PairUp(row[c], row[c + 1], l.k_words);
+      }
       l.k_row_bits.push_back(static_cast<uint8_t>(l.bits));
+      l.k_row_word.push_back(l.k_groups[l.k_groups.size() - s_.kv_dim].word);
       l.k_packed += c_.group;
     }
     // Values: the token leaving the window is packed, per token, at the
@@ -205,40 +237,24 @@ class QuantizedCache final : public KvCache {
     const Layer& l = layers_[layer];
     const int h0 = head * s_.head_size;
     const int packed = std::min(len, l.k_packed);
-    // Packed keys: per group and channel, sum q_c * (min + scale * code) without a copy.
-    // 4-bit groups of 32 take the AVX2 kernel: sum_c (q_c scale_c) code + sum_c q_c min_c,
-    // its setup vectorised over the plain scale/min arrays when the head size allows.
-    int t0 = 0;
-    if (simd_4bit_) {
-      float coef[256];
-      for (; t0 < packed; t0 += c_.group) {
-        const size_t row = static_cast<size_t>(t0 / c_.group);
-        if (l.k_row_bits[row] != 4) break;  // adaptive blocks of another width: scalar path
-        const size_t base = row * s_.kv_dim + h0;
-        const auto* codes =
-            reinterpret_cast<const uint8_t*>(l.k_words.data() + l.k_groups[base].word);
-        if (s_.head_size % 8 == 0) {
-          port::Avx2Scores4BitGroupParams(codes, s_.head_size, q.data(), &l.k_scale[base],
-                                          &l.k_min[base], out.data() + t0);
-          continue;
-        }
-        float bias = 0;
-        for (int c = 0; c < s_.head_size; ++c) {
-          coef[c] = q[c] * l.k_scale[base + c];
-          bias += q[c] * l.k_min[base + c];
-        }
-        std::fill(out.begin() + t0, out.begin() + t0 + c_.group, 0.0f);
-        port::Avx2Scores4BitGroup(codes, s_.head_size, coef, bias, out.data() + t0);
+    // Packed keys: per group and channel, sum q_c * (min + scale * code)
+    // without a copy. 4-bit rows take the AVX2 kernel when the shape allows.
+    for (int t0 = 0; t0 < packed; t0 += c_.group) {
+      const size_t row = static_cast<size_t>(t0 / c_.group);
+      const size_t base = row * s_.kv_dim + h0;
+      if (simd_4bit_ && l.k_row_bits[row] == 4) {
+        // Channel pairs of 8 words from the row's first word: no group record read.
+        const auto* codes = reinterpret_cast<const uint8_t*>(l.k_words.data() + l.k_row_word[row] +
+                                                             static_cast<size_t>(4) * h0);
+        port::Avx2Scores4BitPairs(codes, s_.head_size, q.data(), &l.k_scale[base], &l.k_min[base],
+                                  out.data() + t0);
+        continue;
       }
-    }
-    for (; t0 < packed; t0 += c_.group) {
-      const int g = t0 / c_.group;
-      for (int i = 0; i < c_.group && t0 + i < packed; ++i) out[t0 + i] = 0;
+      const int n = std::min(c_.group, packed - t0);
+      for (int i = 0; i < n; ++i) out[t0 + i] = 0;
       for (int c = 0; c < s_.head_size; ++c) {
-        const Group& grp = l.k_groups[static_cast<size_t>(g) * s_.kv_dim + h0 + c];
-        for (int i = 0; i < c_.group && t0 + i < packed; ++i) {
-          out[t0 + i] += q[c] * Codec::Value(grp, l.k_words.data(), i);
-        }
+        const Group& grp = l.k_groups[base + c];
+        for (int i = 0; i < n; ++i) out[t0 + i] += q[c] * Codec::Value(grp, l.k_words.data(), i);
       }
     }
     for (int t = packed; t < len; ++t) {
@@ -301,8 +317,9 @@ class QuantizedCache final : public KvCache {
     // The same groups' scale and min as plain arrays, and each key group's
     // width: what the AVX2 score kernel reads.
     std::vector<float> k_scale, k_min;
-    std::vector<uint8_t> k_row_bits;  // [key group]
-    std::vector<Group> v_groups;      // [token][channel group]
+    std::vector<uint8_t> k_row_bits;   // [key group]
+    std::vector<uint32_t> k_row_word;  // [key group]: its first word
+    std::vector<Group> v_groups;       // [token][channel group]
     std::vector<uint32_t> k_words, v_words;
     int len = 0, k_packed = 0, v_packed = 0;
     int bits = 8;  // width of the newest block
@@ -339,7 +356,8 @@ class QuantizedCache final : public KvCache {
   QuantConfig c_;
   bool fp8_, adaptive_;
   int bits_;
-  bool simd_4bit_ = false;
+  bool pair_4bit_ = false;  // 4-bit key groups in the channel-pair layout
+  bool simd_4bit_ = false;  // ... and scored by the AVX2 kernel
   int ring_;
   std::vector<Layer> layers_;
   std::vector<BitDecision> decisions_;

@@ -9,118 +9,84 @@ namespace seedance::port {
 
 namespace {
 
-// Eight accumulators, one per nibble position j of a code word. Lane w of
-// acc[j] (w < 4) collects token 8w + j of the first channel of a pair, lane
-// w + 4 the same token of the second channel.
-struct Acc8 {
-  __m256 a[8];
-};
-
-// Adds k x code for the 64 codes of two channels' 8 words (lanes 0-3: channel
-// c, lanes 4-7: channel c + 1; k holds coef[c] in lanes 0-3, coef[c + 1] in
-// 4-7). Nibble j is masked in place, not shifted down: converted to float it is
-// code x 2^(4j), exact (4 significant bits), so a[j] collects 2^(4j) x the
-// sum, undone in Store4BitScores by a power of two -- the same result as
-// shifted codes, one integer operation fewer per 8 codes. Nibble 7 (the sign
-// bit's) is shifted.
-SEEDANCE_AVX2 inline void AddChannelPair(__m256i w, __m256 k, Acc8& acc) {
-  acc.a[0] =
-      _mm256_fmadd_ps(k, _mm256_cvtepi32_ps(_mm256_and_si256(w, _mm256_set1_epi32(0xF))), acc.a[0]);
-  acc.a[1] = _mm256_fmadd_ps(k, _mm256_cvtepi32_ps(_mm256_and_si256(w, _mm256_set1_epi32(0xF0))),
-                             acc.a[1]);
-  acc.a[2] = _mm256_fmadd_ps(k, _mm256_cvtepi32_ps(_mm256_and_si256(w, _mm256_set1_epi32(0xF00))),
-                             acc.a[2]);
-  acc.a[3] = _mm256_fmadd_ps(k, _mm256_cvtepi32_ps(_mm256_and_si256(w, _mm256_set1_epi32(0xF000))),
-                             acc.a[3]);
-  acc.a[4] = _mm256_fmadd_ps(k, _mm256_cvtepi32_ps(_mm256_and_si256(w, _mm256_set1_epi32(0xF0000))),
-                             acc.a[4]);
-  acc.a[5] = _mm256_fmadd_ps(
-      k, _mm256_cvtepi32_ps(_mm256_and_si256(w, _mm256_set1_epi32(0xF00000))), acc.a[5]);
-  acc.a[6] = _mm256_fmadd_ps(
-      k, _mm256_cvtepi32_ps(_mm256_and_si256(w, _mm256_set1_epi32(0xF000000))), acc.a[6]);
-  acc.a[7] = _mm256_fmadd_ps(k, _mm256_cvtepi32_ps(_mm256_srli_epi32(w, 28)), acc.a[7]);
-}
-
-// Sum of a vector's 8 lanes.
+// Sum and maximum of a vector's 8 lanes.
 SEEDANCE_AVX2 inline float HorizontalSum(__m256 v) {
   __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
   s = _mm_add_ps(s, _mm_movehl_ps(s, s));
   return _mm_cvtss_f32(_mm_add_ss(s, _mm_movehdup_ps(s)));
 }
-
-// out[8w + j] (+)= bias + the two channel halves of acc[j] lane w, unscaled by
-// 2^(-4j): two 4x4 transposes turn nibble-major sums into token order.
-SEEDANCE_AVX2 inline void Store4BitScores(const Acc8& acc, float bias, bool add, float* out) {
-  __m128 h[8];
-  for (int j = 0; j < 8; ++j) {
-    const float unscale = j < 7 ? 1.0f / static_cast<float>(1 << (4 * j)) : 1.0f;
-    h[j] =
-        _mm_mul_ps(_mm_add_ps(_mm256_castps256_ps128(acc.a[j]), _mm256_extractf128_ps(acc.a[j], 1)),
-                   _mm_set1_ps(unscale));
-  }
-  _MM_TRANSPOSE4_PS(h[0], h[1], h[2], h[3]);  // h[w]: tokens 8w .. 8w + 3
-  _MM_TRANSPOSE4_PS(h[4], h[5], h[6], h[7]);  // h[4 + w]: tokens 8w + 4 .. 8w + 7
-  const __m256 b = _mm256_set1_ps(bias);
-  for (int w = 0; w < 4; ++w) {
-    __m256 v = _mm256_add_ps(_mm256_set_m128(h[4 + w], h[w]), b);
-    if (add) v = _mm256_add_ps(v, _mm256_loadu_ps(out + 8 * w));
-    _mm256_storeu_ps(out + 8 * w, v);
-  }
+SEEDANCE_AVX2 inline float HorizontalMax(__m256 v) {
+  __m128 s = _mm_max_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+  s = _mm_max_ps(s, _mm_movehl_ps(s, s));
+  return _mm_cvtss_f32(_mm_max_ss(s, _mm_movehdup_ps(s)));
 }
 
 }  // namespace
 
-SEEDANCE_AVX2 void Avx2Scores4BitGroup(const uint8_t* codes, int channels, const float* coef,
-                                       float bias, float* out) {
-  // Two channels per step: their 4 + 4 code words fill one register. Nibble j
-  // of word w is token 8w + j, so no shuffles are needed until the end.
-  Acc8 acc;
-  for (auto& a : acc.a) a = _mm256_setzero_ps();
-  int c = 0;
-  for (; c + 2 <= channels; c += 2) {
-    const __m256i w = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(codes + 16 * c));
-    AddChannelPair(w, _mm256_insertf128_ps(_mm256_set1_ps(coef[c]), _mm_set1_ps(coef[c + 1]), 1),
-                   acc);
-  }
-  Store4BitScores(acc, bias, /*add=*/true, out);
-  // An odd channel count leaves one channel for a scalar pass.
-  for (; c < channels; ++c) {
-    for (int i = 0; i < 32; ++i) {
-      const int code = (codes[16 * c + i / 2] >> (i % 2 ? 4 : 0)) & 0x0F;
-      out[i] += coef[c] * static_cast<float>(code);
-    }
-  }
-}
-
-SEEDANCE_AVX2 void Avx2Scores4BitGroupParams(const uint8_t* codes, int channels, const float* q,
-                                             const float* scale, const float* min, float* out) {
-  // Setup first, 8 channels a step: coef = q x scale, bias = sum q x min. As
-  // its own tight loop it has every scale and min line in flight at once
-  // before the codes are read; folded into the main loop it was slower on
-  // codes streamed from memory, though faster on cached ones.
+SEEDANCE_AVX2 void Avx2Scores4BitPairs(const uint8_t* codes, int channels, const float* q,
+                                       const float* scale, const float* min, float* out) {
+  // Setup, 8 channels a step: coef = q x scale, its largest magnitude, and
+  // bias = sum q x min. A tight loop of its own, so that every scale and min
+  // line is in flight before the codes are read.
   alignas(32) float coef[256];
-  __m256 bias8 = _mm256_setzero_ps();
+  __m256 bias8 = _mm256_setzero_ps(), max8 = _mm256_setzero_ps();
+  const __m256 sign = _mm256_set1_ps(-0.0f);
   for (int c = 0; c < channels; c += 8) {
     const __m256 qc = _mm256_loadu_ps(q + c);
-    _mm256_store_ps(coef + c, _mm256_mul_ps(qc, _mm256_loadu_ps(scale + c)));
+    const __m256 k = _mm256_mul_ps(qc, _mm256_loadu_ps(scale + c));
+    _mm256_store_ps(coef + c, k);
+    max8 = _mm256_max_ps(max8, _mm256_andnot_ps(sign, k));
     bias8 = _mm256_fmadd_ps(qc, _mm256_loadu_ps(min + c), bias8);
   }
-  // Then 8 channels a step, each pair's two coefficients spread to the
-  // halves of k by one permute.
-  Acc8 acc;
-  for (auto& a : acc.a) a = _mm256_setzero_ps();
+  // coef16_c = rne(coef_c / s), s = max |coef| / 32767; the pair (c, c + 1)
+  // as one 32-bit word, low half c -- the order vpmaddwd pairs them in.
+  const float max_coef = HorizontalMax(max8);
+  const float s = max_coef > 0 ? max_coef / 32767.0f : 0.0f;
+  const __m256 inv = _mm256_set1_ps(max_coef > 0 ? 32767.0f / max_coef : 0.0f);
+  alignas(32) int32_t pairs[128];
   for (int c = 0; c < channels; c += 8) {
-    const __m256 coef8 = _mm256_load_ps(coef + c);
-#pragma GCC unroll 4
-    for (int p = 0; p < 4; ++p) {
-      const __m256i pair =
-          _mm256_setr_epi32(2 * p, 2 * p, 2 * p, 2 * p, 2 * p + 1, 2 * p + 1, 2 * p + 1, 2 * p + 1);
-      const __m256i w =
-          _mm256_loadu_si256(reinterpret_cast<const __m256i*>(codes + 16 * (c + 2 * p)));
-      AddChannelPair(w, _mm256_permutevar8x32_ps(coef8, pair), acc);
-    }
+    const __m256i v = _mm256_cvtps_epi32(_mm256_mul_ps(_mm256_load_ps(coef + c), inv));
+    _mm_store_si128(reinterpret_cast<__m128i*>(pairs + c / 2),
+                    _mm_packs_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1)));
   }
-  Store4BitScores(acc, HorizontalSum(bias8), /*add=*/false, out);
+  // Main loop, one channel pair (8 words, 64 codes) a step. In each 16-bit
+  // half (one channel's tokens 4i .. 4i + 3) let n_k be nibble k. Four views,
+  // each one integer operation, go through vpmaddwd (both channels' coef16 x
+  // view into lane i):
+  //   lo  = half & 0x00FF  = n0 + 16 n1      hi  = half >> 8  = n2 + 16 n3
+  //   n1x = half & 0x00F0  = 16 n1           n3  = half >> 12
+  // and the four token sums come out exactly in integers at the end:
+  // S0 = lo - n1x, S1 = n1x / 16, S2 = hi - 16 S3, S3. A view is at most
+  // 255, so |sum| <= 128 pairs x 2 x 255 x 32767 < 2^31.
+  __m256i acc_lo = _mm256_setzero_si256(), acc_n1x = acc_lo, acc_hi = acc_lo, acc_n3 = acc_lo;
+  const __m256i lo_mask = _mm256_set1_epi32(0x00FF00FF), n1_mask = _mm256_set1_epi32(0x00F000F0);
+  for (int p = 0; p < channels / 2; ++p) {
+    const __m256i w = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(codes + 32 * p));
+    const __m256i k = _mm256_set1_epi32(pairs[p]);
+    acc_lo = _mm256_add_epi32(acc_lo, _mm256_madd_epi16(_mm256_and_si256(w, lo_mask), k));
+    acc_n1x = _mm256_add_epi32(acc_n1x, _mm256_madd_epi16(_mm256_and_si256(w, n1_mask), k));
+    acc_hi = _mm256_add_epi32(acc_hi, _mm256_madd_epi16(_mm256_srli_epi16(w, 8), k));
+    acc_n3 = _mm256_add_epi32(acc_n3, _mm256_madd_epi16(_mm256_srli_epi16(w, 12), k));
+  }
+  const __m256i acc0 = _mm256_sub_epi32(acc_lo, acc_n1x);
+  const __m256i acc1 = _mm256_srai_epi32(acc_n1x, 4);
+  const __m256i acc2 = _mm256_sub_epi32(acc_hi, _mm256_slli_epi32(acc_n3, 4));
+  const __m256i acc3 = acc_n3;
+  // out[4i + k] = s acc[k][i] + bias: scale, then a 4 x 8 transpose.
+  const __m256 sv = _mm256_set1_ps(s), b = _mm256_set1_ps(HorizontalSum(bias8));
+  const __m256 f0 = _mm256_fmadd_ps(_mm256_cvtepi32_ps(acc0), sv, b);
+  const __m256 f1 = _mm256_fmadd_ps(_mm256_cvtepi32_ps(acc1), sv, b);
+  const __m256 f2 = _mm256_fmadd_ps(_mm256_cvtepi32_ps(acc2), sv, b);
+  const __m256 f3 = _mm256_fmadd_ps(_mm256_cvtepi32_ps(acc3), sv, b);
+  const __m256 t0 = _mm256_unpacklo_ps(f0, f1), t1 = _mm256_unpackhi_ps(f0, f1);
+  const __m256 t2 = _mm256_unpacklo_ps(f2, f3), t3 = _mm256_unpackhi_ps(f2, f3);
+  // u0: tokens 0-3 | 16-19, u1: 4-7 | 20-23, u2: 8-11 | 24-27, u3: 12-15 | 28-31.
+  const __m256 u0 = _mm256_shuffle_ps(t0, t2, 0x44), u1 = _mm256_shuffle_ps(t0, t2, 0xEE);
+  const __m256 u2 = _mm256_shuffle_ps(t1, t3, 0x44), u3 = _mm256_shuffle_ps(t1, t3, 0xEE);
+  _mm256_storeu_ps(out, _mm256_permute2f128_ps(u0, u1, 0x20));
+  _mm256_storeu_ps(out + 8, _mm256_permute2f128_ps(u2, u3, 0x20));
+  _mm256_storeu_ps(out + 16, _mm256_permute2f128_ps(u0, u1, 0x31));
+  _mm256_storeu_ps(out + 24, _mm256_permute2f128_ps(u2, u3, 0x31));
 }
 
 SEEDANCE_AVX2 uint64_t Avx2ReadBytes(const uint8_t* p, size_t n) {

@@ -1,9 +1,12 @@
 // AVX2 kernels for the quantized KV cache of seedance::kv: attention scores
 // straight from 4-bit packed keys, without a dequantized copy (SPEC KV-3).
 //
-// Layout (the cache's 4-bit key groups of 32 tokens): channel c of a group
-// holds 32 codes in 16 bytes at codes + 16 * c, token i in the low nibble of
-// byte i / 2 when i is even, the high nibble when odd.
+// Layout (the cache's 4-bit key groups of 32 tokens, channel-pair form):
+// channels 2p and 2p + 1 of a group share 8 little-endian 32-bit words at
+// codes + 32 * p; word i holds tokens 4i .. 4i + 3, the code of token 4i + k
+// of channel 2p in bits 4k .. 4k + 3 and of channel 2p + 1 in bits
+// 16 + 4k .. 16 + 4k + 3. Each 16-bit half of a word is thus one channel's
+// four tokens, which is what vpmaddwd multiplies pairwise.
 //
 // Thread safety: pure functions over caller-owned buffers. Call only when
 // CpuHasAvx2F16c() (simd_convert.h).
@@ -14,16 +17,18 @@
 
 namespace seedance::port {
 
-// out[i] += bias + sum_c coef[c] * code(c, i) for the 32 tokens i of a group.
-void Avx2Scores4BitGroup(const uint8_t* codes, int channels, const float* coef, float bias,
-                         float* out);
-
-// out[i] = sum_c q[c] (min[c] + scale[c] code(c, i)) for the 32 tokens i of a
-// group, from plain arrays of the group's per-channel scale and min: the
-// coefficients and the bias are computed 8 channels at a time inside the
-// main loop (channels: a multiple of 8).
-void Avx2Scores4BitGroupParams(const uint8_t* codes, int channels, const float* q,
-                               const float* scale, const float* min, float* out);
+// out[t] = sum_c q[c] (min[c] + scale[c] code(c, t)) for the 32 tokens t of a
+// group, channels a multiple of 8 and at most 256.
+//
+// The code products are integer: per group, coef_c = q_c scale_c is rounded
+// to a 16-bit integer on the scale s = max_c |coef_c| / 32767, and the
+// kernel sums coef16_c x code in 32-bit integers (vpmaddwd, two channels per
+// 32-bit lane). The rounding adds at most s/2 per channel and code unit:
+// |out - exact| <= 15 channels s / 2, about 2.3e-4 channels max|coef| --
+// three orders of magnitude below the 4-bit quantization error of the keys
+// themselves (scale_c / 2 per value). bias = sum_c q_c min_c stays FP32.
+void Avx2Scores4BitPairs(const uint8_t* codes, int channels, const float* q, const float* scale,
+                         const float* min, float* out);
 
 // Reads n bytes with 32-byte loads and returns a checksum: the read-bandwidth reference.
 uint64_t Avx2ReadBytes(const uint8_t* p, size_t n);
