@@ -25,6 +25,15 @@ Cluster::Cluster(std::vector<Node> nodes) : nodes_(std::move(nodes)) {
     total_gpu_milli_ += int64_t{1000} * n.gpu_count;
     state_.push_back(std::move(s));
   }
+  std::vector<int> by_name(nodes_.size());
+  for (size_t i = 0; i < by_name.size(); ++i) by_name[i] = static_cast<int>(i);
+  std::stable_sort(by_name.begin(), by_name.end(), [&](int a, int b) {
+    return nodes_[static_cast<size_t>(a)].name < nodes_[static_cast<size_t>(b)].name;
+  });
+  name_rank_.resize(nodes_.size());
+  for (size_t r = 0; r < by_name.size(); ++r) {
+    name_rank_[static_cast<size_t>(by_name[r])] = static_cast<int>(r);
+  }
 }
 
 bool Cluster::TypeAllowed(const Pod& pod, int node) const {

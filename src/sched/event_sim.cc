@@ -210,6 +210,7 @@ base::StatusOr<EventRun> RunEvents(const std::vector<Node>& nodes, std::vector<E
   for (const auto& j : jobs) workload.insert(workload.end(), j.members.begin(), j.members.end());
   SEEDANCE_ASSIGN_OR_RETURN(auto policy, MakePolicy(o.policy, workload));
   Framework framework(std::move(policy));
+  framework.SetTieBreak(o.ties);
   Cluster cluster(nodes);
   if (cluster.total_gpu_milli() == 0) return base::InvalidArgumentError("the cluster has no GPUs");
   std::mt19937_64 rng(o.seed);

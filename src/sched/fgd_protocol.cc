@@ -17,6 +17,7 @@ base::StatusOr<FgdRun> RunFgdProtocol(const std::vector<Node>& nodes, const std:
   if (pods.empty()) return base::InvalidArgumentError("no pods");
   SEEDANCE_ASSIGN_OR_RETURN(auto policy, MakePolicy(o.policy, pods));
   Framework framework(std::move(policy));
+  framework.SetTieBreak(o.ties);
   Cluster cluster(nodes);
   if (cluster.total_gpu_milli() == 0) return base::InvalidArgumentError("the cluster has no GPUs");
   std::mt19937_64 rng(o.seed);

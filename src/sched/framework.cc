@@ -40,7 +40,7 @@ std::optional<Candidate> Framework::Schedule(Cluster& cluster, const Pod& pod,
       return std::nullopt;
     }
     policy_->Score(cluster, pod, feasible_, rng);
-    const Candidate chosen = feasible_[SelectHost(feasible_, rng)];
+    const Candidate chosen = feasible_[SelectHost(feasible_, cluster, ties_, rng)];
     if (!Reserve(cluster, pod, chosen)) return std::nullopt;
     if (bind_ && !bind_->Bind(pod, chosen).ok()) {
       Unschedule(cluster, pod, chosen);

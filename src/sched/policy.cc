@@ -175,15 +175,20 @@ class FgdPolicy final : public Policy {
 
 }  // namespace
 
-size_t SelectHost(const std::vector<Candidate>& cs, std::mt19937_64& rng) {
+size_t SelectHost(const std::vector<Candidate>& cs, const Cluster& cluster, TieBreak tie_break,
+                  std::mt19937_64& rng) {
   size_t pick = 0;
   int ties = 1;
   for (size_t i = 1; i < cs.size(); ++i) {
     if (cs[i].score > cs[pick].score) {
       pick = i;
       ties = 1;
-    } else if (cs[i].score == cs[pick].score && rng() % ++ties == 0) {
-      pick = i;
+    } else if (cs[i].score == cs[pick].score) {
+      if (tie_break == TieBreak::kNodeName) {
+        if (cluster.name_rank(cs[i].node) < cluster.name_rank(cs[pick].node)) pick = i;
+      } else if (rng() % ++ties == 0) {
+        pick = i;
+      }
     }
   }
   return pick;

@@ -159,6 +159,27 @@ TEST(Policy, GpuPackingBands) {
   EXPECT_EQ(cs[0].score, 0);  // CPU-only pods: no preference
 }
 
+TEST(Policy, SelectHostBreaksTiesByNameOrAtRandom) {
+  // Node names out of input order: "n-b" (index 0), "n-c" (1), "n-a" (2).
+  Cluster c({MakeNode("n-b", 64000, 2), MakeNode("n-c", 64000, 2), MakeNode("n-a", 64000, 2)});
+  EXPECT_EQ(c.name_rank(0), 1);
+  EXPECT_EQ(c.name_rank(1), 2);
+  EXPECT_EQ(c.name_rank(2), 0);
+  std::mt19937_64 rng(7);
+  const std::vector<Candidate> cs = {{0, 50, {}}, {1, 70, {}}, {2, 70, {}}};
+  // The highest score wins outright whatever the rule; among the two at 70
+  // the name rule takes "n-a" (index 2), every time.
+  EXPECT_EQ(SelectHost({{0, 10, {}}, {1, 90, {}}, {2, 70, {}}}, c, TieBreak::kNodeName, rng), 1u);
+  for (int i = 0; i < 20; ++i) EXPECT_EQ(SelectHost(cs, c, TieBreak::kNodeName, rng), 2u);
+  // At random: both tied candidates, each about half of 10,000 draws (the
+  // binomial sd is 50), the lower score never.
+  int picks[3] = {0, 0, 0};
+  for (int i = 0; i < 10000; ++i) ++picks[SelectHost(cs, c, TieBreak::kRandom, rng)];
+  EXPECT_EQ(picks[0], 0);
+  EXPECT_NEAR(picks[1], 5000, 300);
+  EXPECT_NEAR(picks[2], 5000, 300);
+}
+
 TEST(Policy, GpuClusteringBands) {
   // Four 8-GPU nodes: idle; hosting one share; hosting a share and a 1-GPU pod;
   // hosting a 2-GPU pod.
@@ -206,15 +227,44 @@ TEST(Policy, SeedanceReservesScarceTypes) {
   EXPECT_EQ(f[0].score, 50);
   EXPECT_EQ(f[1].score, 62);
   // Seedance charges the T4 node: reserve(T4) = 0.5 x 4000 free = 2000 > 1000
-  // left after, so +1000 milli of cost -> floor(100 sigma(-1)) = 26.
-  EXPECT_EQ(s[0].score, 26);
-  EXPECT_EQ(s[1].score, 62);  // no penalty off the scarce type
+  // left after, so +1000 milli of cost -> floor(100 sigma(-1)) = 26. A
+  // whole-GPU pod gets no packing key: the step x 8192.
+  EXPECT_EQ(s[0].score, 26 * 8192);
+  EXPECT_EQ(s[1].score, 62 * 8192);  // no penalty off the scarce type
   // A pod that needs T4 pays nothing.
   std::vector<Candidate> t = {{0, 0, {0}}};
   (*seedance)->Score(c, MakePod(1000, 1, 1000, {"T4"}), t, rng);
   std::vector<Candidate> tf = {{0, 0, {0}}};
   (*fgd)->Score(c, MakePod(1000, 1, 1000, {"T4"}), tf, rng);
-  EXPECT_EQ(t[0].score, tf[0].score);
+  EXPECT_EQ(t[0].score, tf[0].score * 8192);
+}
+
+TEST(Policy, SeedancePacksCpuPodsAndSharesAmongFgdTies) {
+  // Two 8-GPU nodes, "used" with 2 whole GPUs taken (6000 milli left), "idle".
+  Cluster c({MakeNode("used", 96000, 8), MakeNode("idle", 96000, 8)});
+  c.Bind(MakePod(1000, 2, 1000), 0, std::vector<int>{0, 1});
+  const std::vector<Pod> workload = {MakePod(1000, 0, 0), MakePod(1000, 1, 500)};
+  auto seedance = MakePolicy("seedance", workload);
+  auto fgd = MakePolicy("fgd", workload);
+  ASSERT_TRUE(seedance.ok() && fgd.ok());
+  std::mt19937_64 rng(1);
+  // FGD cannot tell the nodes apart. The CPU-only class (popularity 0.5)
+  // counts all idle GPU as fragment; the 500 class fits before and after.
+  // CPU-only pod: dF = 0 -> floor(100 sigma(0)) = 50. A 500 share on a fresh
+  // GPU: dF = 0.5 x -500 = -250 -> floor(100 sigma(0.25)) = 56. Both nodes.
+  const std::pair<Pod, int64_t> cases[] = {{MakePod(4000, 0, 0), 50}, {MakePod(4000, 1, 500), 56}};
+  for (const auto& [pod, step] : cases) {
+    std::vector<Candidate> s = {{0, 0, {2}}, {1, 0, {0}}}, f = s;
+    (*seedance)->Score(c, pod, s, rng);
+    (*fgd)->Score(c, pod, f, rng);
+    EXPECT_EQ(f[0].score, step) << pod.num_gpu;
+    EXPECT_EQ(f[1].score, step) << pod.num_gpu;
+    // Seedance adds 8000 - milli left after: "used" 8000 - (6000 - demand).
+    const int64_t demand = pod.gpu_demand_milli();
+    EXPECT_EQ(s[0].score, step * 8192 + 8000 - (6000 - demand)) << pod.num_gpu;
+    EXPECT_EQ(s[1].score, step * 8192 + 8000 - (8000 - demand)) << pod.num_gpu;
+    EXPECT_EQ(SelectHost(s, c, TieBreak::kNodeName, rng), 0u);
+  }
 }
 
 TEST(FgdProtocol, InvariantsAndDeterminismOnTheDefaultTrace) {

@@ -1,22 +1,27 @@
 // Seedance policy: FGD's fragmentation descent plus reserves for scarce GPU
-// types.
+// types, and best fit on GPU among the nodes FGD cannot tell apart.
 //
-//   score = floor(100 sigma(-(dF + penalty) / 1000))
+//   score = step x 8192 + packing
+//   step = floor(100 sigma(-(dF + penalty) / 1000))
 //   penalty = scarcity_weight x milli-GPU of the pod, when the pod could run
 //             on any type and placing it would leave type t with less free
 //             GPU than its reserve; else 0
 //   reserve(t) = share(t) x GPU free in the cluster now
 //   share(t)  = (demand of the pods that allow only some types, spread evenly
 //               over the types they allow, that lands on t) / all GPU demand
+//   packing = 8000 - the node's milli-GPU left after the pod (0 .. 8000), for
+//             CPU-only pods and GPU shares; 0 for whole-GPU pods
 //
 // dF is FGD's increase of expected fragmentation F_n(M) (fgd-protocol.md
-// §2.3), the best GPU tried for a share, ties broken at random by the
-// simulator. Measured against FGD in docs/benchmarks.md: the reserves raise
-// the allocation at 80-100% arrived on type-constrained traces (the note's
-// "type-aware headroom"); the sigmoid steps are kept because exact dF
-// allocated less in every tie-breaking tried (docs/design/sched.md).
+// §2.3), the best GPU tried for a share. Its steps are coarse, so many nodes
+// tie; among them a CPU-only pod or a share goes where the least GPU stays
+// free (CPU pods keep off GPU-rich nodes, shares gather on nodes already
+// cut up), while whole-GPU pods keep the simulator's tie-break. Measured
+// against FGD in docs/benchmarks.md; the variants tried are in
+// docs/design/sched.md.
 #include "src/sched/seedance_policy.h"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 
@@ -24,6 +29,11 @@
 
 namespace seedance::sched {
 namespace {
+
+// The packing key's range: 8 GPUs' milli-GPU (the largest Alibaba node);
+// larger nodes saturate it, which only coarsens their tie-break.
+constexpr int64_t kMaxNodeMilli = 8000;
+constexpr int64_t kStepUnit = 8192;  // one FGD step outweighs any packing key
 
 class SeedancePolicy final : public Policy {
  public:
@@ -70,7 +80,13 @@ class SeedancePolicy final : public Policy {
           }
         }
       }
-      frag_.FgdScore(cluster, pod, c, penalty);  // FGD's score of (increase + penalty)
+      frag_.FgdScore(cluster, pod, c, penalty);  // FGD's step of (increase + penalty)
+      int64_t packing = 0;
+      if (pod.num_gpu == 0 || pod.gpu_milli < 1000) {
+        const int64_t left = cluster.state(c.node).gpu_left_total() - pod.gpu_demand_milli();
+        packing = kMaxNodeMilli - std::clamp<int64_t>(left, 0, kMaxNodeMilli);
+      }
+      c.score = c.score * kStepUnit + packing;
     }
   }
 

@@ -193,7 +193,7 @@ base::Report EventFigures(const std::vector<base::StatusOr<sched::EventRun>>& ru
 
 void RegisterSimulate(CLI::App& app, Context& context) {
   struct Flags {
-    std::string nodes, pods, protocol = "fgd", output;
+    std::string nodes, pods, protocol = "fgd", output, ties = "auto";
     std::vector<std::string> policies = {"fgd"};
     std::string report;
     int seeds = 10;
@@ -241,6 +241,12 @@ void RegisterSimulate(CLI::App& app, Context& context) {
                   "fgd (the paper's: shuffle, top up to 130%, no departures) or events "
                   "(arrivals and departures at the trace's times)")
       ->check(CLI::IsMember({"fgd", "events"}))
+      ->capture_default_str();
+  cmd->add_option("--ties", f->ties,
+                  "Score ties: name (the node whose name sorts first, as the FGD paper's "
+                  "simulator), random (as kube-scheduler) or auto (name for --protocol fgd, "
+                  "random for events)")
+      ->check(CLI::IsMember({"auto", "name", "random"}))
       ->capture_default_str();
   cmd->add_option("--seeds", f->seeds, "Seeds (42, 43, ...) to average over")
       ->check(CLI::Range(1, 1000))
@@ -405,6 +411,7 @@ void RegisterSimulate(CLI::App& app, Context& context) {
           o.policy = name;
           o.seed = f->first_seed + static_cast<uint64_t>(s);
           o.backfill_window = f->backfill_window;
+          o.ties = f->ties == "name" ? sched::TieBreak::kNodeName : sched::TieBreak::kRandom;
           o.quotas = f->quotas;
           o.tiers = f->tiers;
           o.max_retries = f->max_retries;
@@ -463,6 +470,7 @@ void RegisterSimulate(CLI::App& app, Context& context) {
         o.policy = name;
         o.seed = f->first_seed + static_cast<uint64_t>(s);
         o.record_nodes = !f->report.empty() && s == 0;
+        o.ties = f->ties == "random" ? sched::TieBreak::kRandom : sched::TieBreak::kNodeName;
         return sched::RunFgdProtocol(*nodes, *pods, o);
       });
       std::vector<double> alloc(9, 0.0), frag(9, 0.0);

@@ -39,6 +39,8 @@ class Cluster {
 
   const std::vector<Node>& nodes() const { return nodes_; }
   const NodeState& state(int node) const { return state_[static_cast<size_t>(node)]; }
+  // The node's place in the lexicographic order of node names (0 first).
+  int name_rank(int node) const { return name_rank_[static_cast<size_t>(node)]; }
   int64_t total_gpu_milli() const { return total_gpu_milli_; }
   int64_t used_gpu_milli() const { return used_gpu_milli_; }
 
@@ -64,6 +66,7 @@ class Cluster {
  private:
   std::vector<Node> nodes_;
   std::vector<NodeState> state_;
+  std::vector<int> name_rank_;
   int64_t total_gpu_milli_ = 0;
   int64_t used_gpu_milli_ = 0;
 };

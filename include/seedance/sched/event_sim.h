@@ -81,6 +81,7 @@
 
 #include "seedance/base/status.h"
 #include "seedance/sched/model.h"
+#include "seedance/sched/policy.h"
 #include "seedance/sched/qos_tiers.h"
 
 namespace seedance::sched {
@@ -110,7 +111,8 @@ struct EventRunOptions {
   std::string policy = "bestfit";
   uint64_t seed = 42;
   int backfill_window = 64;
-  bool check_invariants = false;  // Cluster::Check after every event (debug tests)
+  TieBreak ties = TieBreak::kRandom;  // as kube-scheduler (policy.h)
+  bool check_invariants = false;      // Cluster::Check after every event (debug tests)
   bool quotas = false;
   bool tiers = false;
   int max_retries = -1;  // preemptions a job may suffer; < 0: no limit

@@ -15,6 +15,7 @@
 
 #include "seedance/base/status.h"
 #include "seedance/sched/model.h"
+#include "seedance/sched/policy.h"
 
 namespace seedance::sched {
 
@@ -22,6 +23,8 @@ struct FgdRunOptions {
   std::string policy = "fgd";
   uint64_t seed = 42;
   double tune = 1.3;
+  // The paper's simulator breaks score ties by node name (policy.h).
+  TieBreak ties = TieBreak::kNodeName;
   bool check_invariants = false;  // Cluster::Check after every pod (debug tests)
   bool record_nodes = false;      // fill FgdRun::node_gpu_used_at (for --report)
 };

@@ -8,7 +8,7 @@
 //               room, and the cycle is tried once more
 //   score       the policy (policy.h) scores the feasible nodes and may pick
 //               other GPUs; a policy normalises its own scores (min-max, max)
-//   select      the highest score, ties uniformly at random (SelectHost)
+//   select      the highest score; ties at random or by node name (SelectHost)
 //   reserve     every ReservePlugin, in order; the first failure unreserves the
 //               ones before it, in reverse. The cluster's own reservation
 //               (Cluster::Bind) always runs first
@@ -72,6 +72,7 @@ class Framework {
   void AddReserve(std::unique_ptr<ReservePlugin> p) { reserves_.push_back(std::move(p)); }
   void SetPostFilter(std::unique_ptr<PostFilterPlugin> p) { post_filter_ = std::move(p); }
   void SetBind(std::unique_ptr<BindPlugin> p) { bind_ = std::move(p); }
+  void SetTieBreak(TieBreak t) { ties_ = t; }
 
   const Policy& policy() const { return *policy_; }
 
@@ -90,6 +91,7 @@ class Framework {
   std::unique_ptr<PostFilterPlugin> post_filter_;
   std::unique_ptr<BindPlugin> bind_;
   std::vector<Candidate> feasible_;  // reused between cycles
+  TieBreak ties_ = TieBreak::kRandom;
 };
 
 }  // namespace seedance::sched

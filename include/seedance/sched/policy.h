@@ -68,9 +68,20 @@ std::vector<PodClass> TypicalPods(const std::vector<Pod>& pods, double coverage 
 double NodeFragmentation(const NodeState& state, const std::string& gpu_model,
                          const std::vector<PodClass>& classes);
 
-// The index of the highest-scoring candidate, ties broken uniformly at random
-// (reservoir sampling, as kube-scheduler's selectHost). `cs` must not be empty.
-size_t SelectHost(const std::vector<Candidate>& cs, std::mt19937_64& rng);
+// How SelectHost breaks ties between the highest scores.
+enum class TieBreak {
+  // Uniformly at random (reservoir sampling): kube-scheduler's selectHost.
+  kRandom,
+  // The node whose name comes first: the FGD paper's simulator, which runs
+  // a fork of kube-scheduler 1.20.5 whose selectHost does this "for
+  // reproducibility" (github.com/mental2008/kubernetes v1.20.5-minor).
+  kNodeName,
+};
+
+// The index of the highest-scoring candidate, ties broken as `ties` says.
+// `cs` must not be empty.
+size_t SelectHost(const std::vector<Candidate>& cs, const Cluster& cluster, TieBreak ties,
+                  std::mt19937_64& rng);
 
 // "random", "bestfit", "dotprod", "gpupacking", "gpuclustering", "fgd",
 // "seedance"; `workload` gives FGD and Seedance their typical pods.
