@@ -259,10 +259,12 @@ TEST(Policy, SeedancePacksCpuPodsAndSharesAmongFgdTies) {
     (*fgd)->Score(c, pod, f, rng);
     EXPECT_EQ(f[0].score, step) << pod.num_gpu;
     EXPECT_EQ(f[1].score, step) << pod.num_gpu;
-    // Seedance adds 8000 - milli left after: "used" 8000 - (6000 - demand).
+    // Seedance adds 8000 - milli left after: "used" 8000 - (6000 - demand); a
+    // CPU-only pod gets that key alone (FGD's step is not consulted).
     const int64_t demand = pod.gpu_demand_milli();
-    EXPECT_EQ(s[0].score, step * 8192 + 8000 - (6000 - demand)) << pod.num_gpu;
-    EXPECT_EQ(s[1].score, step * 8192 + 8000 - (8000 - demand)) << pod.num_gpu;
+    const int64_t base = pod.num_gpu == 0 ? 0 : step * 8192;
+    EXPECT_EQ(s[0].score, base + 8000 - (6000 - demand)) << pod.num_gpu;
+    EXPECT_EQ(s[1].score, base + 8000 - (8000 - demand)) << pod.num_gpu;
     EXPECT_EQ(SelectHost(s, c, TieBreak::kNodeName, rng), 0u);
   }
 }

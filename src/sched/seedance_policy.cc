@@ -1,7 +1,9 @@
 // Seedance policy: FGD's fragmentation descent plus reserves for scarce GPU
-// types, and best fit on GPU among the nodes FGD cannot tell apart.
+// types for GPU pods, best fit on GPU among the nodes FGD cannot tell apart
+// for shares, and best fit on GPU alone for CPU-only pods.
 //
-//   score = step x 8192 + packing
+//   GPU pods:  score = step x 8192 + packing
+//   CPU-only:  score = packing
 //   step = floor(100 sigma(-(dF + penalty) / 1000))
 //   penalty = scarcity_weight x milli-GPU of the pod, when the pod could run
 //             on any type and placing it would leave type t with less free
@@ -14,10 +16,12 @@
 //
 // dF is FGD's increase of expected fragmentation F_n(M) (fgd-protocol.md
 // §2.3), the best GPU tried for a share. Its steps are coarse, so many nodes
-// tie; among them a CPU-only pod or a share goes where the least GPU stays
-// free (CPU pods keep off GPU-rich nodes, shares gather on nodes already
-// cut up), while whole-GPU pods keep the simulator's tie-break. Measured
-// against FGD in docs/benchmarks.md; the variants tried are in
+// tie; among them a share goes where the least GPU stays free (shares gather
+// on nodes already cut up), while whole-GPU pods keep the simulator's
+// tie-break. A CPU-only pod barely moves F (the CPU-only class counts all
+// idle GPU wherever it goes), yet the CPU it takes from a GPU-rich node can
+// strand that node's GPUs later: it goes where the least GPU is free.
+// Measured against FGD in docs/benchmarks.md; the variants tried are in
 // docs/design/sched.md.
 #include "src/sched/seedance_policy.h"
 
@@ -80,12 +84,16 @@ class SeedancePolicy final : public Policy {
           }
         }
       }
-      frag_.FgdScore(cluster, pod, c, penalty);  // FGD's step of (increase + penalty)
       int64_t packing = 0;
       if (pod.num_gpu == 0 || pod.gpu_milli < 1000) {
         const int64_t left = cluster.state(c.node).gpu_left_total() - pod.gpu_demand_milli();
         packing = kMaxNodeMilli - std::clamp<int64_t>(left, 0, kMaxNodeMilli);
       }
+      if (pod.num_gpu == 0) {
+        c.score = packing;  // CPU-only: best fit on GPU, FGD not consulted
+        continue;
+      }
+      frag_.FgdScore(cluster, pod, c, penalty);  // FGD's step of (increase + penalty)
       c.score = c.score * kStepUnit + packing;
     }
   }

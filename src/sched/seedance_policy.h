@@ -1,6 +1,7 @@
 // Seedance's own scoring policy (SPEC SCHED-2): FGD's fragmentation descent
-// with reserves for GPU types that some pods cannot do without, and GPU best
-// fit for CPU-only pods and shares among the nodes FGD scores equally.
+// with reserves for GPU types that some pods cannot do without, GPU best fit
+// for shares among the nodes FGD scores equally, and GPU best fit alone for
+// CPU-only pods.
 // Private to seedance::sched;
 // built through MakePolicy("seedance", workload). docs/design/sched.md has
 // the formula and the measurements.
