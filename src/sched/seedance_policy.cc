@@ -58,6 +58,10 @@ class SeedancePolicy final : public Policy {
   void Score(const Cluster& cluster, const Pod& pod, std::vector<Candidate>& feasible,
              std::mt19937_64&) const override {
     if (feasible.empty()) return;
+    if (pod.num_gpu == 0) {  // CPU-only: best fit on GPU, FGD not consulted
+      for (Candidate& c : feasible) c.score = Packing(cluster.state(c.node), 0);
+      return;
+    }
     std::map<std::string, double> free_by_model;
     double free_total = 0;
     if (pod.num_gpu > 0 && pod.gpu_models.empty() && !share_.empty()) {
@@ -84,21 +88,19 @@ class SeedancePolicy final : public Policy {
           }
         }
       }
-      int64_t packing = 0;
-      if (pod.num_gpu == 0 || pod.gpu_milli < 1000) {
-        const int64_t left = cluster.state(c.node).gpu_left_total() - pod.gpu_demand_milli();
-        packing = kMaxNodeMilli - std::clamp<int64_t>(left, 0, kMaxNodeMilli);
-      }
-      if (pod.num_gpu == 0) {
-        c.score = packing;  // CPU-only: best fit on GPU, FGD not consulted
-        continue;
-      }
       frag_.FgdScore(cluster, pod, c, penalty);  // FGD's step of (increase + penalty)
-      c.score = c.score * kStepUnit + packing;
+      const bool share = pod.gpu_milli < 1000;   // whole-GPU pods: no packing key
+      c.score = c.score * kStepUnit +
+                (share ? Packing(cluster.state(c.node), pod.gpu_demand_milli()) : 0);
     }
   }
 
  private:
+  // 8000 - the node's milli-GPU left once `demand` is placed, clamped to 0 .. 8000.
+  static int64_t Packing(const NodeState& s, int64_t demand) {
+    return kMaxNodeMilli - std::clamp<int64_t>(s.gpu_left_total() - demand, 0, kMaxNodeMilli);
+  }
+
   SeedancePolicyOptions options_;
   FragmentationCache frag_;
   // Per GPU type: the share of the workload's GPU demand that can only run on

@@ -189,6 +189,14 @@ base::Report EventFigures(const std::vector<base::StatusOr<sched::EventRun>>& ru
   return r;
 }
 
+// --ties: "auto" is the paper simulator's rule under --protocol fgd and
+// kube-scheduler's in event mode.
+sched::TieBreak TieBreakOf(const std::string& ties, const std::string& protocol) {
+  if (ties == "auto")
+    return protocol == "fgd" ? sched::TieBreak::kNodeName : sched::TieBreak::kRandom;
+  return ties == "name" ? sched::TieBreak::kNodeName : sched::TieBreak::kRandom;
+}
+
 }  // namespace
 
 void RegisterSimulate(CLI::App& app, Context& context) {
@@ -411,7 +419,7 @@ void RegisterSimulate(CLI::App& app, Context& context) {
           o.policy = name;
           o.seed = f->first_seed + static_cast<uint64_t>(s);
           o.backfill_window = f->backfill_window;
-          o.ties = f->ties == "name" ? sched::TieBreak::kNodeName : sched::TieBreak::kRandom;
+          o.ties = TieBreakOf(f->ties, f->protocol);
           o.quotas = f->quotas;
           o.tiers = f->tiers;
           o.max_retries = f->max_retries;
@@ -470,7 +478,7 @@ void RegisterSimulate(CLI::App& app, Context& context) {
         o.policy = name;
         o.seed = f->first_seed + static_cast<uint64_t>(s);
         o.record_nodes = !f->report.empty() && s == 0;
-        o.ties = f->ties == "random" ? sched::TieBreak::kRandom : sched::TieBreak::kNodeName;
+        o.ties = TieBreakOf(f->ties, f->protocol);
         return sched::RunFgdProtocol(*nodes, *pods, o);
       });
       std::vector<double> alloc(9, 0.0), frag(9, 0.0);
