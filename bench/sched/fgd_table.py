@@ -7,6 +7,7 @@ unallocated GPU at 130% arrived (10-seed means) next to the paper's values
 from fgd_alloc_summary.csv, with the difference.
 
     /usr/bin/python3 bench/sched/fgd_table.py [--traces default,cpu050,...] [--seeds 10]
+        [--ties auto|name|shuffled-names|random]
 """
 
 from __future__ import annotations
@@ -46,6 +47,7 @@ def main() -> int:
     ap.add_argument("--traces", default=",".join(TRACES))
     ap.add_argument("--policies", default=",".join(POLICIES))
     ap.add_argument("--seeds", type=int, default=10)
+    ap.add_argument("--ties", default="auto", help="passed to seedancectl simulate --ties")
     a = ap.parse_args()
     ref = paper()
     nodes = DATA / "alibaba-gpu-2023" / "openb_node_list_gpu_node.csv"
@@ -54,7 +56,7 @@ def main() -> int:
     for trace in a.traces.split(","):
         pods = DATA / "alibaba-gpu-2023" / f"openb_pod_list_{trace}.csv"
         r = subprocess.run([a.seedancectl, "simulate", "--nodes", str(nodes), "--pods", str(pods),
-                            "--policy", a.policies, "--seeds", str(a.seeds), "-o", "json"],
+                            "--policy", a.policies, "--seeds", str(a.seeds), "--ties", a.ties, "-o", "json"],
                            capture_output=True, text=True, check=True)
         for p in json.loads(r.stdout)["policies"]:
             key = POLICIES.get(p["policy"])

@@ -30,10 +30,15 @@ Cluster::Cluster(std::vector<Node> nodes) : nodes_(std::move(nodes)) {
   std::stable_sort(by_name.begin(), by_name.end(), [&](int a, int b) {
     return nodes_[static_cast<size_t>(a)].name < nodes_[static_cast<size_t>(b)].name;
   });
-  name_rank_.resize(nodes_.size());
+  tie_rank_.resize(nodes_.size());
   for (size_t r = 0; r < by_name.size(); ++r) {
-    name_rank_[static_cast<size_t>(by_name[r])] = static_cast<int>(r);
+    tie_rank_[static_cast<size_t>(by_name[r])] = static_cast<int>(r);
   }
+}
+
+void Cluster::ShuffleTieOrder(std::mt19937_64& rng) {
+  for (size_t r = 0; r < tie_rank_.size(); ++r) tie_rank_[r] = static_cast<int>(r);
+  std::shuffle(tie_rank_.begin(), tie_rank_.end(), rng);
 }
 
 bool Cluster::TypeAllowed(const Pod& pod, int node) const {

@@ -213,6 +213,7 @@ base::StatusOr<EventRun> RunEvents(const std::vector<Node>& nodes, std::vector<E
   framework.SetTieBreak(o.ties);
   Cluster cluster(nodes);
   if (cluster.total_gpu_milli() == 0) return base::InvalidArgumentError("the cluster has no GPUs");
+  PrepareTieOrder(cluster, o.ties, o.seed);
   std::mt19937_64 rng(o.seed);
   // Stable order for equal submit times: by id.
   std::sort(jobs.begin(), jobs.end(), [](const EventJob& a, const EventJob& b) {

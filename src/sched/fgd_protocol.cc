@@ -20,6 +20,7 @@ base::StatusOr<FgdRun> RunFgdProtocol(const std::vector<Node>& nodes, const std:
   framework.SetTieBreak(o.ties);
   Cluster cluster(nodes);
   if (cluster.total_gpu_milli() == 0) return base::InvalidArgumentError("the cluster has no GPUs");
+  PrepareTieOrder(cluster, o.ties, o.seed);
   std::mt19937_64 rng(o.seed);
 
   // Arrival order: by name, shuffled, then tuned to `tune` x capacity.

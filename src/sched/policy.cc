@@ -175,6 +175,12 @@ class FgdPolicy final : public Policy {
 
 }  // namespace
 
+void PrepareTieOrder(Cluster& cluster, TieBreak ties, uint64_t seed) {
+  if (ties != TieBreak::kShuffledNodeNames) return;
+  std::mt19937_64 order_rng(seed ^ 0x6e6f64652d6f7264ULL);  // "node-ord"
+  cluster.ShuffleTieOrder(order_rng);
+}
+
 size_t SelectHost(const std::vector<Candidate>& cs, const Cluster& cluster, TieBreak tie_break,
                   std::mt19937_64& rng) {
   size_t pick = 0;
@@ -184,8 +190,8 @@ size_t SelectHost(const std::vector<Candidate>& cs, const Cluster& cluster, TieB
       pick = i;
       ties = 1;
     } else if (cs[i].score == cs[pick].score) {
-      if (tie_break == TieBreak::kNodeName) {
-        if (cluster.name_rank(cs[i].node) < cluster.name_rank(cs[pick].node)) pick = i;
+      if (tie_break != TieBreak::kRandom) {
+        if (cluster.tie_rank(cs[i].node) < cluster.tie_rank(cs[pick].node)) pick = i;
       } else if (rng() % ++ties == 0) {
         pick = i;
       }

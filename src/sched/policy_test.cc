@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <string>
+
 #include "seedance/base/env.h"
 #include "seedance/base/testing/data.h"
 #include "seedance/sched/fgd_protocol.h"
@@ -162,9 +165,9 @@ TEST(Policy, GpuPackingBands) {
 TEST(Policy, SelectHostBreaksTiesByNameOrAtRandom) {
   // Node names out of input order: "n-b" (index 0), "n-c" (1), "n-a" (2).
   Cluster c({MakeNode("n-b", 64000, 2), MakeNode("n-c", 64000, 2), MakeNode("n-a", 64000, 2)});
-  EXPECT_EQ(c.name_rank(0), 1);
-  EXPECT_EQ(c.name_rank(1), 2);
-  EXPECT_EQ(c.name_rank(2), 0);
+  EXPECT_EQ(c.tie_rank(0), 1);
+  EXPECT_EQ(c.tie_rank(1), 2);
+  EXPECT_EQ(c.tie_rank(2), 0);
   std::mt19937_64 rng(7);
   const std::vector<Candidate> cs = {{0, 50, {}}, {1, 70, {}}, {2, 70, {}}};
   // The highest score wins outright whatever the rule; among the two at 70
@@ -178,6 +181,45 @@ TEST(Policy, SelectHostBreaksTiesByNameOrAtRandom) {
   EXPECT_EQ(picks[0], 0);
   EXPECT_NEAR(picks[1], 5000, 300);
   EXPECT_NEAR(picks[2], 5000, 300);
+}
+
+TEST(Policy, ShuffledNodeNamesGiveARandomOrderFixedPerSeed) {
+  std::vector<Node> nodes;
+  for (int i = 0; i < 50; ++i) nodes.push_back(MakeNode("n-" + std::to_string(100 + i), 64000, 2));
+  auto ranks = [&](TieBreak ties, uint64_t seed) {
+    Cluster c(nodes);
+    PrepareTieOrder(c, ties, seed);
+    std::vector<int> r;
+    for (int n = 0; n < 50; ++n) r.push_back(c.tie_rank(n));
+    return r;
+  };
+  std::vector<int> identity(50);
+  for (int i = 0; i < 50; ++i) identity[static_cast<size_t>(i)] = i;
+  // Names sort as the input here, so the plain name order is the identity.
+  EXPECT_EQ(ranks(TieBreak::kNodeName, 42), identity);
+  EXPECT_EQ(ranks(TieBreak::kRandom, 42), identity);
+  const auto a = ranks(TieBreak::kShuffledNodeNames, 42);
+  // A permutation of 0..49, the same for the same seed, another for another
+  // seed (two equal draws have probability 1/50!).
+  auto sorted = a;
+  std::sort(sorted.begin(), sorted.end());
+  EXPECT_EQ(sorted, identity);
+  EXPECT_NE(a, identity);
+  EXPECT_EQ(ranks(TieBreak::kShuffledNodeNames, 42), a);
+  EXPECT_NE(ranks(TieBreak::kShuffledNodeNames, 43), a);
+  // SelectHost then takes the tied node of the lowest drawn rank.
+  Cluster c(nodes);
+  PrepareTieOrder(c, TieBreak::kShuffledNodeNames, 42);
+  std::mt19937_64 rng(1);
+  std::vector<Candidate> cs;
+  for (int n = 0; n < 50; ++n) cs.push_back({n, n % 2 == 0 ? 70 : 10, {}});
+  int want = 0;
+  for (int n = 2; n < 50; n += 2) {
+    if (a[static_cast<size_t>(n)] < a[static_cast<size_t>(want)]) want = n;
+  }
+  for (int i = 0; i < 5; ++i) {
+    EXPECT_EQ(SelectHost(cs, c, TieBreak::kShuffledNodeNames, rng), static_cast<size_t>(want));
+  }
 }
 
 TEST(Policy, GpuClusteringBands) {

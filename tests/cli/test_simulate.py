@@ -256,11 +256,12 @@ def test_overcommit_and_redistribution(seedancectl, tmp_path):
 
 
 
-def test_tie_break_by_name_or_at_random(seedancectl):
-    """The FGD protocol breaks score ties by node name (the paper's simulator) unless told
-    `--ties random`. gpupacking's bands tie a lot: on the default trace the name rule allocates
-    more GPU (the paper's 91.78% at 100% arrived is the reference; random ties land near 88.8%).
-    A bad value is a usage error."""
+def test_tie_break_by_shuffled_names_by_name_or_at_random(seedancectl):
+    """The FGD protocol breaks score ties as the paper's simulator does -- by node name, after
+    renaming the nodes in a random order -- unless told otherwise. gpupacking's bands tie a lot,
+    so the rule shows: the paper's 91.78% allocation at 100% arrived (fgd_alloc_summary.csv) is
+    met within 0.5 points by the shuffled names, the plain name order lands about 0.5-0.7
+    lower and random ties about 3 points lower. A bad value is a usage error."""
     require_data(TRACE)
 
     def run(*extra):
@@ -270,12 +271,15 @@ def test_tie_break_by_name_or_at_random(seedancectl):
                                "gpupacking", "--seeds", "2", "-o", "json", *extra],
                               capture_output=True, text=True, timeout=300)
 
-    default, name, rand = run(), run("--ties", "name"), run("--ties", "random")
-    for r in (default, name, rand):
+    runs = {k: run(*(["--ties", k] if k != "default" else []))
+            for k in ("default", "shuffled-names", "name", "random")}
+    for r in runs.values():
         assert r.returncode == 0, r.stderr
     at = {k: json.loads(r.stdout)["policies"][0]["alloc_ratio_pct_at"]["100"]
-          for k, r in (("default", default), ("name", name), ("random", rand))}
-    assert at["default"] == at["name"]
+          for k, r in runs.items()}
+    assert at["default"] == at["shuffled-names"]
+    assert abs(at["shuffled-names"] - 91.78) < 0.5
+    assert at["name"] != at["shuffled-names"]
     assert at["name"] > at["random"] + 1.0
     bad = run("--ties", "first")
     assert bad.returncode != 0 and "--ties" in bad.stderr

@@ -193,8 +193,10 @@ base::Report EventFigures(const std::vector<base::StatusOr<sched::EventRun>>& ru
 // kube-scheduler's in event mode.
 sched::TieBreak TieBreakOf(const std::string& ties, const std::string& protocol) {
   if (ties == "auto")
-    return protocol == "fgd" ? sched::TieBreak::kNodeName : sched::TieBreak::kRandom;
-  return ties == "name" ? sched::TieBreak::kNodeName : sched::TieBreak::kRandom;
+    return protocol == "fgd" ? sched::TieBreak::kShuffledNodeNames : sched::TieBreak::kRandom;
+  if (ties == "name") return sched::TieBreak::kNodeName;
+  if (ties == "shuffled-names") return sched::TieBreak::kShuffledNodeNames;
+  return sched::TieBreak::kRandom;
 }
 
 }  // namespace
@@ -251,10 +253,11 @@ void RegisterSimulate(CLI::App& app, Context& context) {
       ->check(CLI::IsMember({"fgd", "events"}))
       ->capture_default_str();
   cmd->add_option("--ties", f->ties,
-                  "Score ties: name (the node whose name sorts first, as the FGD paper's "
-                  "simulator), random (as kube-scheduler) or auto (name for --protocol fgd, "
-                  "random for events)")
-      ->check(CLI::IsMember({"auto", "name", "random"}))
+                  "Score ties: name (the node whose name sorts first), shuffled-names (the "
+                  "same after renaming the nodes in a random order drawn from the seed, as "
+                  "the FGD paper's simulator does), random (as kube-scheduler) or auto "
+                  "(shuffled-names for --protocol fgd, random for events)")
+      ->check(CLI::IsMember({"auto", "name", "shuffled-names", "random"}))
       ->capture_default_str();
   cmd->add_option("--seeds", f->seeds, "Seeds (42, 43, ...) to average over")
       ->check(CLI::Range(1, 1000))

@@ -11,6 +11,7 @@
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <random>
 #include <span>
 #include <vector>
 
@@ -39,8 +40,14 @@ class Cluster {
 
   const std::vector<Node>& nodes() const { return nodes_; }
   const NodeState& state(int node) const { return state_[static_cast<size_t>(node)]; }
-  // The node's place in the lexicographic order of node names (0 first).
-  int name_rank(int node) const { return name_rank_[static_cast<size_t>(node)]; }
+  // The node's place in the order SelectHost breaks ties by (0 first): the
+  // lexicographic order of node names, unless ShuffleTieOrder drew another.
+  int tie_rank(int node) const { return tie_rank_[static_cast<size_t>(node)]; }
+  // A uniformly random tie order. The FGD paper's simulator gets one this way:
+  // before scheduling it prefixes every node's name with an index from a
+  // random permutation ("%04d-"), so "the smallest name" is a random node,
+  // fixed for the run.
+  void ShuffleTieOrder(std::mt19937_64& rng);
   int64_t total_gpu_milli() const { return total_gpu_milli_; }
   int64_t used_gpu_milli() const { return used_gpu_milli_; }
 
@@ -66,7 +73,7 @@ class Cluster {
  private:
   std::vector<Node> nodes_;
   std::vector<NodeState> state_;
-  std::vector<int> name_rank_;
+  std::vector<int> tie_rank_;
   int64_t total_gpu_milli_ = 0;
   int64_t used_gpu_milli_ = 0;
 };

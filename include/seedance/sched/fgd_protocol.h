@@ -23,8 +23,9 @@ struct FgdRunOptions {
   std::string policy = "fgd";
   uint64_t seed = 42;
   double tune = 1.3;
-  // The paper's simulator breaks score ties by node name (policy.h).
-  TieBreak ties = TieBreak::kNodeName;
+  // The paper's simulator breaks score ties by node name, after renaming the
+  // nodes in a random order (policy.h).
+  TieBreak ties = TieBreak::kShuffledNodeNames;
   bool check_invariants = false;  // Cluster::Check after every pod (debug tests)
   bool record_nodes = false;      // fill FgdRun::node_gpu_used_at (for --report)
 };

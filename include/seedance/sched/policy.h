@@ -72,14 +72,25 @@ double NodeFragmentation(const NodeState& state, const std::string& gpu_model,
 enum class TieBreak {
   // Uniformly at random (reservoir sampling): kube-scheduler's selectHost.
   kRandom,
-  // The node whose name comes first: the FGD paper's simulator, which runs
-  // a fork of kube-scheduler 1.20.5 whose selectHost does this "for
-  // reproducibility" (github.com/mental2008/kubernetes v1.20.5-minor).
+  // The node whose name comes first (Cluster::tie_rank): the rule of the FGD
+  // paper's simulator, which runs a fork of kube-scheduler 1.20.5 whose
+  // selectHost does this "for reproducibility" (github.com/mental2008/
+  // kubernetes v1.20.5-minor).
   kNodeName,
+  // As kNodeName, after a random renaming of the nodes drawn once per run
+  // (Cluster::ShuffleTieOrder): what that simulator actually does, as it
+  // prefixes node names with a random permutation index. The simulators
+  // draw the order from the run's seed.
+  kShuffledNodeNames,
 };
 
 // The index of the highest-scoring candidate, ties broken as `ties` says.
 // `cs` must not be empty.
+// The tie order a run uses: ShuffleTieOrder from a generator of its own
+// (seeded by `seed`, so that the pod order of a seed does not depend on the
+// tie rule) when `ties` is kShuffledNodeNames; the name order otherwise.
+void PrepareTieOrder(Cluster& cluster, TieBreak ties, uint64_t seed);
+
 size_t SelectHost(const std::vector<Candidate>& cs, const Cluster& cluster, TieBreak ties,
                   std::mt19937_64& rng);
 
