@@ -3,16 +3,20 @@
 #include <algorithm>
 #include <limits>
 #include <numeric>
+#include <optional>
 #include <string_view>
+#include <thread>
 #include <tuple>
+
+#include "src/mem/lane_rounds.h"
 
 namespace seedance::mem::internal {
 namespace {
 
 constexpr int64_t kInf = std::numeric_limits<int64_t>::max();
 
-// Static preorders that break ties between equal canonical offsets, tried
-// round-robin. Each letter is a key, compared descending, in this order:
+// Static preorders that break ties between equal canonical offsets, searched
+// side by side (one lane each). Each letter is a key, compared descending, in this order:
 //   W  width: lifetime length in time units
 //   A  area: size x width
 //   T  total: the largest amount still to place in any section the buffer
@@ -24,89 +28,107 @@ constexpr int64_t kInf = std::numeric_limits<int64_t>::max();
 // millions (docs/design/mem.md).
 constexpr std::string_view kPreorders[] = {"WAT", "TAW", "TWA", "SCA"};
 
-class Search {
- public:
-  Search(std::span<const int64_t> lowers, std::span<const int64_t> uppers,
-         std::span<const int64_t> sizes, int64_t capacity, base::Env* env, int64_t deadline)
-      : sizes_(sizes), capacity_(capacity), env_(env), deadline_(deadline) {
-    n_ = static_cast<int>(sizes.size());
+// What every lane reads and none changes: sections, spans, overlaps and the
+// preorder keys of one group.
+struct Instance {
+  Instance(std::span<const int64_t> lowers, std::span<const int64_t> uppers,
+           std::span<const int64_t> buffer_sizes, int64_t arena)
+      : sizes(buffer_sizes), capacity(arena), n(static_cast<int>(buffer_sizes.size())) {
     std::vector<int64_t> times;
-    times.reserve(2 * n_);
-    for (int i = 0; i < n_; ++i) {
+    times.reserve(2 * n);
+    for (int i = 0; i < n; ++i) {
       times.push_back(lowers[i]);
       times.push_back(uppers[i]);
     }
     std::sort(times.begin(), times.end());
     times.erase(std::unique(times.begin(), times.end()), times.end());
-    sections_ = static_cast<int>(times.size()) - 1;
+    sections = static_cast<int>(times.size()) - 1;
 
-    first_.resize(n_);
-    last_.resize(n_);
-    load_.assign(sections_, 0);
-    for (int i = 0; i < n_; ++i) {
-      first_[i] =
+    first.resize(n);
+    last.resize(n);
+    load.assign(sections, 0);
+    for (int i = 0; i < n; ++i) {
+      first[i] =
           static_cast<int>(std::lower_bound(times.begin(), times.end(), lowers[i]) - times.begin());
-      last_[i] = static_cast<int>(std::lower_bound(times.begin(), times.end(), uppers[i]) -
-                                  times.begin()) -
-                 1;
-      for (int s = first_[i]; s <= last_[i]; ++s) load_[s] += sizes[i];
+      last[i] = static_cast<int>(std::lower_bound(times.begin(), times.end(), uppers[i]) -
+                                 times.begin()) -
+                1;
+      for (int s = first[i]; s <= last[i]; ++s) load[s] += sizes[i];
     }
     // Buffers whose lifetimes intersect, per buffer: a placement raises the
     // canonical offsets of exactly these.
-    overlaps_.assign(n_, {});
-    for (int a = 0; a < n_; ++a) {
-      for (int b = a + 1; b < n_; ++b) {
-        if (first_[a] <= last_[b] && first_[b] <= last_[a]) {
-          overlaps_[a].push_back(b);
-          overlaps_[b].push_back(a);
+    overlaps.assign(n, {});
+    for (int a = 0; a < n; ++a) {
+      for (int b = a + 1; b < n; ++b) {
+        if (first[a] <= last[b] && first[b] <= last[a]) {
+          overlaps[a].push_back(b);
+          overlaps[b].push_back(a);
         }
       }
     }
+    width.resize(n);
+    area.resize(n);
+    max_load.resize(n);
+    for (int i = 0; i < n; ++i) {
+      max_load[i] = *std::max_element(load.begin() + first[i], load.begin() + last[i] + 1);
+      width[i] = static_cast<double>(uppers[i] - lowers[i]);
+      area[i] = static_cast<double>(sizes[i]) * width[i];
+    }
+  }
+
+  std::span<const int64_t> sizes;
+  int64_t capacity;
+  int n;
+  int sections = 0;
+  std::vector<int> first, last;  // the sections each buffer lives in
+  std::vector<int64_t> load, max_load;
+  std::vector<double> width, area;
+  std::vector<std::vector<int>> overlaps;
+};
+
+// Nodes a lane searches in round k: 2^(9 + k), at most 2^14 (a few
+// milliseconds), so that an instance one lane settles in a few hundred nodes
+// does not wait long for the others.
+int64_t SliceNodes(int round) { return int64_t{1} << std::min(9 + round, 14); }
+
+// The depth-first search under one preorder: one lane.
+class Search {
+ public:
+  Search(const Instance& in, std::string_view preorder, SliceGate* gate)
+      : sizes_(in.sizes),
+        capacity_(in.capacity),
+        n_(in.n),
+        sections_(in.sections),
+        first_(in.first),
+        last_(in.last),
+        load_(in.load),
+        max_load_(in.max_load),
+        width_(in.width),
+        area_(in.area),
+        overlaps_(in.overlaps),
+        gate_(gate) {
     all_.resize(n_);
     std::iota(all_.begin(), all_.end(), 0);
-    width_.resize(n_);
-    area_.resize(n_);
-    max_load_.resize(n_);
-    for (int i = 0; i < n_; ++i) {
-      max_load_[i] = *std::max_element(load_.begin() + first_[i], load_.begin() + last_[i] + 1);
-      width_[i] = static_cast<double>(uppers[i] - lowers[i]);
-      area_[i] = static_cast<double>(sizes[i]) * width_[i];
-    }
+    Reset(preorder);
   }
 
-  DecisionResult Run() {
-    DecisionResult result;
-    int64_t budget = n_;
-    while (true) {
-      budget *= 2;
-      for (std::string_view p : kPreorders) {
-        Reset(p);
-        nodes_left_ = budget;
-        // Independent groups from the start: boundaries no buffer crosses.
-        std::vector<int> starts = {0};
-        for (int b = 0; b + 1 < sections_; ++b) {
-          if (cuts_[b] == 0) starts.push_back(b + 1);
-        }
-        const Outcome o = SolveRanges(all_, starts, sections_);
-        result.nodes += budget - nodes_left_;
-        if (o == Outcome::kFound) {
-          result.decision = Decision::kFound;
-          result.offsets = offsets_;
-          for (int i = 0; i < n_; ++i) result.peak = std::max(result.peak, offsets_[i] + sizes_[i]);
-          return result;
-        }
-        if (o == Outcome::kTimeout) return result;
-        if (o == Outcome::kExhausted) {
-          result.decision = Decision::kInfeasible;  // the whole space, under any preorder
-          return result;
-        }
-      }
+  enum class Outcome { kFound, kExhausted, kStopped };
+
+  // Searches every group of sections, a slice (SliceNodes) per round.
+  Outcome Run() {
+    nodes_left_ = SliceNodes(slice_);
+    // Independent groups from the start: boundaries no buffer crosses.
+    std::vector<int> starts = {0};
+    for (int b = 0; b + 1 < sections_; ++b) {
+      if (cuts_[b] == 0) starts.push_back(b + 1);
     }
+    return SolveRanges(all_, starts, sections_);
   }
+
+  const std::vector<int64_t>& offsets() const { return offsets_; }
+  int64_t nodes() const { return nodes_; }
 
  private:
-  enum class Outcome { kFound, kExhausted, kBudget, kTimeout };
-
   void Reset(std::string_view preorder) {
     preorder_ = preorder;
     floor_.assign(sections_, 0);
@@ -115,7 +137,7 @@ class Search {
     for (int i = 0; i < n_; ++i) {
       for (int s = first_[i]; s <= last_[i]; ++s) ++count_[s];
     }
-    placed_.assign(n_, false);
+    placed_.assign(n_, 0);
     offsets_.assign(n_, 0);
     saved_.clear();
     candidates_.clear();
@@ -149,7 +171,7 @@ class Search {
       }
       if (members.empty()) continue;
       SortByPreorder(members);
-      const Outcome o = Dfs(members, lo, hi, 0, -1);
+      const Outcome o = Dfs(members, lo, hi, 0, -1, false);
       if (o != Outcome::kFound) {
         while (stack_.size() > mark) Unplace(stack_.back());
         return o;
@@ -200,10 +222,27 @@ class Search {
   // Searches the partition `members` (buffers in preorder, some of them
   // placed deeper in the search), which lives in sections [lo, hi). A
   // buffer's rank is its index in `members`.
-  Outcome Dfs(const std::vector<int>& members, int lo, int hi, int64_t low, int last_rank) {
-    if (--nodes_left_ < 0) return Outcome::kBudget;
-    if ((nodes_left_ & 1023) == 0 && env_->NowMonotonicNanos() > deadline_) {
-      return Outcome::kTimeout;
+  // `entry_checked`: the caller has already made sure that the first test
+  // below passes.
+  Outcome Dfs(const std::vector<int>& members, int lo, int hi, int64_t low, int last_rank,
+              bool entry_checked) {
+    ++nodes_;
+    if (--nodes_left_ < 0) {
+      if (!gate_->NextSlice()) return Outcome::kStopped;
+      nodes_left_ = SliceNodes(++slice_);
+    }
+
+    // Section inference, first without the unplaced buffers' canonical
+    // offsets: what is left to place in a section goes above its highest
+    // top and above the last offset placed. On the challenging instances
+    // this alone ends most nodes (nineteen in twenty on G), at a fraction of
+    // the cost of the full test below; the parent usually runs it for its
+    // children (see the candidate loop). An empty section has nothing left,
+    // and no top or offset above the capacity.
+    if (!entry_checked) {
+      for (int s = lo; s < hi; ++s) {
+        if (std::max(floor_[s], low) + rem_[s] > capacity_) return Outcome::kExhausted;
+      }
     }
 
     // Per section, the lowest canonical offset of the buffers still to place
@@ -221,10 +260,12 @@ class Search {
       for (int s = first_[b]; s <= last_[b]; ++s) lowest_[s] = std::min(lowest_[s], y);
     }
     if (!any) return Outcome::kFound;
+    int64_t max_rem = 0;  // the most left to place in any section
     for (int s = lo; s < hi; ++s) {
       if (count_[s] == 0) continue;
       const int64_t floor = std::max({floor_[s], lowest_[s], low});
       if (floor + rem_[s] > capacity_) return Outcome::kExhausted;
+      max_rem = std::max(max_rem, rem_[s]);
     }
 
     const size_t base = candidates_.size();
@@ -254,6 +295,18 @@ class Search {
           break;
         }
       }
+      // The child's first inference test, done here: after c goes to
+      // c.offset, a section in c's span has its top at c.offset + size(c)
+      // and size(c) less left, one outside has its top and what is left
+      // unchanged (and passed above), and the last offset is c.offset; so
+      // the test fails exactly when c.offset + max_rem > capacity. Unless c
+      // closes a boundary: then the sides are new partitions, searched from
+      // offset 0, and run the test themselves.
+      const bool closes = ClosesBoundary(c.buffer);
+      if (!closes && c.offset + max_rem > capacity_) {
+        if (hatless) break;
+        continue;
+      }
       Place(c.buffer, c.offset);
       // Boundaries inside c's lifetime that no unplaced buffer crosses any more.
       std::vector<int> starts;
@@ -263,7 +316,7 @@ class Search {
           starts.push_back(s + 1);
         }
       }
-      const Outcome o = starts.empty() ? Dfs(members, lo, hi, c.offset, c.rank)
+      const Outcome o = starts.empty() ? Dfs(members, lo, hi, c.offset, c.rank, true)
                                        : SolveRanges(members, starts, hi);
       if (o == Outcome::kFound) {
         candidates_.resize(base);
@@ -280,8 +333,17 @@ class Search {
     return result;
   }
 
+  // Placing b would leave some boundary inside its lifetime crossed by no
+  // unplaced buffer (b is the last one crossing it).
+  bool ClosesBoundary(int b) const {
+    for (int s = first_[b]; s < last_[b]; ++s) {
+      if (cuts_[s] == 1) return true;
+    }
+    return false;
+  }
+
   void Place(int b, int64_t offset) {
-    placed_[b] = true;
+    placed_[b] = 1;
     offsets_[b] = offset;
     stack_.push_back(b);
     for (int s = first_[b]; s < last_[b]; ++s) --cuts_[s];
@@ -316,7 +378,7 @@ class Search {
       rem_[s] += sizes_[b];
       ++count_[s];
     }
-    placed_[b] = false;
+    placed_[b] = 0;
   }
 
   struct Candidate {
@@ -327,26 +389,30 @@ class Search {
 
   std::span<const int64_t> sizes_;
   int64_t capacity_;
-  base::Env* env_;
-  int64_t deadline_;
   int n_ = 0;
   int sections_ = 0;
-  std::string_view preorder_ = kPreorders[0];
-
+  // Copies of the instance's per-buffer and per-section facts (a few
+  // hundred entries each): the search reads them on every node, and its own
+  // copies keep them next to its other state.
   std::vector<int> first_, last_;
-  std::vector<int> all_;  // 0 .. n - 1: the pool of the first partitions
   std::vector<int64_t> load_, max_load_;
   std::vector<double> width_, area_;
+  const std::vector<std::vector<int>>& overlaps_;
+  SliceGate* gate_;
+  std::string_view preorder_ = kPreorders[0];
+
+  std::vector<int> all_;  // 0 .. n - 1: the pool of the first partitions
   std::vector<int64_t> floor_, rem_, canonical_, lowest_;
-  std::vector<std::vector<int>> overlaps_;
   std::vector<std::pair<int, int64_t>> canonical_log_;  // (buffer, previous canonical offset)
   std::vector<size_t> canonical_marks_;                 // log size before each placement
   std::vector<int> count_;
-  std::vector<bool> placed_;
+  std::vector<uint8_t> placed_;  // bytes, not vector<bool>: read on every node
   std::vector<int64_t> offsets_;
   std::vector<int> cuts_;   // per boundary s|s+1: unplaced buffers live on both sides
   std::vector<int> stack_;  // placed buffers, in placement order
-  int64_t nodes_left_ = 0;
+  int64_t nodes_left_ = 0;  // in this slice
+  int64_t nodes_ = 0;       // in all
+  int slice_ = 0;           // slices used up: the round this lane is in
   std::vector<int64_t> saved_;
   std::vector<Candidate> candidates_;
 };
@@ -355,9 +421,52 @@ class Search {
 
 DecisionResult DecideCapacity(std::span<const int64_t> lowers, std::span<const int64_t> uppers,
                               std::span<const int64_t> sizes, int64_t capacity, base::Env* env,
-                              int64_t deadline_nanos) {
-  Search search(lowers, uppers, sizes, capacity, env, deadline_nanos);
-  return search.Run();
+                              int64_t deadline_nanos, int threads) {
+  const Instance instance(lowers, uppers, sizes, capacity);
+  constexpr size_t kLanes = std::size(kPreorders);
+  std::vector<std::vector<int64_t>> offsets(kLanes);
+  std::vector<int64_t> nodes(kLanes, 0);
+  std::vector<LaneJob> jobs;
+  for (size_t i = 0; i < kLanes; ++i) {
+    jobs.emplace_back([&, i](SliceGate& gate) {
+      Search search(instance, kPreorders[i], &gate);
+      const Search::Outcome o = search.Run();
+      nodes[i] = search.nodes();
+      if (o == Search::Outcome::kFound) offsets[i] = search.offsets();
+      return static_cast<int>(o);
+    });
+  }
+  const int found = static_cast<int>(Search::Outcome::kFound);
+  const int exhausted = static_cast<int>(Search::Outcome::kExhausted);
+  if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  // A lane that finishes either found a plan or searched the whole space of
+  // its preorder, which settles the question for all of them.
+  const auto results = RunInRounds(
+      jobs, threads,
+      [&](std::span<const std::optional<int>> r) {
+        return std::any_of(r.begin(), r.end(), [&](const std::optional<int>& x) {
+          return x == found || x == exhausted;
+        });
+      },
+      [&] { return env->NowMonotonicNanos() > deadline_nanos; });
+
+  DecisionResult result;
+  for (int64_t k : nodes) result.nodes += k;
+  // The first lane, in preorder order, that found a plan in the deciding round.
+  for (size_t i = 0; i < kLanes; ++i) {
+    if (results[i] == found) {
+      result.decision = Decision::kFound;
+      result.offsets = offsets[i];
+      for (int b = 0; b < instance.n; ++b) {
+        result.peak = std::max(result.peak, result.offsets[b] + sizes[b]);
+      }
+      return result;
+    }
+  }
+  for (const auto& r : results) {
+    if (r == exhausted) result.decision = Decision::kInfeasible;
+  }
+  return result;
 }
 
 }  // namespace seedance::mem::internal

@@ -17,8 +17,13 @@
 //     boundary, each side is searched on its own;
 //   - hatless pruning: a failed placement of a buffer that overlaps no
 //     unplaced buffer ends the node.
-// Several preorders are tried round-robin with a node budget that doubles
-// after every round, as MiniMalloc does.
+// Several preorders are searched side by side, one lane each, in lockstep
+// rounds of a fixed number of nodes (lane_rounds.h): the question is settled
+// by the first round in which some lane finishes, and among the lanes that
+// found a plan in that round the first preorder's wins, so the answer does
+// not depend on the thread count. (MiniMalloc instead restarts each preorder
+// with a node budget that doubles every round; a restarted search repeats
+// all the work of the last one.)
 #pragma once
 
 #include <cstdint>
@@ -39,9 +44,11 @@ struct DecisionResult {
 };
 
 // Searches for offsets with every offset + size <= capacity until found,
-// proven impossible, or `deadline_nanos` passes on env's monotonic clock.
+// proven impossible, or `deadline_nanos` passes on env's monotonic clock
+// (read between rounds, on the calling thread only). The lanes run on up to
+// `threads` threads at once (<= 0: one per hardware thread).
 DecisionResult DecideCapacity(std::span<const int64_t> lowers, std::span<const int64_t> uppers,
                               std::span<const int64_t> sizes, int64_t capacity, base::Env* env,
-                              int64_t deadline_nanos);
+                              int64_t deadline_nanos, int threads);
 
 }  // namespace seedance::mem::internal

@@ -25,6 +25,7 @@ void RegisterPlan(CLI::App* noun, Context& context) {
     double time_limit_s = 1.0;
     int64_t alignment = 1;
     int64_t capacity = 0;
+    int threads = 0;
   };
   auto f = std::make_shared<Flags>();
   CLI::App* cmd = noun->add_subcommand("plan", "Place buffers in one arena with a minimal peak");
@@ -41,6 +42,11 @@ void RegisterPlan(CLI::App* noun, Context& context) {
   cmd->add_option("--capacity", f->capacity,
                   "Arena size in bytes: find a plan that fits (exit 1 if none is found)")
       ->check(CLI::PositiveNumber);
+  cmd->add_option("--threads", f->threads,
+                  "Threads for the exact search (0: one per hardware thread); the plan does "
+                  "not depend on it")
+      ->check(CLI::Range(0, 1024))
+      ->capture_default_str();
   cmd->add_option("--offsets-out", f->offsets_out,
                   "Write the plan as CSV (the input columns plus offset), atomically");
   AddOutputFlag(cmd, &f->output);
@@ -52,6 +58,7 @@ void RegisterPlan(CLI::App* noun, Context& context) {
     options.time_limit_s = f->time_limit_s;
     options.alignment = f->alignment;
     options.capacity_bytes = f->capacity;
+    options.threads = f->threads;
     auto plan = mem::PlanOffsets(file->buffers, options);
     if (Failed(plan.status(), context)) return;
     if (!plan->fits) {

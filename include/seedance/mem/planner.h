@@ -45,6 +45,9 @@ struct PlanOptions {
   // plan whose peak is at most this, gives the whole time limit to that
   // question, and reports whether it fits or was proven not to.
   int64_t capacity_bytes = 0;
+  // Threads for the exact search's lanes (one per preorder); <= 0: one per
+  // hardware thread. The plan does not depend on it, only the time does.
+  int threads = 0;
 };
 
 struct Plan {
