@@ -17,6 +17,15 @@ namespace {
 
 constexpr int64_t kInf = std::numeric_limits<int64_t>::max();
 
+// A 64-bit mixing function (splitmix64's finaliser): keys of the
+// transposition table.
+inline uint64_t Mix(uint64_t x) {
+  x += 0x9E3779B97F4A7C15ULL;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
+  return x ^ (x >> 31);
+}
+
 // Static preorders that break ties between equal canonical offsets, searched
 // side by side (one lane each). Each letter is a key, compared descending, in this order:
 //   W  width: lifetime length in time units
@@ -68,6 +77,10 @@ struct Instance {
         }
       }
     }
+    buffer_key.resize(n);
+    for (int i = 0; i < n; ++i) buffer_key[i] = Mix(0xB0FFE5ULL + static_cast<uint64_t>(i));
+    floor_mul.resize(sections);
+    for (int s = 0; s < sections; ++s) floor_mul[s] = Mix(0x5EC7ULL + static_cast<uint64_t>(s)) | 1;
     width.resize(n);
     area.resize(n);
     max_load.resize(n);
@@ -86,6 +99,9 @@ struct Instance {
   std::vector<int64_t> load, max_load;
   std::vector<double> width, area;
   std::vector<std::vector<int>> overlaps;
+  // Random keys for the transposition table: one per buffer, and per section
+  // an odd multiplier that turns its floor into a key (FloorKey).
+  std::vector<uint64_t> buffer_key, floor_mul;
 };
 
 // Nodes a lane searches in round k: 2^(9 + k), at most 2^14 (a few
@@ -96,7 +112,7 @@ int64_t SliceNodes(int round) { return int64_t{1} << std::min(9 + round, 14); }
 // The depth-first search under one preorder: one lane.
 class Search {
  public:
-  Search(const Instance& in, std::string_view preorder, SliceGate* gate)
+  Search(const Instance& in, std::string_view preorder, SliceGate* gate, bool transpositions)
       : sizes_(in.sizes),
         capacity_(in.capacity),
         n_(in.n),
@@ -108,9 +124,12 @@ class Search {
         width_(in.width),
         area_(in.area),
         overlaps_(in.overlaps),
+        buffer_key_(in.buffer_key),
+        floor_mul_(in.floor_mul),
         gate_(gate) {
     all_.resize(n_);
     std::iota(all_.begin(), all_.end(), 0);
+    if (transpositions) failed_.resize(kFailedSize);
     Reset(preorder);
   }
 
@@ -129,6 +148,7 @@ class Search {
 
   const std::vector<int64_t>& offsets() const { return offsets_; }
   int64_t nodes() const { return nodes_; }
+  int64_t transposition_hits() const { return transposition_hits_; }
 
  private:
   void Reset(std::string_view preorder) {
@@ -253,9 +273,11 @@ class Search {
     std::fill(lowest_.begin() + lo, lowest_.begin() + hi, kInf);
     int64_t min_top = kInf;
     bool any = false;
+    uint64_t key = Mix((static_cast<uint64_t>(lo) << 32) ^ static_cast<uint64_t>(hi));
     for (int b : members) {
       if (placed_[b]) continue;
       any = true;
+      key ^= buffer_key_[b];
       const int64_t y = canonical_[b];
       if (y + sizes_[b] > capacity_) return Outcome::kExhausted;  // nowhere left for b
       min_top = std::min(min_top, y + sizes_[b]);
@@ -272,6 +294,24 @@ class Search {
       const int64_t floor = std::max({floor_[s], lowest_[s], low});
       if (floor + rem_[s] > capacity_) return Outcome::kExhausted;
       max_rem = std::max(max_rem, rem_[s]);
+      key ^= FloorKey(s, floor_[s]);
+    }
+
+    // Transpositions. What is left of this partition depends only on which
+    // of its buffers are still to place and on the floors of its sections
+    // (canonical offsets, what is left and the tests above all follow from
+    // them), plus two constraints: offsets from `low` on, and at `low` only
+    // ranks from `last_rank` on. Different orders of placement reach the
+    // same state, e.g. two buffers of one lifetime stacked either way round
+    // leave the same tops. A state that failed under some constraints fails
+    // again under the same or tighter ones: a higher `low`, or the same
+    // `low` when the failure had no rank bound there. bound = 2 low + (rank
+    // bound at low ? 1 : 0) orders that; a smaller bound is looser.
+    const int64_t bound = 2 * low + (last_rank >= 0 ? 1 : 0);
+    Failed* memo = failed_.empty() ? nullptr : &failed_[key & (kFailedSize - 1)];
+    if (memo != nullptr && memo->key == key && 2 * low + 1 > memo->bound) {
+      ++transposition_hits_;
+      return Outcome::kExhausted;
     }
 
     const size_t base = candidates_.size();
@@ -336,6 +376,10 @@ class Search {
       if (hatless) break;
     }
     candidates_.resize(base);
+    if (memo != nullptr && result == Outcome::kExhausted &&
+        (memo->key != key || bound < memo->bound)) {
+      *memo = {key, bound};
+    }
     return result;
   }
 
@@ -387,6 +431,20 @@ class Search {
     placed_[b] = 0;
   }
 
+  // The section's floor as a key: scaled by its odd multiplier and folded.
+  uint64_t FloorKey(int s, int64_t floor) const {
+    const uint64_t x = (static_cast<uint64_t>(floor) ^ 0x5851F42D4C957F2DULL) * floor_mul_[s];
+    return x ^ (x >> 29);
+  }
+
+  // A failed state of the transposition table: its key and its constraint
+  // bound (see Dfs). Direct-mapped, newest wins.
+  struct Failed {
+    uint64_t key = 0;
+    int64_t bound = 0;
+  };
+  static constexpr size_t kFailedSize = size_t{1} << 16;  // 1 MiB per lane
+
   struct Candidate {
     int64_t offset;
     int rank;
@@ -404,6 +462,8 @@ class Search {
   std::vector<int64_t> load_, max_load_;
   std::vector<double> width_, area_;
   const std::vector<std::vector<int>>& overlaps_;
+  const std::vector<uint64_t>& buffer_key_;
+  const std::vector<uint64_t>& floor_mul_;
   SliceGate* gate_;
   std::string_view preorder_ = kPreorders[0];
   // The span loop of the inference in AVX2 (a third of the search's time).
@@ -416,11 +476,13 @@ class Search {
   std::vector<int> count_;
   std::vector<uint8_t> placed_;  // bytes, not vector<bool>: read on every node
   std::vector<int64_t> offsets_;
-  std::vector<int> cuts_;   // per boundary s|s+1: unplaced buffers live on both sides
-  std::vector<int> stack_;  // placed buffers, in placement order
-  int64_t nodes_left_ = 0;  // in this slice
-  int64_t nodes_ = 0;       // in all
-  int slice_ = 0;           // slices used up: the round this lane is in
+  std::vector<int> cuts_;       // per boundary s|s+1: unplaced buffers live on both sides
+  std::vector<int> stack_;      // placed buffers, in placement order
+  int64_t nodes_left_ = 0;      // in this slice
+  int64_t nodes_ = 0;           // in all
+  int slice_ = 0;               // slices used up: the round this lane is in
+  std::vector<Failed> failed_;  // empty when the table is off
+  int64_t transposition_hits_ = 0;
   std::vector<int64_t> saved_;
   std::vector<Candidate> candidates_;
 };
@@ -429,24 +491,27 @@ class Search {
 
 DecisionResult DecideCapacity(std::span<const int64_t> lowers, std::span<const int64_t> uppers,
                               std::span<const int64_t> sizes, int64_t capacity, base::Env* env,
-                              int64_t deadline_nanos, int threads) {
+                              int64_t deadline_nanos, const SearchOptions& options) {
   const Instance instance(lowers, uppers, sizes, capacity);
   constexpr size_t kLanes = std::size(kPreorders);
   std::vector<std::vector<int64_t>> offsets(kLanes);
-  std::vector<int64_t> nodes(kLanes, 0);
+  std::vector<int64_t> nodes(kLanes, 0), hits(kLanes, 0);
   std::vector<LaneJob> jobs;
   for (size_t i = 0; i < kLanes; ++i) {
     jobs.emplace_back([&, i](SliceGate& gate) {
-      Search search(instance, kPreorders[i], &gate);
+      Search search(instance, kPreorders[i], &gate, options.transpositions);
       const Search::Outcome o = search.Run();
       nodes[i] = search.nodes();
+      hits[i] = search.transposition_hits();
       if (o == Search::Outcome::kFound) offsets[i] = search.offsets();
       return static_cast<int>(o);
     });
   }
   const int found = static_cast<int>(Search::Outcome::kFound);
   const int exhausted = static_cast<int>(Search::Outcome::kExhausted);
-  if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int threads = options.threads > 0
+                          ? options.threads
+                          : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   // A lane that finishes either found a plan or searched the whole space of
   // its preorder, which settles the question for all of them.
   const auto results = RunInRounds(
@@ -460,6 +525,7 @@ DecisionResult DecideCapacity(std::span<const int64_t> lowers, std::span<const i
 
   DecisionResult result;
   for (int64_t k : nodes) result.nodes += k;
+  for (int64_t k : hits) result.transposition_hits += k;
   // The first lane, in preorder order, that found a plan in the deciding round.
   for (size_t i = 0; i < kLanes; ++i) {
     if (results[i] == found) {

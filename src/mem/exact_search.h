@@ -41,14 +41,23 @@ struct DecisionResult {
   std::vector<int64_t> offsets;  // when found
   int64_t peak = 0;              // when found
   int64_t nodes = 0;
+  int64_t transposition_hits = 0;  // nodes ended by a remembered failure
+};
+
+struct SearchOptions {
+  // The lanes run on up to this many threads at once (<= 0: one per
+  // hardware thread).
+  int threads = 0;
+  // Remember failed states and end the nodes that reach them again (the
+  // transposition table); off only to test it against the plain search.
+  bool transpositions = true;
 };
 
 // Searches for offsets with every offset + size <= capacity until found,
 // proven impossible, or `deadline_nanos` passes on env's monotonic clock
-// (read between rounds, on the calling thread only). The lanes run on up to
-// `threads` threads at once (<= 0: one per hardware thread).
+// (read between rounds, on the calling thread only).
 DecisionResult DecideCapacity(std::span<const int64_t> lowers, std::span<const int64_t> uppers,
                               std::span<const int64_t> sizes, int64_t capacity, base::Env* env,
-                              int64_t deadline_nanos, int threads);
+                              int64_t deadline_nanos, const SearchOptions& options);
 
 }  // namespace seedance::mem::internal

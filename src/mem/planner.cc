@@ -186,16 +186,16 @@ StatusOr<Plan> PlanOffsets(std::span<const Buffer> buffers, const PlanOptions& o
             first ? soft_lo
                   : soft_lo + (g.peak - granularity - soft_lo) / 2 / granularity * granularity;
         capacity = std::max(capacity, soft_lo);
-        // Most instances are feasible at their bound: give that question half
-        // the time (all of it when it is the capacity question), then bisect
-        // with what is left, a third of it per question. (With 85% for the
-        // bound, D and J, whose bounds are not reached, ended above their
-        // best-known peaks at 1 s.)
+        // Most instances are feasible at their bound: give that question three
+        // quarters of the time (all of it when it is the capacity question),
+        // then bisect with what is left, a third of it per question
+        // (docs/design/mem.md).
         const int64_t slice =
-            first ? (arena > 0 ? deadline - now : (deadline - now) / 2) : (deadline - now) / 3;
+            first ? (arena > 0 ? deadline - now : (deadline - now) / 4 * 3) : (deadline - now) / 3;
         first = false;
-        internal::DecisionResult r = internal::DecideCapacity(
-            lo, up, sz, capacity, env, now + std::max<int64_t>(slice, 1), options.threads);
+        internal::DecisionResult r =
+            internal::DecideCapacity(lo, up, sz, capacity, env, now + std::max<int64_t>(slice, 1),
+                                     {.threads = options.threads});
         plan.search_nodes += r.nodes;
         if (r.decision == internal::Decision::kFound) {
           for (size_t k = 0; k < g.members.size(); ++k) plan.offsets[g.members[k]] = r.offsets[k];
