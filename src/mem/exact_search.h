@@ -16,7 +16,12 @@
 //   - dynamic decomposition: once no unplaced buffer crosses a section
 //     boundary, each side is searched on its own;
 //   - hatless pruning: a failed placement of a buffer that overlaps no
-//     unplaced buffer ends the node.
+//     unplaced buffer ends the node;
+//   - transpositions: a state (the unplaced buffers of a partition and the
+//     floors of its sections) that failed before, under the same or looser
+//     ordering constraints, fails at once.
+// The section inference runs in two stages, the cheap one (without the
+// canonical offsets) done by the parent for each child in one comparison.
 // Several preorders are searched side by side, one lane each, in lockstep
 // rounds of a fixed number of nodes (lane_rounds.h): the question is settled
 // by the first round in which some lane finishes, and among the lanes that
