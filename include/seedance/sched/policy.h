@@ -1,7 +1,7 @@
 // Scheduling policies as score plugins in the style of the Kubernetes
 // scheduler framework (SPEC SCHED-2): the simulator filters the nodes a pod
 // fits on, each policy scores them (0..100, normalising if it says so), and
-// the highest score wins, ties broken uniformly at random. Formulas follow
+// the highest score wins, ties broken as TieBreak says (below). Formulas follow
 // ../shared/notes/fgd-protocol.md and are written out in docs/design/sched.md.
 //
 //   random   one feasible node at random (and, for a share, a random GPU it fits on)
