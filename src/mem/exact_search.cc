@@ -27,7 +27,8 @@ inline uint64_t Mix(uint64_t x) {
 }
 
 // Static preorders that break ties between equal canonical offsets, searched
-// side by side (one lane each). Each letter is a key, compared descending, in this order:
+// side by side (one lane each). Each letter is a key, compared descending, in
+// this order:
 //   W  width: lifetime length in time units
 //   A  area: size x width
 //   T  total: the largest amount still to place in any section the buffer
@@ -113,16 +114,13 @@ int64_t SliceNodes(int round) { return int64_t{1} << std::min(9 + round, 14); }
 class Search {
  public:
   Search(const Instance& in, std::string_view preorder, SliceGate* gate, bool transpositions)
-      : sizes_(in.sizes),
+      : in_(in),
+        sizes_(in.sizes),
         capacity_(in.capacity),
         n_(in.n),
         sections_(in.sections),
         first_(in.first),
         last_(in.last),
-        load_(in.load),
-        max_load_(in.max_load),
-        width_(in.width),
-        area_(in.area),
         overlaps_(in.overlaps),
         buffer_key_(in.buffer_key),
         floor_mul_(in.floor_mul),
@@ -154,7 +152,7 @@ class Search {
   void Reset(std::string_view preorder) {
     preorder_ = preorder;
     floor_.assign(sections_, 0);
-    rem_ = load_;
+    rem_ = in_.load;
     count_.assign(sections_, 0);
     for (int i = 0; i < n_; ++i) {
       for (int s = first_[i]; s <= last_[i]; ++s) ++count_[s];
@@ -214,16 +212,16 @@ class Search {
       for (int j = 0; j < 3; ++j) {
         switch (preorder_[j]) {
           case 'W':
-            k[j] = width_[b];
+            k[j] = in_.width[b];
             break;
           case 'A':
-            k[j] = area_[b];
+            k[j] = in_.area[b];
             break;
           case 'T':
             k[j] = total;
             break;
           case 'S':
-            k[j] = static_cast<double>(max_load_[b]);
+            k[j] = static_cast<double>(in_.max_load[b]);
             break;
           case 'C':
             k[j] = last_[b] - first_[b] + 1;
@@ -451,16 +449,14 @@ class Search {
     int buffer;
   };
 
+  const Instance& in_;  // the preorder keys and loads, read when a partition forms
   std::span<const int64_t> sizes_;
   int64_t capacity_;
   int n_ = 0;
   int sections_ = 0;
-  // Copies of the instance's per-buffer and per-section facts (a few
-  // hundred entries each): the search reads them on every node, and its own
-  // copies keep them next to its other state.
+  // Copies of the buffers' section spans, which the search reads on every
+  // node: its own copies keep them next to its other state.
   std::vector<int> first_, last_;
-  std::vector<int64_t> load_, max_load_;
-  std::vector<double> width_, area_;
   const std::vector<std::vector<int>>& overlaps_;
   const std::vector<uint64_t>& buffer_key_;
   const std::vector<uint64_t>& floor_mul_;
