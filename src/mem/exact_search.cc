@@ -255,7 +255,7 @@ class Search {
     // Section inference, first without the unplaced buffers' canonical
     // offsets: what is left to place in a section goes above its highest
     // top and above the last offset placed. On the challenging instances
-    // this alone ends most nodes (nineteen in twenty on G), at a fraction of
+    // this alone ends most nodes, at a fraction of
     // the cost of the full test below; the parent usually runs it for its
     // children (see the candidate loop). An empty section has nothing left,
     // and no top or offset above the capacity.
@@ -462,7 +462,7 @@ class Search {
   const std::vector<uint64_t>& floor_mul_;
   SliceGate* gate_;
   std::string_view preorder_ = kPreorders[0];
-  // The span loop of the inference in AVX2 (a third of the search's time).
+  // The span loop of the inference in AVX2 (a large share of the search time).
   const bool avx2_ = port::CpuHasAvx2F16c();
 
   std::vector<int> all_;  // 0 .. n - 1: the pool of the first partitions
