@@ -21,10 +21,10 @@ if [[ "$mode" == capacity ]]; then
     if out=$("$build/bin/seedancectl" mem plan --input "$f" --time-limit "$limit" --capacity "$cap" \
              --offsets-out "$tmp/$name.plan" -o json 2>"$tmp/err"); then
       "$build/bin/seedancectl" mem check --input "$f" --offsets "$tmp/$name.plan" >/dev/null
-      /usr/bin/python3 -c 'import json,sys; r=json.loads(sys.argv[2]); r["file"]=sys.argv[1]; r["fits"]=True; print(json.dumps(r))' \
+      python3 -c 'import json,sys; r=json.loads(sys.argv[2]); r["file"]=sys.argv[1]; r["fits"]=True; print(json.dumps(r))' \
         "$name" "$out"
     else
-      /usr/bin/python3 -c 'import json,sys; print(json.dumps({"file": sys.argv[1], "fits": False, "error": open(sys.argv[2]).read().strip()}))' \
+      python3 -c 'import json,sys; print(json.dumps({"file": sys.argv[1], "fits": False, "error": open(sys.argv[2]).read().strip()}))' \
         "$name" "$tmp/err"
     fi
   done
@@ -35,6 +35,6 @@ for f in "$data"/minimalloc/[A-K].1048576.csv "$data"/idealloc/*.csv; do
   out=$("$build/bin/seedancectl" mem plan --input "$f" --time-limit "$limit" \
         --offsets-out "$tmp/$name.plan" -o json)
   "$build/bin/seedancectl" mem check --input "$f" --offsets "$tmp/$name.plan" >/dev/null
-  /usr/bin/python3 -c 'import json,sys; r=json.loads(sys.argv[2]); r["file"]=sys.argv[1]; print(json.dumps(r))' \
+  python3 -c 'import json,sys; r=json.loads(sys.argv[2]); r["file"]=sys.argv[1]; print(json.dumps(r))' \
     "$name" "$out"
 done

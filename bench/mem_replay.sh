@@ -9,7 +9,7 @@ data="${SEEDANCE_DATA_DIR:-../shared/data}"
 for f in "$data"/idealloc/*.csv; do
   for policy in caching-2mib best-fit first-fit seedance seedance-stitch; do
     out=$("$build/bin/seedancectl" mem replay --input "$f" --policy "$policy" -o json)
-    /usr/bin/python3 -c 'import json,sys; r=json.loads(sys.argv[2]); r["file"]=sys.argv[1]; print(json.dumps(r))' \
+    python3 -c 'import json,sys; r=json.loads(sys.argv[2]); r["file"]=sys.argv[1]; print(json.dumps(r))' \
       "$(basename "$f")" "$out"
   done
 done

@@ -1,11 +1,29 @@
 # CUDA detection. SEEDANCE_CUDA=AUTO compiles the CUDA sources when a CUDA
 # compiler is found; without one everything else still builds. The result is
 # SEEDANCE_WITH_CUDA (ON/OFF), which src/port uses to pick its sources.
+#
+# nvcc is looked up, first found wins: CMAKE_CUDA_COMPILER or $CUDACXX if set;
+# /usr/local/cuda/bin/nvcc; nvcc on PATH; the NVIDIA CUDA wheels in the project's
+# .venv/ (nvidia-cuda-nvcc-cu12 and its successors: site-packages/nvidia/*/bin/nvcc).
 set(SEEDANCE_WITH_CUDA OFF)
 if(NOT SEEDANCE_CUDA STREQUAL "OFF")
   include(CheckLanguage)
-  if(NOT CMAKE_CUDA_COMPILER AND EXISTS "/usr/local/cuda/bin/nvcc")
-    set(CMAKE_CUDA_COMPILER "/usr/local/cuda/bin/nvcc")
+  if(NOT CMAKE_CUDA_COMPILER AND NOT DEFINED ENV{CUDACXX})
+    find_program(_seedance_nvcc nvcc PATHS /usr/local/cuda/bin NO_DEFAULT_PATH)
+    if(NOT _seedance_nvcc)
+      find_program(_seedance_nvcc nvcc)
+    endif()
+    if(NOT _seedance_nvcc)
+      file(GLOB _wheel_nvcc "${PROJECT_SOURCE_DIR}/.venv/lib/python3*/site-packages/nvidia/*/bin/nvcc")
+      list(SORT _wheel_nvcc)
+      list(REVERSE _wheel_nvcc)  # the newest CUDA first (cu13 before cu12)
+      if(_wheel_nvcc)
+        list(GET _wheel_nvcc 0 _seedance_nvcc)
+      endif()
+    endif()
+    if(_seedance_nvcc)
+      set(CMAKE_CUDA_COMPILER "${_seedance_nvcc}")
+    endif()
   endif()
   check_language(CUDA)
   if(CMAKE_CUDA_COMPILER)

@@ -1,21 +1,38 @@
 #!/usr/bin/env bash
-# One entry point for a fresh Debian 12 machine, run as root from the repository root:
+# One entry point for a fresh Debian 12 or 13 machine, run as root from the repository root:
 #
 #   bash scripts/dev.sh optimize   install what is missing, build, run `seedancectl optimize`
 #   bash scripts/dev.sh test       install what is missing, build, run every test (C++ and Python)
 #   bash scripts/dev.sh build      install what is missing and build
+#   bash scripts/dev.sh venv       make or update .venv/ only
 #
-# Only Debian packages that are not yet installed are installed. The build goes into build/
-# (CMake preset `dev`). Under CI=true, compiler warnings are errors.
+# C++ dependencies come from Debian's -dev packages; only those not yet installed are installed.
+# Python dependencies come from PyPI into the project's own environment .venv/ (ignored by git),
+# made from Python 3.11 with the pins of requirements/dev.txt; it is remade only when that file
+# or the interpreter changes. Use .venv/bin/python afterwards. The build goes into build/ (CMake
+# preset `dev`, which picks .venv/ up by itself). Under CI=true, compiler warnings are errors.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# Debian 12 (bookworm) and 13 (trixie) name these packages alike.
 BUILD_PACKAGES=(cmake ninja-build g++ git pkg-config
   libcli11-dev nlohmann-json3-dev libyaml-cpp-dev
-  libgtest-dev libgmock-dev libbenchmark-dev
-  pybind11-dev python3-dev libnuma-dev libcpp-httplib-dev)
-TEST_PACKAGES=(python3-pytest python3-numpy python3-torch clang-format dataset-fashion-mnist
-  libopenblas0-pthread prometheus chromium)  # torch on Debian uses the system BLAS: OpenBLAS is ~40x the reference one
+  libgtest-dev libgmock-dev libbenchmark-dev libnuma-dev libcpp-httplib-dev)
+TEST_PACKAGES=(clang-format dataset-fashion-mnist prometheus chromium)
+VENV=.venv
+REQUIREMENTS=requirements/dev.txt
+
+debian_major() {
+  local v
+  v=$(cut -d. -f1 /etc/debian_version 2>/dev/null || true)
+  case "$v" in
+    12 | 13) echo "$v" ;;
+    bookworm*) echo 12 ;;
+    trixie*) echo 13 ;;
+    *) echo "warning: /etc/debian_version says '${v:-nothing}'; treating it as Debian 12" >&2
+       echo 12 ;;
+  esac
+}
 
 install_missing() {
   local missing=()
@@ -33,8 +50,59 @@ install_missing() {
   fi
 }
 
+# The interpreter .venv/ is made from: $SEEDANCE_PYTHON if set, else the first Python 3.11 (the
+# release the pinned torch wheel is built for): python3.11 on PATH, then Debian 12's
+# /usr/bin/python3.11. Debian 13 ships 3.13 only; without a 3.11 there, its python3 is used and
+# pip fetches torch 2.13.0 for that release from PyPI.
+pick_python() {
+  if [[ -n "${SEEDANCE_PYTHON:-}" ]]; then
+    echo "$SEEDANCE_PYTHON"
+    return
+  fi
+  local c
+  for c in python3.11 /usr/bin/python3.11; do
+    if command -v "$c" >/dev/null 2>&1 &&
+       "$c" -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))' 2>/dev/null; then
+      command -v "$c"
+      return
+    fi
+  done
+  echo "warning: no Python 3.11 found; making $VENV from python3" >&2
+  command -v python3
+}
+
+# Debian's interpreters need python3-venv (ensurepip) and python3-dev (headers for _core).
+python_packages() {
+  case "$1" in
+    /usr/bin/*) echo python3-venv python3-dev ;;
+  esac
+}
+
+make_venv() {
+  local python stamp want
+  python=$(pick_python)
+  # shellcheck disable=SC2046
+  install_missing $(python_packages "$python")
+  want="$("$python" -c 'import sys; print(sys.version)' | head -1) $(sha256sum "$REQUIREMENTS" | cut -d' ' -f1)"
+  stamp="$VENV/.seedance-requirements"
+  if [[ -x "$VENV/bin/python" && -f "$stamp" && "$(cat "$stamp")" == "$want" ]]; then
+    return
+  fi
+  if [[ ! -x "$VENV/bin/python" ]] || ! "$VENV/bin/python" -c '' 2>/dev/null ||
+     [[ "$("$VENV/bin/python" -c 'import sys; print(sys.version)' | head -1)" != "${want% *}" ]]; then
+    echo "==> making $VENV from $python"
+    rm -rf "$VENV"
+    "$python" -m venv "$VENV"
+  fi
+  echo "==> installing $REQUIREMENTS into $VENV"
+  # (pip's complaints about configured local index folders that do not exist are dropped)
+  "$VENV/bin/python" -m pip install -q --no-input -r "$REQUIREMENTS" 2>&1 |
+    { grep -v "^WARNING: Location 'file:" || true; }
+  echo "$want" >"$stamp"
+}
+
 build() {
-  local extra=()
+  local extra=(-DPython3_EXECUTABLE="$PWD/$VENV/bin/python")
   [[ "${CI:-}" == "true" ]] && extra+=(-DSEEDANCE_WERROR=ON)
   echo "==> configuring (preset dev)"
   cmake --preset dev "${extra[@]}" >build-configure.log 2>&1 || { cat build-configure.log; exit 1; }
@@ -44,7 +112,7 @@ build() {
 }
 
 # Runs the C++ unit tests (ctest) and the Python and CLI suites (pytest with
-# Debian's /usr/bin/python3), then prints one line: "tests: N passed, M failed".
+# .venv/bin/python), then prints one line: "tests: N passed, M failed".
 # The counts are also written to build/test-counts for .ci/run.
 run_tests() {
   local log rc=0
@@ -59,7 +127,7 @@ run_tests() {
   local cpp_passed=$((total - failed)) cpp_failed=$failed
 
   echo "==> Python and CLI tests (pytest)"
-  SEEDANCE_BUILD_DIR="$PWD/build" /usr/bin/python3 -m pytest -q -p no:cacheprovider tests \
+  SEEDANCE_BUILD_DIR="$PWD/build" "$VENV/bin/python" -m pytest -q -p no:cacheprovider tests \
     | tee "$log" || rc=1
   local summary py_passed py_failed py_errors
   summary=$(grep -E "^(=+ )?[0-9]+ (passed|failed)|no tests ran" "$log" | tail -1 || true)
@@ -75,24 +143,33 @@ run_tests() {
   return $rc
 }
 
+DEBIAN_MAJOR=$(debian_major)
+export DEBIAN_MAJOR
+
 case "${1:-}" in
+  venv)
+    make_venv
+    ;;
   build)
     install_missing "${BUILD_PACKAGES[@]}"
+    make_venv
     build
     ;;
   optimize)
     install_missing "${BUILD_PACKAGES[@]}"
+    make_venv
     build
     echo "==> build/bin/seedancectl optimize"
     build/bin/seedancectl optimize
     ;;
   test)
     install_missing "${BUILD_PACKAGES[@]}" "${TEST_PACKAGES[@]}"
+    make_venv
     build
     run_tests
     ;;
   *)
-    echo "usage: bash scripts/dev.sh optimize|test|build" >&2
+    echo "usage: bash scripts/dev.sh optimize|test|build|venv" >&2
     exit 2
     ;;
 esac

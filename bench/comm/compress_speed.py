@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """Compression speed (SPEC COMM-1 evaluation).
 
 In one process, on N float32 values drawn from a normal distribution

@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """Compressed data-parallel training on Fashion-MNIST (SPEC COMM-3 evaluation).
 
 For each compressor, --world gloo ranks on this machine train the same MLP

@@ -6,7 +6,7 @@ Seedance's (seedance.torch.use_caching_allocator), each in its own process
 and prints peak reserved memory and median step time of each as JSON lines,
 then their ratios.
 
-    PYTHONPATH=build/python python3 bench/gpu/allocator_vs_torch.py [--steps 30]
+    PYTHONPATH=build/python .venv/bin/python bench/gpu/allocator_vs_torch.py [--steps 30]
 
 Needs a CUDA GPU and torch >= 2.0.
 """

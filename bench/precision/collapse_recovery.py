@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """Collapse guard on a real training run (SPEC PREC-5 acceptance).
 
 Trains an MLP on Fashion-MNIST three times from the same weights and batch

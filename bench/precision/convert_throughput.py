@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """FP32 -> FP16 / BF16 / FP8 conversion throughput against memcpy and torch.
 
 All in one process, on the same 64 MiB float32 buffer (16 Mi values, random

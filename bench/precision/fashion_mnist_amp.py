@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """Loss scaling on a real training run (SPEC PREC-2 acceptance).
 
 Trains one network on Fashion-MNIST three ways, from the same initial weights

@@ -8,7 +8,7 @@ Starts the exporter with a 5 s sampling interval, then
      over a steady window with one scrape per sampling interval, as a share of
      one core; and over the burst.
 
-    /usr/bin/python3 bench/probe/scrape_load.py [--scrapes 1000] [--steady-seconds 30]
+    .venv/bin/python bench/probe/scrape_load.py [--scrapes 1000] [--steady-seconds 30]
 
 Prints one JSON object. Targets (issue 8): p99 < 10 ms, steady CPU < 1 % of a core.
 """

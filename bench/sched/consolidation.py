@@ -7,7 +7,7 @@ single-GPU jobs is long-tail (utilization uniform in [0, 5) %), every other job 
 Philly at 2 GPUs per node without and with `--consolidate`, and prints a Markdown table.
 The figures measure the mechanism under this assumption, not a property of Philly.
 
-    /usr/bin/python3 bench/sched/consolidation.py [--shares 0.1,0.2] [--gpus-per-node 2]
+    .venv/bin/python bench/sched/consolidation.py [--shares 0.1,0.2] [--gpus-per-node 2]
 """
 
 from __future__ import annotations

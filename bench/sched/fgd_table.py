@@ -6,7 +6,7 @@ policy, and prints a Markdown table of allocation at 100% arrived and
 unallocated GPU at 130% arrived (10-seed means) next to the paper's values
 from fgd_alloc_summary.csv, with the difference.
 
-    /usr/bin/python3 bench/sched/fgd_table.py [--traces default,cpu050,...] [--seeds 10]
+    .venv/bin/python bench/sched/fgd_table.py [--traces default,cpu050,...] [--seeds 10]
         [--ties auto|name|shuffled-names|random]
 """
 

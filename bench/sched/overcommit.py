@@ -8,7 +8,7 @@ carry none, so this is a stated assumption — of unknown utilization a share is
 over-committed at all). For each slice and utilization: no over-commit, --overcommit, and
 --overcommit --redistribute. Prints a Markdown table.
 
-    /usr/bin/python3 bench/sched/overcommit.py [--every 200,400]
+    .venv/bin/python bench/sched/overcommit.py [--every 200,400]
 """
 
 from __future__ import annotations

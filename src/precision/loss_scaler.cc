@@ -74,8 +74,17 @@ LossScalerConfig GradNormConfigForSequenceLength(int64_t sequence_length) {
   return c;
 }
 
+namespace {
+
+// The dynamic scale lives in float32, as torch's GradScaler keeps it in a float32 tensor: each
+// change is computed in double and rounded to float (torch's _amp_update_scale_).
+double AsFloat(double v) { return static_cast<double>(static_cast<float>(v)); }
+
+}  // namespace
+
 LossScaler::LossScaler(const LossScalerConfig& config) : config_(config) {
-  state_.scale = config.init_scale;
+  state_.scale =
+      config.mode == ScalerMode::kDynamic ? AsFloat(config.init_scale) : config.init_scale;
   state_.hysteresis_left = config.hysteresis;
 }
 
@@ -85,7 +94,7 @@ base::StatusOr<LossScaler> LossScaler::Create(const LossScalerConfig& config) {
 }
 
 void LossScaler::BackOff() {
-  state_.scale = std::max(state_.scale * config_.backoff_factor, config_.min_scale);
+  state_.scale = AsFloat(std::max(state_.scale * config_.backoff_factor, config_.min_scale));
 }
 
 bool LossScaler::Update(bool found_non_finite, double grad_norm) {
@@ -108,11 +117,14 @@ bool LossScaler::Update(bool found_non_finite, double grad_norm) {
       if (config_.consecutive_hysteresis) state_.hysteresis_left = config_.hysteresis;
       if (++state_.growth_tracker == config_.growth_interval) {
         if (!config_.consecutive_hysteresis) state_.hysteresis_left = config_.hysteresis;
-        const double grown = state_.scale * config_.growth_factor;
-        if (grown <= config_.max_scale) {
-          state_.scale = grown;
-        } else if (state_.scale < config_.max_scale) {
-          state_.scale = config_.max_scale;
+        // torch does not grow past float32's range: the scale stays where it is.
+        const double grown = AsFloat(state_.scale * config_.growth_factor);
+        if (std::isfinite(grown)) {
+          if (grown <= config_.max_scale) {
+            state_.scale = grown;
+          } else if (state_.scale < config_.max_scale) {
+            state_.scale = AsFloat(config_.max_scale);
+          }
         }
         state_.growth_tracker = 0;
       }

@@ -44,6 +44,37 @@ TEST(LossScaler, DynamicFollowsGradScaler) {
                        {C, 0, true, 8}});  // 3 clean again
 }
 
+// torch keeps the scale in float32: each change is computed in double and rounded to float
+// (values below from torch.amp.GradScaler("cpu", init_scale=3, growth_factor=1.7,
+// backoff_factor=0.3, growth_interval=1), printed by get_scale()).
+TEST(LossScaler, DynamicScaleIsAFloat32AsTorchs) {
+  LossScalerConfig c;
+  c.init_scale = 3;
+  c.growth_factor = 1.7;
+  c.backoff_factor = 0.3;
+  c.growth_interval = 1;
+  auto s = LossScaler::Create(c);
+  ASSERT_TRUE(s.ok());
+  s->Update(false);  // float(3 * 1.7) = 5.099999904632568, not 5.1
+  EXPECT_EQ(s->scale(), static_cast<double>(5.1f));
+  EXPECT_NE(s->scale(), 5.1);
+  s->Update(true);  // float(5.0999999046325684 * 0.3)
+  EXPECT_EQ(s->scale(), static_cast<double>(static_cast<float>(static_cast<double>(5.1f) * 0.3)));
+}
+
+// torch does not grow the scale past float32's range; it stays where it is.
+TEST(LossScaler, GrowthThatWouldOverflowFloat32KeepsTheScale) {
+  LossScalerConfig c;
+  c.init_scale = 0x1p126;
+  c.growth_interval = 1;
+  auto s = LossScaler::Create(c);
+  ASSERT_TRUE(s.ok());
+  s->Update(false);
+  EXPECT_EQ(s->scale(), 0x1p127);
+  s->Update(false);  // 2^128 is inf in float32
+  EXPECT_EQ(s->scale(), 0x1p127);
+}
+
 TEST(LossScaler, DefaultsAreGradScalers) {
   LossScalerConfig c;
   EXPECT_EQ(c.init_scale, 65536.0);

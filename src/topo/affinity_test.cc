@@ -24,11 +24,11 @@ void AddProcess(base::FakeEnv& env, const std::string& cpus, const std::string& 
 }
 
 constexpr char kMapsLocal[] =
-    "00400000 default file=/usr/bin/python3 mapped=100 N0=100 kernelpagesize_kB=4\n"
+    "00400000 default file=/usr/bin/sleep mapped=100 N0=100 kernelpagesize_kB=4\n"
     "7f0000000000 default anon=1000 dirty=1000 N0=1000 kernelpagesize_kB=4\n";
 // 512 huge pages (2 MiB) on node 1 = 1 GiB remote vs 4.4 MB local.
 constexpr char kMapsRemote[] =
-    "00400000 default file=/usr/bin/python3 mapped=100 N0=100 kernelpagesize_kB=4\n"
+    "00400000 default file=/usr/bin/sleep mapped=100 N0=100 kernelpagesize_kB=4\n"
     "7f0000000000 bind:1 anon=512 N1=512 kernelpagesize_kB=2048\n";
 
 TEST(AffinityTest, BoundAndLocalIsConsistent) {

@@ -1,6 +1,6 @@
 """The DDP compression hook on real gloo process groups.
 
-Two ranks train one step with the hook; the test then checks, with a decoder
+Two and four ranks train with the hook; the test then checks, with a decoder
 of its own written from docs/design/comm.md, that the gradient DDP produced is
 the average of the decoded payloads the ranks exchanged, and that each rank's
 error-feedback residual holds exactly what its payload did not carry.
@@ -99,9 +99,10 @@ def decode_sparse(payload: bytes, n: int) -> np.ndarray:
     return out
 
 
+@pytest.mark.parametrize("world", [2, 4])
 @pytest.mark.parametrize("ratio", [0.05, 0.6])  # varint and bitmap index sections
-def test_two_ranks_decoded_sum_and_error_feedback(ratio: float) -> None:
-    ranks = run_hook_ranks(2, "topk", str(ratio), "0", "2")
+def test_decoded_sum_and_error_feedback(ratio: float, world: int) -> None:
+    ranks = run_hook_ranks(world, "topk", str(ratio), "0", "2")
     r0 = ranks[0]
     sizes = [len(g) for g in r0["local_grads"]]
     for b, layout in r0["layout"].items():
@@ -109,7 +110,8 @@ def test_two_ranks_decoded_sum_and_error_feedback(ratio: float) -> None:
         # The reference: decode every rank's payloads, average them.
         shards = r0["payloads"][b]
         avg = np.concatenate([
-            sum(decode_sparse(bytes.fromhex(p), min(128, n - 128 * s)) for p in ranks_payloads) / 2
+            sum(decode_sparse(bytes.fromhex(p), min(128, n - 128 * s))
+                for p in ranks_payloads) / world
             for s, ranks_payloads in enumerate(shards)])
         for r in ranks:
             got = np.concatenate([np.asarray(r["ddp_grads"][i], np.float32) for i in layout])
@@ -127,13 +129,14 @@ def test_two_ranks_decoded_sum_and_error_feedback(ratio: float) -> None:
     assert s["steps"] == 2 and s["bytes_sent"] < s["bytes_uncompressed"]
 
 
-def test_warmup_is_a_plain_allreduce() -> None:
-    ranks = run_hook_ranks(2, "topk", "0.01", "5", "1")
+@pytest.mark.parametrize("world", [2, 4])
+def test_warmup_is_a_plain_allreduce(world: int) -> None:
+    ranks = run_hook_ranks(world, "topk", "0.01", "5", "1")
     for r in ranks:
         assert r["payloads"] == {}
-        for d, lg0, lg1 in zip(r["ddp_grads"], ranks[0]["local_grads"], ranks[1]["local_grads"]):
-            np.testing.assert_allclose(d, (np.asarray(lg0) + np.asarray(lg1)) / 2, rtol=1e-5,
-                                       atol=1e-7)
+        for i, d in enumerate(r["ddp_grads"]):
+            mean = sum(np.asarray(q["local_grads"][i]) for q in ranks) / world
+            np.testing.assert_allclose(d, mean, rtol=1e-5, atol=1e-7)
         assert r["stats"]["warmup_bytes"] == r["stats"]["bytes_uncompressed"]
 
 

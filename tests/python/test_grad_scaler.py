@@ -1,4 +1,7 @@
-"""seedance.torch.GradScaler: torch's API and rule, on CPU, across ranks."""
+"""seedance.torch.GradScaler: torch's API and rule, on CPU, across ranks.
+
+test_grad_scaler_vs_torch.py runs it step by step against torch.amp.GradScaler("cpu").
+"""
 
 from __future__ import annotations
 
@@ -79,12 +82,12 @@ def test_unscale_gives_the_true_gradient() -> None:
         math.sqrt(sum(float((w * w).sum()) for w in want)), rel=1e-6)
 
 
-def test_works_where_torchs_scaler_disables_itself() -> None:
+def test_works_where_torchs_cuda_scaler_disables_itself() -> None:
     if torch.cuda.is_available():
         pytest.skip("a CUDA machine: torch's scaler is enabled here")
-    with pytest.warns(UserWarning):
-        assert not torch.cuda.amp.GradScaler().is_enabled()
-    assert st.GradScaler().is_enabled()
+    with pytest.warns(UserWarning, match="CUDA is not available"):
+        assert not torch.amp.GradScaler("cuda").is_enabled()
+    assert st.GradScaler("cuda").is_enabled()
     assert st.GradScaler().scale(torch.tensor(2.0)).item() == 131072.0
 
 

@@ -77,8 +77,11 @@ def test_recorded_step_can_be_planned_and_checked(tmp_path, seedancectl):
 def test_bad_device_and_allocator_hook_errors():
     with pytest.raises(ValueError):
         st.record_lifetimes(lambda: None, device="tpu")
-    if int(torch.__version__.split(".")[0]) < 2 or not torch.cuda.is_available():
-        with pytest.raises(RuntimeError):
+    if torch.version.cuda is None:
+        with pytest.raises(RuntimeError, match="CUDA build of torch.*CPU only"):
+            st.use_caching_allocator()
+    elif not torch.cuda.is_available():
+        with pytest.raises(RuntimeError, match="torch sees none"):
             st.use_caching_allocator()
     with pytest.raises(RuntimeError, match="has not been called"):
         st.memory_stats()

@@ -10,6 +10,9 @@
 //             DeepSpeed's hysteresis H > 1, the first H-1 overflows (since the
 //             last growth, or in a row with consecutive_hysteresis) skip the
 //             step without backing off. min_scale / max_scale bound the scale.
+//             As in torch, the scale is a float32 value (each change is computed
+//             in double, then rounded to float) and never grows past float32's
+//             range: a growth that would overflow leaves it unchanged.
 //  grad-norm  seed note 000 §2.3: every eval_interval (50) clean steps compare
 //             the unscaled global gradient norm with the one at the previous
 //             evaluation: above rise_ratio (0.1) times it, scale x2 (at most

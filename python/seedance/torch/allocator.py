@@ -27,8 +27,13 @@ def _require() -> None:
     major = int(torch.__version__.split(".")[0])
     if major < 2 or not hasattr(torch.cuda.memory, "CUDAPluggableAllocator"):
         raise RuntimeError(f"use_caching_allocator needs torch >= 2.0, this is {torch.__version__}")
+    if torch.version.cuda is None:
+        raise RuntimeError(f"use_caching_allocator needs a CUDA build of torch; torch "
+                           f"{torch.__version__} is built for the CPU only (pip install a CUDA "
+                           f"build of the same version on a GPU machine)")
     if not torch.cuda.is_available():
-        raise RuntimeError("use_caching_allocator needs a CUDA device; none is available")
+        raise RuntimeError("use_caching_allocator needs a CUDA device; torch sees none "
+                           f"(torch {torch.__version__}, CUDA {torch.version.cuda})")
     if not _LIBRARY.exists():
         raise RuntimeError(f"{_LIBRARY} is missing: this build of Seedance has no CUDA")
 

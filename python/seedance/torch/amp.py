@@ -1,11 +1,23 @@
 """Loss scaling for PyTorch (SPEC PREC-2, PREC-3).
 
-:class:`GradScaler` has the API of ``torch.cuda.amp.GradScaler`` (``scale``,
-``unscale_``, ``step``, ``update``, ``get_scale``, ``state_dict``,
+:class:`GradScaler` has the API of ``torch.amp.GradScaler`` (``scale``,
+``unscale_``, ``step``, ``update``, ``get_scale``, the ``get_/set_growth_factor``,
+``backoff_factor`` and ``growth_interval`` accessors, ``state_dict``,
 ``load_state_dict``) and three modes — ``dynamic`` (torch's rule, plus
 DeepSpeed's hysteresis and min/max bounds), ``static`` and ``grad-norm`` (seed
-note 000 §2.3) — decided by libseedance's LossScaler. Unlike torch's scaler
-it also works on CPU tensors, where torch's disables itself.
+note 000 §2.3) — decided by libseedance's LossScaler. One object serves every
+device (CPU included) and agrees across ranks.
+
+In ``dynamic`` mode with ``hysteresis=1`` it is step for step what
+``torch.amp.GradScaler`` does: the same float32 scale after every update (each
+change computed in double and rounded to float, never grown past float32's
+range), the same skipped steps, the same unscaled gradients and so the same
+parameters; state dicts load into each other both ways. It differs, on
+purpose, in: ``hysteresis > 1`` (the first overflows after a growth skip the
+step without backing off), ``min_scale``/``max_scale`` (torch has no bounds),
+``static`` and ``grad-norm`` modes (torch has neither), and ``update()`` with
+no step recorded is a no-op where torch raises. tests/python/
+test_grad_scaler_vs_torch.py checks both the agreement and the differences.
 
 Unscaling is one fused pass per gradient (multiply by 1/scale, non-finite
 check, L2 norms) in C++ for contiguous float32 CPU gradients, and torch ops
@@ -18,7 +30,7 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Any, Iterable, Optional
+from typing import Any, Optional, Union
 
 import torch
 
@@ -42,6 +54,10 @@ class GradScaler:
     """Scales the loss, unscales gradients, skips steps with inf/NaN gradients.
 
     Args:
+        device: as torch.amp.GradScaler's first argument ("cuda", "cpu", ...);
+            the same object works for any device, so it is only checked to be a
+            string. A number in its place is taken as init_scale, as
+            torch.cuda.amp.GradScaler's first argument.
         init_scale, growth_factor, backoff_factor, growth_interval: as torch's
             GradScaler (2**16, 2.0, 0.5, 2000).
         enabled: False makes every call a pass-through, as torch's.
@@ -57,13 +73,21 @@ class GradScaler:
             torch.distributed is initialised (default True).
     """
 
-    def __init__(self, init_scale: Optional[float] = None, growth_factor: float = 2.0,
+    def __init__(self, device: Union[str, float, None] = None,
+                 init_scale: Optional[float] = None, growth_factor: float = 2.0,
                  backoff_factor: float = 0.5, growth_interval: int = 2000, enabled: bool = True,
                  *, mode: str = "dynamic", hysteresis: int = 1,
                  consecutive_hysteresis: bool = False, min_scale: float = 0.0,
                  max_scale: Optional[float] = None, sequence_length: Optional[int] = None,
                  eval_interval: int = 50, rise_ratio: float = 0.1, collapse_ratio: float = 0.05,
                  decay_factor: Optional[float] = None, sync_distributed: bool = True) -> None:
+        if isinstance(device, (int, float)) and not isinstance(device, bool):
+            if init_scale is not None:
+                raise TypeError("init_scale given twice (positionally and by name)")
+            device, init_scale = None, float(device)
+        if device is not None and not isinstance(device, str):
+            raise TypeError(f"device must be a string such as 'cuda' or 'cpu', not {device!r}")
+        self.device = device or "cuda"
         self._enabled = enabled
         config: dict[str, Any] = {
             "mode": mode, "growth_factor": growth_factor, "backoff_factor": backoff_factor,
@@ -94,6 +118,24 @@ class GradScaler:
 
     def get_scale(self) -> float:
         return float(self._core.scale) if self._enabled else 1.0
+
+    def get_growth_factor(self) -> float:
+        return float(self._config()["growth_factor"])
+
+    def set_growth_factor(self, new_factor: float) -> None:
+        self._set_config(growth_factor=float(new_factor))
+
+    def get_backoff_factor(self) -> float:
+        return float(self._config()["backoff_factor"])
+
+    def set_backoff_factor(self, new_factor: float) -> None:
+        self._set_config(backoff_factor=float(new_factor))
+
+    def get_growth_interval(self) -> int:
+        return int(self._config()["growth_interval"])
+
+    def set_growth_interval(self, new_interval: int) -> None:
+        self._set_config(growth_interval=int(new_interval))
 
     def scale(self, outputs: Any) -> Any:
         """outputs (a tensor or nested lists/tuples of tensors) times the scale."""
@@ -203,6 +245,14 @@ class GradScaler:
     def seedance_state(self) -> dict[str, Any]:
         """Config and counters (steps, skipped_steps, ...) of the scaler."""
         return json.loads(self._core.to_json())
+
+    def _config(self) -> dict[str, Any]:
+        return json.loads(self._core.to_json())["config"]
+
+    def _set_config(self, **fields: Any) -> None:
+        full = json.loads(self._core.to_json())
+        full["config"].update(fields)
+        self._core = _core.LossScaler.from_json(json.dumps(full))  # validates the new value
 
     def _agree(self, found: bool, sumsq: float) -> tuple[bool, float]:
         dist = torch.distributed

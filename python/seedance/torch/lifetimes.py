@@ -32,7 +32,7 @@ PathLike = Union[str, "os.PathLike[str]"]
 
 def _storage_key(t: torch.Tensor) -> Optional[tuple[int, int, str]]:
     try:
-        s = t.storage()
+        s = t.untyped_storage()
         nbytes = s.nbytes()
     except (NotImplementedError, RuntimeError):
         return None  # sparse, meta, or storage-less tensors
