@@ -127,7 +127,8 @@ run_tests() {
   local cpp_passed=$((total - failed)) cpp_failed=$failed
 
   echo "==> Python and CLI tests (pytest)"
-  SEEDANCE_BUILD_DIR="$PWD/build" "$VENV/bin/python" -m pytest -q -p no:cacheprovider tests \
+  SEEDANCE_BUILD_DIR="$PWD/build" "$VENV/bin/python" -m pytest -q -p no:cacheprovider \
+    -n "$(nproc)" tests \
     | tee "$log" || rc=1
   local summary py_passed py_failed py_errors
   summary=$(grep -E "^(=+ )?[0-9]+ (passed|failed)|no tests ran" "$log" | tail -1 || true)

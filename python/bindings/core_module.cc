@@ -52,7 +52,7 @@ std::string Optimize(const std::optional<std::string>& job_yaml, const std::stri
     py::gil_scoped_acquire acquire;
     report = ValueOrRaise(std::move(result));
   }
-  return report.dump();
+  return base::DumpJson(report);
 }
 
 std::string GpuCatalogJson(const std::optional<std::string>& catalog_yaml,
@@ -62,7 +62,7 @@ std::string GpuCatalogJson(const std::optional<std::string>& catalog_yaml,
   for (const auto& g : catalog.gpus()) {
     gpus.push_back(cost::GpuSpecToReport(g));
   }
-  return gpus.dump();
+  return base::DumpJson(gpus);
 }
 
 std::string MemPlan(const std::string& csv, const std::string& source, const std::string& algo,
@@ -82,7 +82,7 @@ std::string MemPlan(const std::string& csv, const std::string& source, const std
   base::Report offsets = base::Report::object();
   for (size_t i = 0; i < file.buffers.size(); ++i) offsets[file.buffers[i].id] = plan.offsets[i];
   r["offsets"] = offsets;
-  return r.dump();
+  return base::DumpJson(r);
 }
 
 std::string MemReplay(const std::string& csv, const std::string& source,
@@ -91,7 +91,7 @@ std::string MemReplay(const std::string& csv, const std::string& source,
   const mem::AllocatorPolicy p = ValueOrRaise(mem::ParseAllocatorPolicy(policy));
   const mem::ReplayResult x = ValueOrRaise(mem::Replay(file.buffers, p));
   const base::Report r = mem::ReplayReport(x, policy);
-  return r.dump();
+  return base::DumpJson(r);
 }
 
 py::dict CudaInfo() {

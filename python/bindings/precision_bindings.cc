@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "python/bindings/raise.h"
+#include "seedance/base/report.h"
 #include "seedance/precision/collapse.h"
 #include "seedance/precision/convert.h"
 #include "seedance/precision/drift.h"
@@ -96,8 +97,8 @@ std::string Decide(const std::optional<std::string>& policy_yaml, const std::str
   std::vector<precision::ModuleRef> refs;
   refs.reserve(modules.size());
   for (const auto& [name, type] : modules) refs.push_back({name, type});
-  return precision::DecisionsToReport(precision::DecidePrecisions(policy, refs, micro_batch))
-      .dump();
+  return base::DumpJson(
+      precision::DecisionsToReport(precision::DecidePrecisions(policy, refs, micro_batch)));
 }
 
 std::string Drift(const std::vector<double>& reference, const std::vector<double>& current,
@@ -108,9 +109,8 @@ std::string Drift(const std::vector<double>& reference, const std::vector<double
   c.kurtosis_weight = kurtosis_weight;
   c.keep_below = keep_below;
   c.recalibrate_at = recalibrate_at;
-  return precision::DriftToReport(
-             ValueOrRaise(precision::MeasureDrift(reference, current, centers, c)))
-      .dump();
+  return base::DumpJson(precision::DriftToReport(
+      ValueOrRaise(precision::MeasureDrift(reference, current, centers, c))));
 }
 
 base::Report ParseJsonOrRaise(const std::string& text) {
@@ -130,7 +130,7 @@ void BindPrecision(py::module_& m) {
   m.def("precision_kernel", [] { return std::string(precision::AutoKernelName()); });
   m.def("precision_describe", [](const std::string& text) {
     const float x = ValueOrRaise(precision::ParseValue(text));
-    return precision::DescribeValue(text, x).dump();
+    return base::DumpJson(precision::DescribeValue(text, x));
   });
   m.def("int8_quantize", &QuantizeInt8, py::arg("src"), py::arg("n"), py::arg("channels"),
         py::arg("dst"), "Symmetric INT8; writes n int8 at dst, returns the scales");
@@ -156,7 +156,7 @@ void BindPrecision(py::module_& m) {
       .def_property_readonly("scale", &precision::LossScaler::scale)
       .def("update", &precision::LossScaler::Update, py::arg("found_non_finite"),
            py::arg("grad_norm") = 0.0)
-      .def("to_json", [](const precision::LossScaler& s) { return s.ToJson().dump(); });
+      .def("to_json", [](const precision::LossScaler& s) { return base::DumpJson(s.ToJson()); });
 
   py::class_<precision::CollapseDetector>(m, "CollapseDetector")
       .def(py::init([](int window, int consecutive, double ratio, double variance) {

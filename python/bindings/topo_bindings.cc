@@ -8,6 +8,7 @@
 
 #include "python/bindings/raise.h"
 #include "seedance/base/env.h"
+#include "seedance/base/report.h"
 #include "seedance/topo/affinity.h"
 #include "seedance/topo/bind.h"
 #include "seedance/topo/topology.h"
@@ -35,7 +36,9 @@ port::MemoryPolicy Policy(const std::string& memory) {
 void BindTopo(py::module_& m) {
   m.def(
       "topology_json",
-      [](const std::string& root) { return topo::TopologyToReport(Discover(root)).dump(); },
+      [](const std::string& root) {
+        return base::DumpJson(topo::TopologyToReport(Discover(root)));
+      },
       py::arg("root") = "");
   m.def(
       "affinity_check_json",
@@ -45,7 +48,7 @@ void BindTopo(py::module_& m) {
         auto p = ValueOrRaise(topo::ReadProcessPlacement(*env, pid, t));
         topo::AffinityOptions o;
         o.remote_to_local_limit = remote_limit;
-        return topo::AffinityToReport(topo::CheckAffinity(t, p, o), p).dump();
+        return base::DumpJson(topo::AffinityToReport(topo::CheckAffinity(t, p, o), p));
       },
       py::arg("pid"), py::arg("root") = "", py::arg("remote_limit") = 0.30);
   m.def(

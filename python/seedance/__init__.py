@@ -17,7 +17,7 @@ import os
 from typing import Any, Optional, Union
 
 from seedance import _core
-from seedance.errors import SeedanceError
+from seedance.errors import SeedanceError, read_text
 
 __version__: str = _core.__version__
 
@@ -28,11 +28,7 @@ PathLike = Union[str, "os.PathLike[str]"]
 
 
 def _read(path: PathLike) -> str:
-    try:
-        with open(path, encoding="utf-8") as f:
-            return f.read()
-    except OSError as e:
-        raise SeedanceError(f"cannot read: {e.strerror}", os.fspath(path), "IO_ERROR") from e
+    return read_text(path)
 
 
 def optimize(job: Optional[PathLike] = None, *, yaml: Optional[str] = None,

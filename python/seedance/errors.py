@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 
 class SeedanceError(ValueError):
     """An error reported by libseedance.
@@ -20,3 +22,20 @@ class SeedanceError(ValueError):
 
     def __str__(self) -> str:
         return f"{self.message} ({self.where})" if self.where else self.message
+
+
+def read_text(path: "os.PathLike[str] | str") -> str:
+    """A UTF-8 text input file. Unreadable files and bytes that are not UTF-8 raise
+    SeedanceError naming the file (and, for bad bytes, the line), as the CLI reports them."""
+    where = os.fspath(path)
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as e:
+        raise SeedanceError(f"cannot read: {e.strerror}", where, "IO_ERROR") from e
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data.count(b"\n", 0, e.start) + 1
+        raise SeedanceError(f"not UTF-8 text (byte 0x{data[e.start]:02x})", f"{where}:{line}",
+                            "INVALID_ARGUMENT") from e

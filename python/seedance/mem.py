@@ -11,13 +11,13 @@ import os
 from typing import Any, Union
 
 from seedance import _core
+from seedance.errors import read_text
 
 PathLike = Union[str, "os.PathLike[str]"]
 
 
 def _text(source: PathLike) -> tuple[str, str]:
-    with open(source, encoding="utf-8") as f:
-        return f.read(), os.fspath(source)
+    return read_text(source), os.fspath(source)
 
 
 def plan(lifetimes: PathLike, *, algo: str = "auto", time_limit: float = 1.0,

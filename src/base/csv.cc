@@ -48,19 +48,11 @@ std::optional<std::string> SplitLine(std::string_view line, std::vector<std::str
 
 }  // namespace
 
-std::optional<int64_t> ParseInt64(std::string_view text) {
-  if (text.empty()) return std::nullopt;
-  if (text.front() == '+') text.remove_prefix(1);
-  int64_t value = 0;
-  const char* end = text.data() + text.size();
-  auto [ptr, ec] = std::from_chars(text.data(), end, value);
-  if (ec != std::errc() || ptr != end) return std::nullopt;
-  return value;
-}
-
 StatusOr<CsvTable> CsvTable::Parse(std::string_view text, const std::string& file) {
   CsvTable table;
   table.file_ = file;
+  // A UTF-8 byte-order mark (spreadsheets write one) is not part of the first column's name.
+  if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);
   int line_no = 0;
   size_t pos = 0;
   std::vector<std::string> fields;

@@ -46,18 +46,6 @@ TEST(CsvTest, ColumnsAndIntegers) {
   EXPECT_EQ(*t->Int(t->records()[2], 1), -4);
 }
 
-TEST(CsvTest, ParseInt64Table) {
-  EXPECT_EQ(ParseInt64("0"), 0);
-  EXPECT_EQ(ParseInt64("+7"), 7);
-  EXPECT_EQ(ParseInt64("-9223372036854775808"), INT64_MIN);
-  EXPECT_EQ(ParseInt64("9223372036854775807"), INT64_MAX);
-  EXPECT_FALSE(ParseInt64("9223372036854775808"));
-  EXPECT_FALSE(ParseInt64(""));
-  EXPECT_FALSE(ParseInt64("1.0"));
-  EXPECT_FALSE(ParseInt64(" 1"));
-  EXPECT_FALSE(ParseInt64("1e3"));
-}
-
 TEST(CsvTest, MutatedFilesNeverCrash) {
   std::mt19937 rng(99);
   const std::string original = "id,lower,upper,size\n0,0,3,4\n1,3,9,\"4\"\n2,0,9,4\n";

@@ -1,6 +1,7 @@
 // The POSIX Env: real clocks, real files (optionally re-rooted), getenv.
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -18,6 +19,10 @@ namespace seedance::base {
 namespace {
 
 std::string ErrnoText(int err) { return std::strerror(err); }
+
+std::string TooLarge() {
+  return "larger than the " + std::to_string(kMaxReadFileBytes >> 30) + " GiB an input file may be";
+}
 
 class PosixEnv final : public Env {
  public:
@@ -44,19 +49,40 @@ class PosixEnv final : public Env {
 
   StatusOr<std::string> ReadFile(const std::string& path) override {
     const std::string real = Resolve(path);
-    std::ifstream in(real, std::ios::binary);
-    if (!in) {
+    // O_NONBLOCK: opening a FIFO must not wait for a writer (it is refused below).
+    const int fd = ::open(real.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0) {
       const int err = errno;
       if (err == ENOENT) return NotFoundError("no such file", path);
       return IoError("cannot open: " + ErrnoText(err), path);
     }
-    std::ostringstream out;
-    out << in.rdbuf();
-    if (in.bad()) return IoError("read failed", path);
-    // Reading a directory "succeeds" with no bytes on some libstdc++ versions.
-    std::error_code ec;
-    if (std::filesystem::is_directory(real, ec)) return IoError("is a directory", path);
-    return out.str();
+    struct Closer {
+      int fd;
+      ~Closer() { ::close(fd); }
+    } closer{fd};
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) return IoError("cannot stat: " + ErrnoText(errno), path);
+    if (S_ISDIR(st.st_mode)) return IoError("is a directory", path);
+    // Devices (/dev/zero), FIFOs and sockets never end or block: only regular files are read
+    // (procfs and sysfs files are regular, with a size of 0 or 4096 whatever they hold).
+    if (!S_ISREG(st.st_mode)) return IoError("not a regular file", path);
+    if (st.st_size > kMaxReadFileBytes) return IoError(TooLarge(), path);
+    std::string out;
+    out.reserve(static_cast<size_t>(st.st_size));
+    char buf[1 << 16];
+    while (true) {
+      const ssize_t n = ::read(fd, buf, sizeof buf);
+      if (n == 0) break;
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        return IoError("read failed: " + ErrnoText(errno), path);
+      }
+      if (out.size() + static_cast<size_t>(n) > static_cast<size_t>(kMaxReadFileBytes)) {
+        return IoError(TooLarge(), path);  // a file that grows while it is read
+      }
+      out.append(buf, static_cast<size_t>(n));
+    }
+    return out;
   }
 
   StatusOr<std::vector<std::string>> ListDirectory(const std::string& path) override {
@@ -105,10 +131,14 @@ class PosixEnv final : public Env {
       }
       written += static_cast<size_t>(n);
     }
-    if (::fsync(fd) != 0 || ::close(fd) != 0) {
-      const int err = errno;
+    // Both run whatever the first answers: a failed fsync must not leak the descriptor.
+    const int sync_rc = ::fsync(fd);
+    const int sync_err = errno;
+    const int close_rc = ::close(fd);
+    const int close_err = errno;
+    if (sync_rc != 0 || close_rc != 0) {
       ::unlink(tmp.c_str());
-      return IoError("flush failed: " + ErrnoText(err), path);
+      return IoError("flush failed: " + ErrnoText(sync_rc != 0 ? sync_err : close_err), path);
     }
     if (::rename(tmp.c_str(), real.c_str()) != 0) {
       const int err = errno;

@@ -1,4 +1,5 @@
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -51,6 +52,18 @@ TEST_F(PosixEnvTest, MissingFileIsNotFoundWithPath) {
 TEST_F(PosixEnvTest, DirectoryIsNotAFile) {
   auto r = Env::Default()->ReadFile(dir_);
   EXPECT_FALSE(r.ok());
+}
+
+// Hardening finding 5: a device never ends and a FIFO blocks; neither is read.
+TEST_F(PosixEnvTest, DevicesAndFifosAreRefusedNotRead) {
+  auto zero = Env::Default()->ReadFile("/dev/zero");
+  ASSERT_FALSE(zero.ok());
+  EXPECT_NE(zero.status().message().find("not a regular file"), std::string_view::npos);
+  const std::string fifo = dir_ + "/fifo";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  auto f = Env::Default()->ReadFile(fifo);  // returns at once: no writer is waited for
+  ASSERT_FALSE(f.ok());
+  EXPECT_EQ(f.status().where(), fifo);
 }
 
 TEST_F(PosixEnvTest, RootRemapsAbsolutePathsOnly) {

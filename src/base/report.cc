@@ -61,10 +61,10 @@ std::string Cell(std::string_view key, const Report& v) {
         for (const auto& e : v) out += (out.empty() ? "" : ", ") + Cell("", e);
         return out.empty() ? "-" : out;
       }
-      return v.dump();
+      return DumpJson(v);
     }
     default:
-      return v.dump();
+      return DumpJson(v);
   }
   if (EndsWith(key, "_bytes") && v.is_number()) text += " (" + HumanBytes(v.get<double>()) + ")";
   return text;
@@ -140,7 +140,11 @@ std::optional<OutputFormat> ParseOutputFormat(std::string_view text) {
   return std::nullopt;
 }
 
-std::string RenderJson(const Report& report) { return report.dump(2) + "\n"; }
+std::string DumpJson(const Report& report, int indent) {
+  return report.dump(indent, ' ', false, Report::error_handler_t::replace);
+}
+
+std::string RenderJson(const Report& report) { return DumpJson(report, 2) + "\n"; }
 
 std::string RenderTable(const Report& report) {
   std::string out;

@@ -156,5 +156,47 @@ TEST(NcclLog, WithoutTimestampsRanksByBytesAndRejectsNonNcclText) {
   }
 }
 
+// Hardening finding 2: a real 8,192-rank ring line (about 40 KB) used to exhaust the stack of
+// the regular-expression engine; it is read in linear time now.
+TEST(NcclLog, AnEightThousandRankRingLineIsRead) {
+  std::string ring = "node1:100:120 [0] NCCL INFO Channel 00/01 :";
+  for (int i = 0; i < 8192; ++i) ring += "    " + std::to_string(i);
+  ASSERT_GT(ring.size(), 26'000u);
+  auto r = AnalyzeNcclLog(ring + "\n", "big.log");
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  const std::string ranks = (*r)["rings"][0]["ranks"];
+  EXPECT_TRUE(ranks.starts_with("0 1 2 "));
+  EXPECT_TRUE(ranks.ends_with(" 8190 8191"));
+  // A line of 1 MB of one character does not crash either.
+  EXPECT_FALSE(AnalyzeNcclLog(std::string(1 << 20, 'a'), "a.log").ok());
+}
+
+// Hardening finding 2: out-of-range integers used to throw out of std::stoi; they are errors
+// that name the line now.
+TEST(NcclLog, OutOfRangeNumbersNameTheLine) {
+  const std::string line =
+      "n:1:2 [0] NCCL INFO AllReduce: opCount 0 sendbuff 0x1 recvbuff 0x1 count "
+      "99999999999999999999999 datatype 7 op 0 root 0 comm 0x55aa [nranks=4] stream 0x1\n";
+  auto r = AnalyzeNcclLog("x\n" + line, "c.log");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().where(), "c.log:2");
+  EXPECT_NE(r.status().message().find("count"), std::string_view::npos);
+  auto rank = AnalyzeNcclLog(
+      "n:1:2 [0] NCCL INFO comm 0x55aa rank 4294967296 nranks 4 cudaDev 0 - Init COMPLETE\n",
+      "r.log");
+  ASSERT_FALSE(rank.ok());
+  EXPECT_EQ(rank.status().where(), "r.log:1");
+}
+
+// Hardening finding 9: a log with CRLF line ends is the same log.
+TEST(NcclLog, CrlfLineEndsAreAccepted) {
+  std::string crlf;
+  for (char c : std::string(kLog)) crlf += c == '\n' ? std::string("\r\n") : std::string(1, c);
+  auto a = AnalyzeNcclLog(kLog, "x.log");
+  auto b = AnalyzeNcclLog(crlf, "x.log");
+  ASSERT_TRUE(a.ok() && b.ok()) << b.status().ToString();
+  EXPECT_EQ(*a, *b);
+}
+
 }  // namespace
 }  // namespace seedance::comm

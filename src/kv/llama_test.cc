@@ -55,5 +55,16 @@ TEST(Llama, RejectsDamagedCheckpoints) {
   EXPECT_FALSE(LlamaModel::FromBytes("abc", "m.bin").ok());
 }
 
+// Hardening finding 2: Encode falls back to the byte tokens 3..258, so a vocabulary under 259
+// pieces is refused at load instead of read out of bounds.
+TEST(Llama, TokenizerNeedsTheByteTokens) {
+  const std::string dir = (base::testing::DataDir() / "tiny-llama").string();
+  SEEDANCE_REQUIRE_DATA(dir);
+  auto small = Tokenizer::Load(*base::Env::Default(), dir + "/tok512.bin", 258);
+  ASSERT_FALSE(small.ok());
+  EXPECT_NE(small.status().message().find("259"), std::string_view::npos);
+  EXPECT_TRUE(Tokenizer::Load(*base::Env::Default(), dir + "/tok512.bin", 512).ok());
+}
+
 }  // namespace
 }  // namespace seedance::kv

@@ -71,6 +71,7 @@ StatusOr<LifetimeFile> ParseLifetimeCsv(std::string_view text, const std::string
 
   LifetimeFile out;
   out.has_offsets = c_offset.has_value();
+  int64_t total_size = 0;
   out.buffers.reserve(table.records().size());
   std::unordered_map<std::string, int> first_line;
   first_line.reserve(table.records().size());
@@ -99,10 +100,19 @@ StatusOr<LifetimeFile> ParseLifetimeCsv(std::string_view text, const std::string
       b.kind = *kind;
     }
     SEEDANCE_RETURN_IF_ERROR(CheckOne(b, table.Where(r, c_lower), table.Where(r, c_size)));
+    if (__builtin_add_overflow(total_size, b.size, &total_size) || total_size > kMaxArenaBytes) {
+      return InvalidArgumentError(
+          "the sizes up to this row add up to more than the supported arena (2^62 bytes)",
+          table.Where(r, c_size));
+    }
     if (c_offset) {
       SEEDANCE_ASSIGN_OR_RETURN(int64_t offset, table.Int(r, *c_offset));
       if (offset < 0) {
         return InvalidArgumentError("'offset' must not be negative", table.Where(r, *c_offset));
+      }
+      if (offset > kMaxArenaBytes - b.size) {
+        return InvalidArgumentError("'offset' + 'size' exceeds the supported arena (2^62 bytes)",
+                                    table.Where(r, *c_offset));
       }
       out.offsets.push_back(offset);
     }
@@ -110,6 +120,23 @@ StatusOr<LifetimeFile> ParseLifetimeCsv(std::string_view text, const std::string
   }
   return out;
 }
+
+namespace {
+
+// The sum of all sizes is at most kMaxArenaBytes (checked arithmetic: each size is already at most
+// kMaxBufferSize, but a million of them are not).
+Status CheckTotalSize(std::span<const Buffer> buffers, const std::string& where) {
+  int64_t total = 0;
+  for (const Buffer& b : buffers) {
+    if (__builtin_add_overflow(total, b.size, &total) || total > kMaxArenaBytes) {
+      return InvalidArgumentError(
+          "the buffers' sizes add up to more than the supported arena (2^62 bytes)", where);
+    }
+  }
+  return base::OkStatus();
+}
+
+}  // namespace
 
 Status ValidateBuffers(std::span<const Buffer> buffers, std::string_view where) {
   std::unordered_map<std::string_view, size_t> seen;
@@ -120,7 +147,7 @@ Status ValidateBuffers(std::span<const Buffer> buffers, std::string_view where) 
     }
     SEEDANCE_RETURN_IF_ERROR(CheckOne(buffers[i], at, at));
   }
-  return base::OkStatus();
+  return CheckTotalSize(buffers, std::string(where));
 }
 
 int64_t MaxLiveBytes(std::span<const Buffer> buffers) {

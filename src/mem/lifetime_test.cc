@@ -61,6 +61,11 @@ TEST(LifetimeTest, EachDefectNamesFileLineAndField) {
       {"id,lower,upper,size\na,0,1.5,4\n", "d.csv:2: upper", "must be an integer"},
       {"id,lower,upper,size,colour\na,0,1,4,red\n", "d.csv:1", "unknown column 'colour'"},
       {"id,lower,upper,size,kind\na,0,1,4,cache\n", "d.csv:2: kind", "'kind' must be one of"},
+      // Hardening finding 1: ends and sums that would overflow int64.
+      {"id,lower,upper,size,offset\na,0,1,1000,9223372036854775000\n", "d.csv:2: offset",
+       "exceeds the supported arena"},
+      {"id,lower,upper,size,offset\na,0,1,1000,4611686018427387000\n", "d.csv:2: offset",
+       "exceeds the supported arena"},
   };
   for (const Case& c : cases) {
     auto f = ParseLifetimeCsv(c.csv, "d.csv");
@@ -69,6 +74,22 @@ TEST(LifetimeTest, EachDefectNamesFileLineAndField) {
     EXPECT_NE(f.status().message().find(c.message_part), std::string_view::npos)
         << f.status().ToString();
   }
+}
+
+// 4,097 buffers of 2^50 bytes add up to past 2^62: rejected at the row where the sum passes it.
+TEST(LifetimeTest, SizesThatAddUpPastTheArenaAreRejected) {
+  std::string csv = "id,lower,upper,size\n";
+  for (int i = 0; i < 4097; ++i) csv += "b" + std::to_string(i) + ",0,1,1125899906842624\n";
+  auto f = ParseLifetimeCsv(csv, "big.csv");
+  ASSERT_FALSE(f.ok());
+  EXPECT_EQ(f.status().where(), "big.csv:4098: size");
+  std::vector<Buffer> buffers(8200, Buffer{"", 0, 1, kMaxBufferSize});
+  for (size_t i = 0; i < buffers.size(); ++i) buffers[i].id = std::to_string(i);
+  const base::Status s = ValidateBuffers(buffers, "plan input");
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("2^62"), std::string_view::npos);
+  buffers.resize(4096);  // exactly 2^62
+  EXPECT_TRUE(ValidateBuffers(buffers, "plan input").ok());
 }
 
 TEST(LifetimeTest, MaxLiveMatchesBruteForce) {

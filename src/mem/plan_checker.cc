@@ -17,6 +17,18 @@ PlanCheck CheckPlan(std::span<const Buffer> buffers, std::span<const int64_t> of
            std::to_string(buffers.size()) + " buffers");
     return result;
   }
+  // Every end must be representable before any is compared: an offset near 2^63 would wrap
+  // offset + size around to a small number and hide an overlap.
+  bool in_range = true;
+  for (size_t i = 0; i < buffers.size(); ++i) {
+    if (buffers[i].size < 0 || buffers[i].size > kMaxArenaBytes ||
+        offsets[i] > kMaxArenaBytes - buffers[i].size) {
+      report("buffer '" + buffers[i].id + "' at offset " + std::to_string(offsets[i]) +
+             " ends past the supported arena (2^62 bytes)");
+      in_range = false;
+    }
+  }
+  if (!in_range) return result;
   for (size_t i = 0; i < buffers.size(); ++i) {
     if (offsets[i] < 0) report("buffer '" + buffers[i].id + "' has a negative offset");
     if (alignment > 1 && offsets[i] % alignment != 0) {

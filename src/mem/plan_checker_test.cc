@@ -39,6 +39,24 @@ TEST(PlanCheckerTest, AgreesWithPairwiseCheckOnRandomPlans) {
   EXPECT_GT(invalid, 100);  // the random plans exercise both answers
 }
 
+// Hardening finding 1: two live buffers at an offset near 2^63 used to wrap offset + size and
+// pass as valid with peak 0.
+TEST(PlanCheckerTest, OffsetsWhoseEndWouldOverflowAreViolations) {
+  const std::vector<Buffer> b = {{"a", 0, 2, 1000}, {"b", 0, 2, 1000}};
+  const std::vector<int64_t> off = {9'223'372'036'854'775'000, 9'223'372'036'854'775'000};
+  const PlanCheck c = CheckPlan(b, off);
+  EXPECT_FALSE(c.ok());
+  ASSERT_FALSE(c.violations.empty());
+  EXPECT_NE(c.violations[0].find("ends past the supported arena"), std::string::npos);
+  // The largest accepted end is 2^62 exactly.
+  EXPECT_TRUE(
+      CheckPlan(std::vector<Buffer>{{"a", 0, 1, 1000}}, std::vector<int64_t>{kMaxArenaBytes - 1000})
+          .ok());
+  EXPECT_FALSE(
+      CheckPlan(std::vector<Buffer>{{"a", 0, 1, 1000}}, std::vector<int64_t>{kMaxArenaBytes - 999})
+          .ok());
+}
+
 TEST(PlanCheckerTest, HalfOpenLifetimesMayShareSpace) {
   std::vector<Buffer> b = {{"a", 0, 5, 10}, {"b", 5, 9, 10}};
   EXPECT_TRUE(CheckPlan(b, std::vector<int64_t>{0, 0}).ok());

@@ -21,15 +21,15 @@ TrainingStepShape Small() {
 
 TEST(TrainingStepTest, ActivationFormulaTable) {
   // s=16, b=2, h=8, a=2: 34·256 + 5·2·256·2 = 8704 + 5120 = 13824 bytes (16-bit).
-  EXPECT_EQ(ActivationBytesPerLayer(Small()), 13'824);
+  EXPECT_EQ(*ActivationBytesPerLayer(Small()), 13'824);
   TrainingStepShape fp32 = Small();
   fp32.bytes_per_element = 4;
-  EXPECT_EQ(ActivationBytesPerLayer(fp32), 27'648);
+  EXPECT_EQ(*ActivationBytesPerLayer(fp32), 27'648);
 }
 
 TEST(TrainingStepTest, PersistentStateAndLifetimes) {
   const TrainingStepShape t = Small();
-  const auto buffers = TrainingStepLifetimes(t);
+  const auto buffers = *TrainingStepLifetimes(t);
   ASSERT_TRUE(ValidateBuffers(buffers, "step").ok());
   int64_t persistent = 0;
   for (const Buffer& b : buffers) {
@@ -48,7 +48,7 @@ TEST(TrainingStepTest, PersistentStateAndLifetimes) {
 }
 
 TEST(TrainingStepTest, PlannerReusesActivationMemory) {
-  const auto buffers = TrainingStepLifetimes(Small());
+  const auto buffers = *TrainingStepLifetimes(Small());
   auto plan = PlanOffsets(buffers, {.time_limit_s = 1});
   ASSERT_TRUE(plan.ok());
   int64_t sum = 0;

@@ -1,6 +1,7 @@
 #include "seedance/plan/job_spec.h"
 
 #include "seedance/base/yaml_map.h"
+#include "seedance/mem/training_step.h"
 
 namespace seedance::plan {
 namespace {
@@ -55,6 +56,27 @@ StatusOr<ModelSpec> ParseModel(const YamlMap& m) {
                                 m.Where("kv_heads"));
   }
   return model;
+}
+
+// The buffers of one micro-batch step must be representable (each at most 2^50 bytes): checked
+// here, so that a sequence length or micro-batch past it is reported at its YAML key instead of
+// deep inside the memory planner.
+Status CheckStepSizes(const JobSpec& spec, const YamlMap& model) {
+  mem::TrainingStepShape shape;
+  shape.layers = 1;
+  shape.hidden_size = spec.model.hidden_size;
+  shape.attention_heads = spec.model.attention_heads;
+  shape.sequence_length = spec.model.sequence_length;
+  shape.micro_batch = spec.training.micro_batch;
+  shape.vocab_size = spec.model.vocab_size;
+  shape.bytes_per_element = spec.training.precision == base::NumericFormat::kFp32 ? 4 : 2;
+  const auto step = mem::TrainingStepLifetimes(shape);
+  if (step.ok()) return base::OkStatus();
+  return InvalidArgumentError(
+      "'model.sequence_length' (" + std::to_string(spec.model.sequence_length) +
+          ") with 'training.micro_batch' (" + std::to_string(spec.training.micro_batch) +
+          "): " + std::string(step.status().message()),
+      model.Where("sequence_length"));
 }
 
 // The GPU must have a published peak for the format the job computes in.
@@ -175,6 +197,7 @@ StatusOr<JobSpec> ParseJobSpec(std::string_view yaml, const std::string& file,
     spec.kind = JobKind::kTraining;
     SEEDANCE_ASSIGN_OR_RETURN(YamlMap t, doc.GetMap("training"));
     SEEDANCE_ASSIGN_OR_RETURN(spec.training, ParseTraining(t, *gpu));
+    SEEDANCE_RETURN_IF_ERROR(CheckStepSizes(spec, model));
     const int64_t per_step = spec.training.micro_batch * spec.hardware.total_gpus();
     if (spec.training.global_batch % per_step != 0) {
       return InvalidArgumentError(

@@ -68,7 +68,8 @@ mem::TrainingStepShape StepShape(const JobSpec& spec, const ModelFigures& f, int
 
 base::StatusOr<Report> MemorySection(const JobSpec& spec, const cost::GpuSpec& gpu,
                                      const ModelFigures& f, const ProfileSettings& settings) {
-  const auto buffers = mem::TrainingStepLifetimes(StepShape(spec, f, spec.training.micro_batch));
+  SEEDANCE_ASSIGN_OR_RETURN(const auto buffers, mem::TrainingStepLifetimes(
+                                                    StepShape(spec, f, spec.training.micro_batch)));
   SEEDANCE_ASSIGN_OR_RETURN(
       mem::Plan plan, mem::PlanOffsets(buffers, {.time_limit_s = settings.search_time_limit_s}));
   int64_t no_reuse = 0;
@@ -84,7 +85,9 @@ base::StatusOr<Report> MemorySection(const JobSpec& spec, const cost::GpuSpec& g
   // The largest micro-batch whose planned step fits: the peak grows with the
   // micro-batch, so bisect; each probe is a greedy plan of a few hundred buffers.
   auto fits = [&](int64_t b) -> base::StatusOr<bool> {
-    const auto probe = mem::TrainingStepLifetimes(StepShape(spec, f, b));
+    const auto step = mem::TrainingStepLifetimes(StepShape(spec, f, b));
+    if (!step.ok()) return false;  // a buffer past 2^50 bytes fits no GPU
+    const std::vector<mem::Buffer>& probe = *step;
     if (mem::MaxLiveBytes(probe) > capacity) return false;
     SEEDANCE_ASSIGN_OR_RETURN(mem::Plan p,
                               mem::PlanOffsets(probe, {.algo = mem::PlanAlgo::kGreedy}));
@@ -113,7 +116,7 @@ base::StatusOr<Report> MemorySection(const JobSpec& spec, const cost::GpuSpec& g
   r["buffers"] = buffers.size();
   r["persistent_bytes"] = persistent;
   r["activations_per_layer_bytes"] =
-      mem::ActivationBytesPerLayer(StepShape(spec, f, spec.training.micro_batch));
+      *mem::ActivationBytesPerLayer(StepShape(spec, f, spec.training.micro_batch));
   r["peak_without_reuse_bytes"] = no_reuse;
   r["planned_peak_bytes"] = plan.peak_bytes;
   r["lower_bound_bytes"] = plan.lower_bound_bytes;

@@ -1,6 +1,10 @@
 #include "seedance/probe/host.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <sstream>
+
+#include "seedance/base/parse.h"
 
 namespace seedance::probe {
 
@@ -129,9 +133,13 @@ base::Status ReadTask(base::Env& env, const HostOptions& o, HostReading& r) {
   std::string field;
   double utime = 0, stime = 0;
   for (int i = 3; i <= 20 && (w >> field); ++i) {
-    if (i == 14) utime = std::atof(field.c_str());
-    if (i == 15) stime = std::atof(field.c_str());
-    if (i == 20) t.threads = std::atoi(field.c_str());
+    // Clock ticks and a thread count; a field that is not a number counts as 0.
+    if (i == 14) utime = base::ParseFiniteDouble(field).value_or(0);
+    if (i == 15) stime = base::ParseFiniteDouble(field).value_or(0);
+    if (i == 20) {
+      t.threads =
+          static_cast<int>(std::clamp<int64_t>(base::ParseInt64(field).value_or(0), 0, INT32_MAX));
+    }
   }
   t.cpu_seconds = (utime + stime) / o.ticks_per_second;
   if (auto statm = env.ReadFile(dir + "/statm"); statm.ok()) {

@@ -9,7 +9,9 @@
 #include <random>
 #include <set>
 #include <sstream>
+#include <unordered_set>
 
+#include "seedance/base/parse.h"
 #include "seedance/sched/cluster.h"
 #include "seedance/sched/framework.h"
 #include "seedance/sched/policy.h"
@@ -63,12 +65,14 @@ base::StatusOr<std::vector<Node>> PhillyNodes(std::string_view text, const std::
                                               int gpus_per_node) {
   if (gpus_per_node < 1) return base::InvalidArgumentError("GPUs per node must be >= 1", file);
   std::vector<Node> nodes;
+  std::unordered_set<std::string> vcs;
   std::istringstream in{std::string(text)};
   std::string line;
   int line_no = 0;
   while (std::getline(in, line)) {
     ++line_no;
     if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line_no == 1 && line.starts_with("\xEF\xBB\xBF")) line.erase(0, 3);  // a UTF-8 BOM
     if (line_no == 1) {
       if (line != "vc,node num") {
         return base::InvalidArgumentError("expected the header 'vc,node num'", file + ":1");
@@ -81,19 +85,24 @@ base::StatusOr<std::vector<Node>> PhillyNodes(std::string_view text, const std::
     if (comma == std::string::npos || comma == 0) {
       return base::InvalidArgumentError("expected 'vc,node num'", where);
     }
-    int count = 0;
-    try {
-      size_t used = 0;
-      count = std::stoi(line.substr(comma + 1), &used);
-      if (used != line.size() - comma - 1) count = -1;
-    } catch (...) {
-      count = -1;
+    // A Philly VC holds at most a few hundred machines; a count past kMaxPhillyNodes (in one VC
+    // or in all) cannot be a real cluster and would only exhaust memory.
+    const std::optional<int64_t> count = base::ParseInt64(std::string_view(line).substr(comma + 1));
+    if (!count || *count < 1 || *count > kMaxPhillyNodes) {
+      return base::InvalidArgumentError(
+          "node num: expected a whole number in [1, " + std::to_string(kMaxPhillyNodes) + "]",
+          where + ": node num");
     }
-    if (count < 1)
-      return base::InvalidArgumentError("node num: expected a positive integer",
-                                        where + ": node num");
+    if (static_cast<int64_t>(nodes.size()) + *count > kMaxPhillyNodes) {
+      return base::InvalidArgumentError(
+          "the VCs hold more than " + std::to_string(kMaxPhillyNodes) + " nodes in all",
+          where + ": node num");
+    }
     const std::string vc = line.substr(0, comma);
-    for (int i = 0; i < count; ++i) {
+    if (!vcs.insert(vc).second) {
+      return base::InvalidArgumentError("VC '" + vc + "' is listed twice", where + ": vc");
+    }
+    for (int64_t i = 0; i < *count; ++i) {
       Node n;
       n.name = vc + "-" + std::to_string(i);
       n.cpu_milli = 1'000'000;  // Philly jobs carry no CPU or memory request

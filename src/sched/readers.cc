@@ -6,6 +6,7 @@
 
 #include "seedance/base/civil_time.h"
 #include "seedance/base/csv.h"
+#include "seedance/base/parse.h"
 
 namespace seedance::sched {
 namespace {
@@ -43,13 +44,12 @@ base::StatusOr<int64_t> IntIn(const CsvTable& t, const CsvRecord& r, size_t col,
 
 base::StatusOr<double> Number(const CsvTable& t, const CsvRecord& r, size_t col) {
   const std::string& s = r.fields[col];
-  char* end = nullptr;
-  const double v = s.empty() ? NAN : std::strtod(s.c_str(), &end);
-  if (s.empty() || end != s.c_str() + s.size() || !std::isfinite(v)) {
+  const std::optional<double> v = base::ParseFiniteDouble(s);
+  if (!v) {
     return base::InvalidArgumentError("'" + t.header()[col] + "' must be a number, got '" + s + "'",
                                       t.Where(r, col));
   }
-  return v;
+  return *v;
 }
 
 base::Status UniqueName(std::unordered_set<std::string>& seen, const CsvTable& t,
@@ -184,13 +184,23 @@ base::StatusOr<std::vector<Job>> ReadPhillyJobs(std::string_view text, const std
   jobs.reserve(t.records().size());
   for (const CsvRecord& r : t.records()) {
     Job j;
-    int y, mo, d, h, mi, s;
-    char tail;
-    if (std::sscanf(r.fields[0].c_str(), "%d-%d-%d %d:%d:%d%c", &y, &mo, &d, &h, &mi, &s, &tail) !=
-            6 ||
-        mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || s > 60 || y < 1970) {
+    // Exactly "YYYY-MM-DD HH:MM:SS", digits where the pattern has them: no signs, no spaces.
+    const std::string& ts = r.fields[0];
+    static constexpr std::string_view kShape = "dddd-dd-dd dd:dd:dd";
+    bool shaped = ts.size() == kShape.size();
+    for (size_t i = 0; shaped && i < ts.size(); ++i) {
+      shaped = kShape[i] == 'd' ? (ts[i] >= '0' && ts[i] <= '9') : ts[i] == kShape[i];
+    }
+    auto field = [&ts](size_t at, size_t n) {  // only digits: the parse cannot fail
+      return static_cast<int>(base::ParseInt64(std::string_view(ts).substr(at, n)).value_or(0));
+    };
+    const int y = shaped ? field(0, 4) : 0, mo = shaped ? field(5, 2) : 0,
+              d = shaped ? field(8, 2) : 0, h = shaped ? field(11, 2) : 0,
+              mi = shaped ? field(14, 2) : 0, s = shaped ? field(17, 2) : 0;
+    if (!shaped || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || s > 60 ||
+        y < 1970) {
       return base::InvalidArgumentError(
-          "'timestamp' must be 'YYYY-MM-DD HH:MM:SS', got '" + r.fields[0] + "'", t.Where(r, 0));
+          "'timestamp' must be 'YYYY-MM-DD HH:MM:SS', got '" + ts + "'", t.Where(r, 0));
     }
     j.submit_s = base::UnixSeconds(y, mo, d, h, mi, s);
     SEEDANCE_ASSIGN_OR_RETURN(j.duration_s, Number(t, r, 1));

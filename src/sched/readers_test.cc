@@ -152,6 +152,14 @@ TEST(Readers, ErrorsNameFileLineAndColumn) {
   j = ReadPhillyJobs(
       "timestamp,duration,num_gpus,gpu_time,cluster\n2017-10-01 00:00:00,10,2,10,a\n", "j.csv");
   EXPECT_EQ(j.status().where(), "j.csv:2: gpu_time");
+  // Hardening finding 8: negative fields, signs and spaces in timestamps.
+  for (const char* ts :
+       {"2017-10-01 -1:00:00", "2017-10-01 00:-5:00", "2017-10-01 00:00:-1", "2017-10-01 +1:00:00",
+        "2017-10-01  1:00:00", "2017-10-1 01:00:00", "2017-10-01 01:00:00 "}) {
+    j = ReadPhillyJobs(
+        std::string("timestamp,duration,num_gpus,gpu_time,cluster\n") + ts + ",1,1,1,a\n", "j.csv");
+    EXPECT_EQ(j.status().where(), "j.csv:2: timestamp") << ts;
+  }
   auto m = ReadPaiMachines("machine,gpu_type,cap_cpu,cap_mem,cap_gpu\nm,CPU,96,512,8\n", "m.csv");
   EXPECT_EQ(m.status().where(), "m.csv:2: gpu_type");
 }

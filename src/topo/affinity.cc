@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdint>
 #include <set>
 #include <sstream>
 
+#include "seedance/base/parse.h"
 #include "src/topo/sysfs.h"
 
 namespace seedance::topo {
@@ -149,8 +151,10 @@ base::StatusOr<ProcessPlacement> ReadProcessPlacement(base::Env& env, int pid,
           minors = NvidiaMinors(env);
           minors_read = true;
         }
-        const int minor = std::stoi(t.substr(11));
-        if (auto m = minors.find(minor); m != minors.end()) {
+        const std::optional<int64_t> minor = base::ParseInt64(std::string_view(t).substr(11));
+        if (auto m =
+                minor && *minor <= INT32_MAX ? minors.find(static_cast<int>(*minor)) : minors.end();
+            m != minors.end()) {
           for (const auto& g : topology.gpus) {
             if (g.pci_address == m->second) gpus.insert(g.index);
           }

@@ -93,8 +93,24 @@ std::string StripAnsi(const std::string& s) {
 }
 
 std::vector<std::string> SplitCells(const std::string& line) {
-  // nvidia-smi separates cells with tabs; a saved copy may have spaces instead.
+  // nvidia-smi separates cells with tabs (padded with spaces): split on tabs exactly, so an empty
+  // cell stays a cell instead of shifting the rest left. A copy without tabs is split on spaces.
   std::vector<std::string> cells;
+  if (line.find('\t') != std::string::npos) {
+    size_t i = 0;
+    while (i <= line.size()) {
+      size_t j = line.find('\t', i);
+      if (j == std::string::npos) j = line.size();
+      std::string cell = line.substr(i, j - i);
+      const size_t a = cell.find_first_not_of(" \r");
+      cell = a == std::string::npos ? "" : cell.substr(a, cell.find_last_not_of(" \r") - a + 1);
+      cells.push_back(std::move(cell));
+      i = j + 1;
+    }
+    if (!cells.empty() && cells.front().empty()) cells.erase(cells.begin());  // the header's
+    while (!cells.empty() && cells.back().empty()) cells.pop_back();
+    return cells;
+  }
   std::istringstream in(line);
   std::string cell;
   while (in >> cell) cells.push_back(cell);
@@ -110,6 +126,7 @@ base::StatusOr<std::vector<std::vector<int>>> ParseNvidiaSmiTopo(const std::stri
   int line_no = 0;
   int gpu_columns = -1;
   std::vector<std::vector<int>> rows;
+  std::vector<int> row_lines;
   while (std::getline(in, raw)) {
     ++line_no;
     const std::string line = StripAnsi(raw);
@@ -148,8 +165,13 @@ base::StatusOr<std::vector<std::vector<int>>> ParseNvidiaSmiTopo(const std::stri
               "cell '" + c + "' in column GPU" + std::to_string(j) + ": expected NV<count>",
               file + ":" + std::to_string(line_no));
         }
+      } else if ((c == "X") != (j == static_cast<int>(rows.size()))) {
+        return base::InvalidArgumentError(
+            "cell '" + c + "' in column GPU" + std::to_string(j) +
+                ": X must be exactly on the diagonal (a GPU's link to itself)",
+            file + ":" + std::to_string(line_no));
       } else if (c != "X" && c != "SYS" && c != "NODE" && c != "PHB" && c != "PXB" && c != "PIX" &&
-                 c != "SOC" && c != "PHB") {
+                 c != "SOC") {
         return base::InvalidArgumentError("cell '" + c + "' in column GPU" + std::to_string(j) +
                                               ": expected X, NV#, PIX, PXB, PHB, NODE or SYS",
                                           file + ":" + std::to_string(line_no));
@@ -157,6 +179,7 @@ base::StatusOr<std::vector<std::vector<int>>> ParseNvidiaSmiTopo(const std::stri
       row.push_back(links);
     }
     rows.push_back(std::move(row));
+    row_lines.push_back(line_no);
   }
   if (gpu_columns <= 0) {
     return base::InvalidArgumentError(
@@ -166,6 +189,19 @@ base::StatusOr<std::vector<std::vector<int>>> ParseNvidiaSmiTopo(const std::stri
     return base::InvalidArgumentError("found " + std::to_string(rows.size()) + " GPU rows for " +
                                           std::to_string(gpu_columns) + " GPU columns",
                                       file);
+  }
+  // A link is one cable seen from both ends: the NVLink counts must be symmetric.
+  for (size_t i = 0; i < rows.size(); ++i) {
+    for (size_t j = 0; j < i; ++j) {
+      if (rows[i][j] != rows[j][i]) {
+        return base::InvalidArgumentError(
+            "GPU" + std::to_string(i) + " -> GPU" + std::to_string(j) + " has " +
+                std::to_string(rows[i][j]) + " NVLinks but GPU" + std::to_string(j) + " -> GPU" +
+                std::to_string(i) + " has " + std::to_string(rows[j][i]) +
+                ": the matrix must be symmetric",
+            file + ":" + std::to_string(row_lines[i]));
+      }
+    }
   }
   return rows;
 }

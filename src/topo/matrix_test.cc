@@ -107,6 +107,25 @@ TEST(NvidiaSmiTopoTest, ErrorsNameTheLine) {
   EXPECT_FALSE(ParseNvidiaSmiTopo(missing_row, "t").ok());
 }
 
+// Hardening finding 8: an empty cell used to shift the row left, and a one-sided link was
+// accepted.
+TEST(NvidiaSmiTopoTest, EmptyCellsAndAsymmetricLinksAreErrors) {
+  std::string empty = kDgxLike;
+  empty.replace(empty.find("GPU1\tNV12"), 9, "GPU1\t");
+  auto e = ParseNvidiaSmiTopo(empty, "topo.txt");
+  ASSERT_FALSE(e.ok());
+  EXPECT_EQ(e.status().where(), "topo.txt:3");
+  std::string one_sided = kDgxLike;
+  one_sided.replace(one_sided.find("NV4\t X"), 3, "SYS");  // GPU3 -> GPU2 no longer NV4
+  auto a = ParseNvidiaSmiTopo(one_sided, "topo.txt");
+  ASSERT_FALSE(a.ok());
+  EXPECT_NE(a.status().message().find("symmetric"), std::string_view::npos);
+  EXPECT_EQ(a.status().where(), "topo.txt:5");
+  std::string off_diagonal = kDgxLike;
+  off_diagonal.replace(off_diagonal.find("GPU0\t X \tNV12"), 14, "GPU0\tNV12\t X ");
+  EXPECT_FALSE(ParseNvidiaSmiTopo(off_diagonal, "topo.txt").ok());
+}
+
 TEST(NvidiaSmiTopoTest, MutatedInputNeverCrashes) {
   std::mt19937 rng(3);
   const std::string base = kDgxLike;

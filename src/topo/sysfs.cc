@@ -50,10 +50,11 @@ std::optional<int64_t> ReadInteger(base::Env& env, const std::string& path, Note
   return value;
 }
 
-std::optional<std::vector<int>> ReadCpuList(base::Env& env, const std::string& path, Notes& notes) {
+std::optional<std::vector<int>> ReadCpuList(base::Env& env, const std::string& path, Notes& notes,
+                                            int limit) {
   auto text = ReadTrimmed(env, path, notes);
   if (!text) return std::nullopt;
-  auto cpus = ParseCpuList(*text, path);
+  auto cpus = ParseCpuList(*text, path, limit);
   if (!cpus.ok()) {
     notes.Add(path + ": " + std::string(cpus.status().message()));
     return std::nullopt;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "seedance/base/env.h"
+#include "seedance/topo/topology.h"  // kMaxCpus
 
 namespace seedance::topo::internal {
 
@@ -29,7 +30,8 @@ std::optional<std::string> ReadTrimmed(base::Env& env, const std::string& path, 
 std::optional<int64_t> ReadInteger(base::Env& env, const std::string& path, Notes& notes);
 
 // A CPU list file ("0-3,8"). nullopt and a note on garbage.
-std::optional<std::vector<int>> ReadCpuList(base::Env& env, const std::string& path, Notes& notes);
+std::optional<std::vector<int>> ReadCpuList(base::Env& env, const std::string& path, Notes& notes,
+                                            int limit = kMaxCpus);
 
 // Joins `dir` and a relative link `target`, folding "." and "..".
 std::string JoinLink(const std::string& dir, const std::string& target);

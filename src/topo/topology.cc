@@ -36,7 +36,7 @@ std::optional<int64_t> ParseCacheSize(const std::string& s) {
 }
 
 void ReadNodes(base::Env& env, Topology& t, Notes& notes) {
-  auto online = ReadCpuList(env, std::string(kNodeDir) + "/online", notes);
+  auto online = ReadCpuList(env, std::string(kNodeDir) + "/online", notes, kMaxNumaNodes);
   if (!online) {
     notes.Add(std::string(kNodeDir) + "/online: missing, no NUMA information");
     return;
@@ -320,7 +320,8 @@ base::Status SetNvlinks(Topology& topology, std::vector<std::vector<int>> links,
   return base::OkStatus();
 }
 
-base::StatusOr<std::vector<int>> ParseCpuList(std::string_view text, const std::string& where) {
+base::StatusOr<std::vector<int>> ParseCpuList(std::string_view text, const std::string& where,
+                                              int limit) {
   std::vector<int> cpus;
   size_t i = 0;
   auto bad = [&](const std::string& why) {
@@ -337,15 +338,17 @@ base::StatusOr<std::vector<int>> ParseCpuList(std::string_view text, const std::
     std::string_view item = text.substr(i, j - i);
     const size_t dash = item.find('-');
     int lo = 0, hi = 0;
-    auto num = [](std::string_view s, int& out) {
+    auto num = [limit](std::string_view s, int& out) {
       auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
-      return ec == std::errc() && p == s.data() + s.size() && out >= 0 && out < (1 << 20);
+      return ec == std::errc() && p == s.data() + s.size() && out >= 0 && out < limit;
     };
     if (dash == std::string_view::npos) {
-      if (!num(item, lo)) return bad("'" + std::string(item) + "' is not a CPU number");
+      if (!num(item, lo)) {
+        return bad("'" + std::string(item) + "' is not a number below " + std::to_string(limit));
+      }
       hi = lo;
     } else if (!num(item.substr(0, dash), lo) || !num(item.substr(dash + 1), hi) || hi < lo) {
-      return bad("'" + std::string(item) + "' is not a range lo-hi");
+      return bad("'" + std::string(item) + "' is not a range lo-hi below " + std::to_string(limit));
     }
     for (int c = lo; c <= hi; ++c) cpus.push_back(c);
     i = j + 1;

@@ -42,7 +42,8 @@ def test_pip_install_into_a_fresh_venv(tmp_path: pathlib.Path) -> None:
     run([str(python), "-m", "pip", "install", "-q", "--no-input", pinned("torch")], tmp_path, 900)
     # CUDA is compiled and tested by the dev build; the wheel here skips it to keep CI short.
     run([str(python), "-m", "pip", "install", "-q", "--no-input",
-         "-C", "cmake.define.SEEDANCE_CUDA=OFF", "-C", f"build-dir={tmp_path / 'build'}",
+         "-C", "cmake.define.SEEDANCE_CUDA=OFF", "-C", "cmake.build-type=Debug",
+         "-C", f"build-dir={tmp_path / 'build'}",
          str(REPO)], tmp_path, 1500)
     probe = (
         "import json, pathlib, seedance, seedance.torch, torch\n"

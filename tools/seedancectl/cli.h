@@ -23,14 +23,30 @@ struct Context {
   int exit_code = 0;
 };
 
+// Strict numeric option values: a plain decimal number (base/parse.h: no '', NaN, inf, hex, '+'
+// or spaces) inside [lo, hi]. Every numeric option of seedancectl carries one, so its range is
+// documented in --help ("in [lo, hi]") and a value outside it exits 2 naming the flag.
+CLI::Validator IntIn(int64_t lo, int64_t hi);
+CLI::Validator RealIn(double lo, double hi);
+
+// A file the command will write: not empty, not a directory, in a directory that exists. Checked
+// when the command line is read, so a bad path fails before any work is done.
+CLI::Validator OutputPath();
+// A directory to read from (--root): it must exist and be a directory.
+CLI::Validator InputDirectory();
+
 // Adds `--output,-o table|json` (default table) to a reporting command.
 void AddOutputFlag(CLI::App* command, std::string* output);
 
-// Prints `report` to stdout in the chosen format; returns 0.
+// Prints `report` to stdout in the chosen format; returns 0, or kExitFailure (with an error line)
+// when standard output cannot be written (a full disk, a closed pipe or descriptor).
 int PrintReport(const base::Report& report, const std::string& output);
 
 // Prints `error: <message> (<where>)` to stderr; returns kExitFailure.
 int PrintError(const base::Status& status);
+
+// Flushes standard output; false (with an error line on stderr) when a write to it failed.
+bool StdoutWritten();
 
 // When `status` is an error: prints it, sets the exit code, returns true.
 bool Failed(const base::Status& status, Context& context);

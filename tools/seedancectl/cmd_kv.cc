@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "seedance/base/env.h"
+#include "seedance/base/report.h"
 #include "seedance/kv/estimate.h"
 #include "seedance/kv/eval.h"
 #include "seedance/kv/llama.h"
@@ -28,26 +29,33 @@ void RegisterEval(CLI::App* noun, Context& context) {
       ->check(CLI::IsMember({"8", "6", "5", "4", "2", "fp8", "adaptive"}))
       ->capture_default_str();
   cmd->add_option("--decision-log", f->decision_log,
-                  "adaptive: write the per-block decisions as JSON lines to this file");
+                  "adaptive: write the per-block decisions as JSON lines to this file")
+      ->check(OutputPath());
   cmd->add_option("--long-context", f->rule.long_context,
                   "adaptive: kv_len above which high entropy lowers the width")
+      ->check(IntIn(0, 1 << 24))
       ->capture_default_str();
   cmd->add_option("--entropy-threshold", f->rule.entropy_threshold,
                   "adaptive: normalised key-norm entropy above which the width drops")
+      ->check(RealIn(0, 1))
       ->capture_default_str();
   cmd->add_option("--long-bits", f->rule.long_bits, "adaptive: width for long, high-entropy blocks")
+      ->check(IntIn(2, 8))
       ->check(CLI::IsMember({2, 4, 5, 6, 8}))
       ->capture_default_str();
   cmd->add_option("--default-bits", f->rule.default_bits, "adaptive: width otherwise")
+      ->check(IntIn(2, 8))
       ->check(CLI::IsMember({2, 4, 5, 6, 8}))
       ->capture_default_str();
   cmd->add_option("--group", f->group, "Values per quantization group")
-      ->check(CLI::Range(1, 256))
+      ->check(IntIn(1, 256))
       ->capture_default_str();
   cmd->add_option("--window", f->window, "Most recent tokens kept in FP32")
-      ->check(CLI::NonNegativeNumber)
+      ->check(IntIn(0, 1 << 24))
       ->capture_default_str();
-  cmd->add_option("--tokens", f->tokens, "Sequence length, prompt included")->capture_default_str();
+  cmd->add_option("--tokens", f->tokens, "Sequence length, prompt included")
+      ->check(IntIn(1, 1 << 24))
+      ->capture_default_str();
   cmd->add_option("--prompt", f->prompt, "Text the sequence starts with (needs --tokenizer)");
   AddOutputFlag(cmd, &f->output);
   cmd->callback([f, &context] {
@@ -77,7 +85,7 @@ void RegisterEval(CLI::App* noun, Context& context) {
     if (Failed(r.status(), context)) return;
     if (!f->decision_log.empty()) {
       std::string lines;
-      for (const auto& d : decisions) lines += kv::DecisionToReport(d).dump() + "\n";
+      for (const auto& d : decisions) lines += base::DumpJson(kv::DecisionToReport(d)) + "\n";
       if (Failed(env.WriteFileAtomic(f->decision_log, lines).Annotate("cannot write the log"),
                  context)) {
         return;
@@ -105,19 +113,34 @@ void RegisterEstimate(CLI::App* noun, Context& context) {
   auto f = std::make_shared<Flags>();
   CLI::App* cmd = noun->add_subcommand(
       "estimate", "Decompression cost of a quantized KV cache (note 001 §4.4's model)");
-  cmd->add_option("--tokens", f->tokens, "Cached tokens")->capture_default_str();
-  cmd->add_option("--layers", f->layers, "Layers")->capture_default_str();
-  cmd->add_option("--kv-dim", f->kv_dim, "Key (= value) channels per layer")->capture_default_str();
+  cmd->add_option("--tokens", f->tokens, "Cached tokens")
+      ->check(IntIn(1, int64_t{1} << 26))
+      ->capture_default_str();
+  cmd->add_option("--layers", f->layers, "Layers")->check(IntIn(1, 1024))->capture_default_str();
+  cmd->add_option("--kv-dim", f->kv_dim, "Key (= value) channels per layer")
+      ->check(IntIn(1, 1 << 17))
+      ->capture_default_str();
   cmd->add_option("--bits", f->bits, "Code width")
+      ->check(IntIn(2, 8))
       ->check(CLI::IsMember({2, 4, 5, 6, 8}))
       ->capture_default_str();
-  cmd->add_option("--group", f->group, "Values per (min, scale)")->capture_default_str();
-  cmd->add_option("--pcie-gen", f->pcie_gen, "PCIe generation (3-6)")->capture_default_str();
-  cmd->add_option("--pcie-lanes", f->lanes, "PCIe lanes")->capture_default_str();
-  cmd->add_option("--pcie-gbps", f->pcie_gbps, "Measured PCIe GB/s (overrides the line rate)");
+  cmd->add_option("--group", f->group, "Values per (min, scale)")
+      ->check(IntIn(1, 256))
+      ->capture_default_str();
+  cmd->add_option("--pcie-gen", f->pcie_gen, "PCIe generation (3-6)")
+      ->check(IntIn(3, 6))
+      ->capture_default_str();
+  cmd->add_option("--pcie-lanes", f->lanes, "PCIe lanes")
+      ->check(IntIn(1, 32))
+      ->capture_default_str();
+  cmd->add_option("--pcie-gbps", f->pcie_gbps, "Measured PCIe GB/s (overrides the line rate)")
+      ->check(RealIn(0, 10000));
   cmd->add_option("--hbm", f->hbm, "hbm2, hbm2e, hbm3 or hbm3e")->capture_default_str();
-  cmd->add_option("--hbm-stacks", f->stacks, "HBM stacks")->capture_default_str();
-  cmd->add_option("--hbm-ns", f->hbm_ns, "One HBM access in ns (default: the note's 12.8)");
+  cmd->add_option("--hbm-stacks", f->stacks, "HBM stacks")
+      ->check(IntIn(1, 16))
+      ->capture_default_str();
+  cmd->add_option("--hbm-ns", f->hbm_ns, "One HBM access in ns (default: the note's 12.8)")
+      ->check(RealIn(0, 1e6));
   cmd->add_flag("--measure-cpu", f->measure_cpu, "Also time the dequantization on this CPU");
   AddOutputFlag(cmd, &f->output);
   cmd->callback([f, &context] {
@@ -154,24 +177,35 @@ void RegisterServeBench(CLI::App* noun, Context& context) {
       "Poisson requests into a threaded server, with the dynamic batcher and without");
   cmd->add_option("--model", f->model, "llama2.c checkpoint")->required();
   cmd->add_option("--rate", f->rate, "Requests per second (Poisson)")
-      ->check(CLI::PositiveNumber)
+      ->check(RealIn(0.001, 100000))
       ->capture_default_str();
   cmd->add_option("--duration", f->duration, "Seconds of arrivals, per run")
-      ->check(CLI::PositiveNumber)
+      ->check(RealIn(0.001, 3600))
       ->capture_default_str();
   cmd->add_option("--max-batch", f->max_batch, "Largest batch")
-      ->check(CLI::Range(1, 1024))
+      ->check(IntIn(1, 1024))
       ->capture_default_str();
   cmd->add_option("--max-delay-ms", f->max_delay_ms, "Longest wait for a fuller batch")
-      ->check(CLI::NonNegativeNumber)
+      ->check(RealIn(0, 60000))
       ->capture_default_str();
-  cmd->add_option("--preferred", f->preferred, "Preferred batch sizes")->delimiter(',');
+  cmd->add_option("--preferred", f->preferred, "Preferred batch sizes")
+      ->check(IntIn(1, 1024))
+      ->delimiter(',');
   cmd->add_option("--gen-tokens", f->gen_tokens, "Tokens generated per request")
+      ->check(IntIn(1, 4096))
       ->capture_default_str();
   cmd->add_option("--prompt-tokens", f->prompt_tokens, "Prompt tokens per request")
+      ->check(IntIn(1, 4096))
       ->capture_default_str();
   AddOutputFlag(cmd, &f->output);
   cmd->callback([f, &context] {
+    // Arrivals are drawn up front: bound their count, not only each flag.
+    if (f->rate * f->duration > 1e6) {
+      Failed(base::InvalidArgumentError("--rate x --duration must be at most 1,000,000 requests",
+                                        "--rate"),
+             context);
+      return;
+    }
     auto model = kv::LlamaModel::Load(*base::Env::Default(), f->model);
     if (Failed(model.status().Annotate("cannot load the model"), context)) return;
     for (int p : f->preferred) {

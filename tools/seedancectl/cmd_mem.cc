@@ -34,21 +34,22 @@ void RegisterPlan(CLI::App* noun, Context& context) {
       ->check(CLI::IsMember({"auto", "greedy", "exact"}))
       ->capture_default_str();
   cmd->add_option("--time-limit", f->time_limit_s, "Seconds for the exact search")
-      ->check(CLI::NonNegativeNumber)
+      ->check(RealIn(0, 86400))
       ->capture_default_str();
   cmd->add_option("--alignment", f->alignment, "Every offset is a multiple of this many bytes")
-      ->check(CLI::Range(int64_t{1}, int64_t{1} << 30))
+      ->check(IntIn(1, int64_t{1} << 30))
       ->capture_default_str();
   cmd->add_option("--capacity", f->capacity,
                   "Arena size in bytes: find a plan that fits (exit 1 if none is found)")
-      ->check(CLI::PositiveNumber);
+      ->check(IntIn(1, mem::kMaxArenaBytes));
   cmd->add_option("--threads", f->threads,
                   "Threads for the exact search (0: one per hardware thread); the plan does "
                   "not depend on it")
-      ->check(CLI::Range(0, 1024))
+      ->check(IntIn(0, 1024))
       ->capture_default_str();
   cmd->add_option("--offsets-out", f->offsets_out,
-                  "Write the plan as CSV (the input columns plus offset), atomically");
+                  "Write the plan as CSV (the input columns plus offset), atomically")
+      ->check(OutputPath());
   AddOutputFlag(cmd, &f->output);
   cmd->callback([f, &context] {
     auto file = ReadLifetimes(f->input);
@@ -96,7 +97,7 @@ void RegisterCheck(CLI::App* noun, Context& context) {
   cmd->add_option("--input", f->input, "Lifetime CSV the plan was made for")->required();
   cmd->add_option("--offsets", f->offsets, "The plan: CSV with id and offset columns")->required();
   cmd->add_option("--alignment", f->alignment, "Required offset alignment in bytes")
-      ->check(CLI::Range(int64_t{1}, int64_t{1} << 30))
+      ->check(IntIn(1, int64_t{1} << 30))
       ->capture_default_str();
   AddOutputFlag(cmd, &f->output);
   cmd->callback([f, &context] {

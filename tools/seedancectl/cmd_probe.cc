@@ -6,6 +6,8 @@
 #include <sstream>
 
 #include "seedance/base/env.h"
+#include "seedance/base/parse.h"
+#include "seedance/base/report.h"
 #include "seedance/probe/exporter.h"
 #include "seedance/probe/gpu.h"
 #include "seedance/probe/probe.h"
@@ -19,28 +21,15 @@ namespace {
 volatile std::sig_atomic_t g_stop = 0;
 void OnSignal(int) { g_stop = 1; }
 
-// "5s", "500ms", "2m", "1.5s", "10" (seconds).
+// "5s", "500ms", "2m", "1.5s", "10" (seconds), between 10 ms and 24 h.
 base::StatusOr<std::chrono::milliseconds> ParseDuration(const std::string& text,
                                                         const std::string& flag) {
-  size_t used = 0;
-  double v = 0;
-  try {
-    v = std::stod(text, &used);
-  } catch (...) {
-    used = 0;
-  }
-  const std::string unit = text.substr(used);
-  double ms = -1;
-  if (used > 0) {
-    if (unit.empty() || unit == "s") ms = v * 1000;
-    if (unit == "ms") ms = v;
-    if (unit == "m") ms = v * 60000;
-  }
-  if (ms < 10 || ms > 86400e3) {
+  const std::optional<double> seconds = base::ParseDurationSeconds(text);
+  if (!seconds || *seconds < 0.01 || *seconds > 86400) {
     return base::InvalidArgumentError(
         "expected a duration between 10ms and 24h like 5s, 500ms or 1m, got '" + text + "'", flag);
   }
-  return std::chrono::milliseconds(static_cast<int64_t>(ms));
+  return std::chrono::milliseconds(static_cast<int64_t>(*seconds * 1000));
 }
 
 base::StatusOr<std::vector<std::string>> ParseMetrics(const std::string& list) {
@@ -92,7 +81,7 @@ void PrintWindow(const probe::Snapshot& after, double window_s,
     r["values"] = probe::ValuesToReport(values);
     r["findings"] = probe::FindingsToReport(findings);
     r["notes"] = after.notes;
-    std::fputs(once ? base::RenderJson(r).c_str() : (r.dump() + "\n").c_str(), stdout);
+    std::fputs(once ? base::RenderJson(r).c_str() : (base::DumpJson(r) + "\n").c_str(), stdout);
     std::fflush(stdout);
     return;
   }
@@ -129,16 +118,18 @@ void RegisterProbe(CLI::App& app, Context& context) {
   cmd->add_option("--sample-interval", f->interval, "Window between readings (5s, 500ms, 1m)")
       ->capture_default_str();
   cmd->add_option("--count", f->count, "Stop after this many windows (0: until interrupted)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(IntIn(0, 1 << 30));
   cmd->add_option("--metrics", f->metrics,
                   "Comma-separated values or prefixes to print: gpu.util,gpu.mem_bw,net.out_bytes");
-  cmd->add_option("--task-id", f->task_id, "Also sample this process (CPU, resident memory)");
+  cmd->add_option("--task-id", f->task_id, "Also sample this process (CPU, resident memory)")
+      ->check(IntIn(-1, 1 << 22));
   cmd->add_option("--listen", f->listen,
                   "Serve Prometheus /metrics on HOST:PORT (e.g. 127.0.0.1:9464) until interrupted");
   cmd->add_option("--naming", f->naming, "Metric names on /metrics: seedance or dcgm")
       ->check(CLI::IsMember({"seedance", "dcgm"}))
       ->capture_default_str();
-  cmd->add_option("--root", f->root, "Read /proc and /sys under this directory");
+  cmd->add_option("--root", f->root, "Read /proc and /sys under this directory")
+      ->check(InputDirectory());
   cmd->add_option("--gpu-fixture", f->gpu_fixture,
                   "Replay GPU readings from a JSON file instead of NVML (tests, demos)");
   AddOutputFlag(cmd, &f->output);

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "seedance/base/env.h"
+#include "seedance/base/parse.h"
 #include "seedance/sched/event_sim.h"
 #include "seedance/sched/fgd_protocol.h"
 #include "seedance/sched/html_report.h"
@@ -20,8 +21,10 @@
 namespace seedance::cli {
 namespace {
 
+// The header line, without a UTF-8 byte-order mark or a CR.
 std::string FirstLine(const std::string& text) {
   std::string line = text.substr(0, text.find('\n'));
+  if (line.starts_with("\xEF\xBB\xBF")) line.erase(0, 3);
   if (!line.empty() && line.back() == '\r') line.pop_back();
   return line;
 }
@@ -35,52 +38,33 @@ base::StatusOr<std::vector<sched::Node>> ReadNodes(const std::string& text, cons
   return sched::ReadAlibabaNodes(text, file);
 }
 
-// "LS=60,BE=3600" -> {LS: 60, BE: 3600}.
+// "LS=60,BE=3600" -> {LS: 60, BE: 3600}: seconds, finite, 0 to 10^8.
 base::StatusOr<std::map<std::string, double>> ParseSlo(const std::string& text) {
+  SEEDANCE_ASSIGN_OR_RETURN(auto items, base::ParseKeyValueList(text, "--slo"));
   std::map<std::string, double> out;
-  size_t i = 0;
-  while (i < text.size()) {
-    size_t j = text.find(',', i);
-    if (j == std::string::npos) j = text.size();
-    const std::string item = text.substr(i, j - i);
-    const size_t eq = item.find('=');
-    double v = -1;
-    if (eq != std::string::npos && eq > 0) {
-      try {
-        size_t used = 0;
-        v = std::stod(item.substr(eq + 1), &used);
-        if (used != item.size() - eq - 1) v = -1;
-      } catch (...) {
-        v = -1;
-      }
+  for (const auto& [group, value] : items) {
+    const std::optional<double> v = base::ParseFiniteDouble(value);
+    if (!v || *v < 0 || *v > 1e8) {
+      return base::InvalidArgumentError(
+          "expected GROUP=SECONDS with seconds in [0, 1e8], got '" + group + "=" + value + "'",
+          "--slo");
     }
-    if (v < 0) {
-      return base::InvalidArgumentError("expected GROUP=SECONDS, got '" + item + "'", "--slo");
-    }
-    out[item.substr(0, eq)] = v;
-    i = j + 1;
+    out[group] = *v;
   }
   return out;
 }
 
 // "GROUP=TIER,..." (--tier-of): the tier of every job of a group.
 base::StatusOr<std::map<std::string, sched::Tier>> ParseTierOf(const std::string& text) {
+  SEEDANCE_ASSIGN_OR_RETURN(auto items, base::ParseKeyValueList(text, "--tier-of"));
   std::map<std::string, sched::Tier> out;
-  if (text.empty()) return out;
-  size_t i = 0;
-  while (i <= text.size()) {
-    size_t j = text.find(',', i);
-    if (j == std::string::npos) j = text.size();
-    const std::string item = text.substr(i, j - i);
-    const size_t eq = item.find('=');
-    std::optional<sched::Tier> tier;
-    if (eq != std::string::npos && eq > 0) tier = sched::ParseTier(item.substr(eq + 1));
+  for (const auto& [group, value] : items) {
+    const std::optional<sched::Tier> tier = sched::ParseTier(value);
     if (!tier) {
-      return base::InvalidArgumentError("expected GROUP=gold|silver|bronze, got '" + item + "'",
-                                        "--tier-of");
+      return base::InvalidArgumentError(
+          "expected GROUP=gold|silver|bronze, got '" + group + "=" + value + "'", "--tier-of");
     }
-    out[item.substr(0, eq)] = *tier;
-    i = j + 1;
+    out[group] = *tier;
   }
   return out;
 }
@@ -236,11 +220,11 @@ void RegisterSimulate(CLI::App& app, Context& context) {
       ->required();
   cmd->add_option("--gpus-per-node", f->gpus_per_node,
                   "GPUs per node when --nodes gives Philly VC node counts")
-      ->check(CLI::Range(1, 64))
+      ->check(IntIn(1, 64))
       ->capture_default_str();
   cmd->add_option("--backfill-window", f->backfill_window,
                   "Event mode: waiting jobs one scheduling pass looks at")
-      ->check(CLI::Range(1, 1000000))
+      ->check(IntIn(1, 1000000))
       ->capture_default_str();
   cmd->add_option("--policy", f->policies,
                   "Policies, comma-separated: random, bestfit, dotprod, gpupacking, "
@@ -260,10 +244,11 @@ void RegisterSimulate(CLI::App& app, Context& context) {
       ->check(CLI::IsMember({"auto", "name", "shuffled-names", "random"}))
       ->capture_default_str();
   cmd->add_option("--seeds", f->seeds, "Seeds (42, 43, ...) to average over")
-      ->check(CLI::Range(1, 1000))
+      ->check(IntIn(1, 1000))
       ->capture_default_str();
   cmd->add_option("--report", f->report,
-                  "Also write a self-contained HTML report (charts, heat maps, tables)");
+                  "Also write a self-contained HTML report (charts, heat maps, tables)")
+      ->check(OutputPath());
   cmd->add_flag("--quotas", f->quotas,
                 "Event mode: elastic quotas per node pool (Philly VCs) with preemption of "
                 "borrowers");
@@ -277,7 +262,7 @@ void RegisterSimulate(CLI::App& app, Context& context) {
   cmd->add_option("--max-retries", f->max_retries,
                   "Event mode: a job preempted this many times is not preempted again "
                   "(default: no limit)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(IntIn(0, 1000000));
   cmd->add_option("--job-util", f->job_util,
                   "Event mode: CSV id,gpu_util_pct — each job's mean GPU utilization (the traces "
                   "do not carry it); ids are pod names, or philly-N for the Philly job on data "
@@ -288,15 +273,15 @@ void RegisterSimulate(CLI::App& app, Context& context) {
                 "milli-GPU; needs --job-util");
   cmd->add_option("--consolidate-below", f->consolidate_below_pct,
                   "Event mode: utilization % under which a job is long-tail")
-      ->check(CLI::Range(0.0, 100.0))
+      ->check(RealIn(0, 100))
       ->capture_default_str();
   cmd->add_option("--consolidate-after", f->consolidate_after_s,
                   "Event mode: seconds of run before a long-tail job is moved")
-      ->check(CLI::NonNegativeNumber)
+      ->check(RealIn(0, 1e8))
       ->capture_default_str();
   cmd->add_option("--consolidate-share", f->consolidate_share_milli,
                   "Event mode: milli-GPU a consolidated job keeps")
-      ->check(CLI::Range(1, 999))
+      ->check(IntIn(1, 999))
       ->capture_default_str();
   cmd->add_flag("--overcommit", f->overcommit,
                 "Event mode: a single-GPU share of known utilization (--job-util) books request "
@@ -310,18 +295,18 @@ void RegisterSimulate(CLI::App& app, Context& context) {
   cmd->add_option("--spot-fraction", f->spot_fraction,
                   "Event mode: share of nodes that are spot capacity, spread evenly; at most 0.8 "
                   "(an on-demand floor of 20%)")
-      ->check(CLI::Range(0.0, 0.8));
+      ->check(RealIn(0, 0.8));
   cmd->add_option("--spot-interruptions-per-day", f->spot_interruptions_per_day,
                   "Event mode: reclaims per spot node per day (Poisson, seeded)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(RealIn(0, 1440));
   cmd->add_option("--spot-recovery", f->spot_recovery_s,
                   "Event mode: seconds a reclaimed spot node stays away")
-      ->check(CLI::NonNegativeNumber)
+      ->check(RealIn(0, 1e8))
       ->capture_default_str();
   cmd->add_option("--spot-price-ratio", f->spot_price_ratio,
                   "Event mode: spot GPU-hour price as a share of on-demand (an input: take it "
                   "from the provider's price list)")
-      ->check(CLI::Range(0.0, 1.0))
+      ->check(RealIn(0, 1))
       ->capture_default_str();
   cmd->add_option("--slo", f->slo,
                   "Event mode: queueing-delay SLOs per group, e.g. LS=60,BE=3600 (seconds); "
@@ -329,14 +314,14 @@ void RegisterSimulate(CLI::App& app, Context& context) {
   cmd->add_option("--checkpoint-interval", f->checkpoint_interval_s,
                   "Event mode: seconds of run time between checkpoints (work since the last "
                   "one is lost on preemption)")
-      ->check(CLI::NonNegativeNumber)
+      ->check(RealIn(0, 1e8))
       ->capture_default_str();
   cmd->add_option("--restore-cost", f->restore_cost_s,
                   "Event mode: seconds a preempted job spends restoring when it restarts")
-      ->check(CLI::NonNegativeNumber)
+      ->check(RealIn(0, 1e8))
       ->capture_default_str();
   cmd->add_option("--threads", f->threads, "Seeds run in parallel (default: the CPUs)")
-      ->check(CLI::Range(1, 256));
+      ->check(IntIn(1, 256));
   AddOutputFlag(cmd, &f->output);
   cmd->callback([f, &context] {
     base::Env& env = *base::Env::Default();
@@ -344,6 +329,12 @@ void RegisterSimulate(CLI::App& app, Context& context) {
     if (Failed(node_text.status().Annotate("cannot read the node list"), context)) return;
     auto nodes = ReadNodes(*node_text, f->nodes, f->gpus_per_node);
     if (Failed(nodes.status(), context)) return;
+    int64_t gpus = 0;
+    for (const sched::Node& n : *nodes) gpus += n.gpu_count;
+    if (gpus == 0) {
+      Failed(base::InvalidArgumentError("the node list has no GPUs", f->nodes), context);
+      return;
+    }
     auto pod_text = env.ReadFile(f->pods);
     if (Failed(pod_text.status().Annotate("cannot read the pod list"), context)) return;
     const bool philly = FirstLine(*pod_text).rfind("timestamp,duration,num_gpus", 0) == 0;
@@ -370,6 +361,11 @@ void RegisterSimulate(CLI::App& app, Context& context) {
         auto list = sched::ReadAlibabaPods(*pod_text, f->pods);
         if (Failed(list.status(), context)) return;
         jobs = sched::JobsFromAlibaba(*list);
+      }
+      if (jobs.empty()) {
+        Failed(base::InvalidArgumentError("no jobs: the file has no data lines", f->pods),
+               context);
+        return;
       }
       for (auto& j : jobs) {
         if (auto t = tier_of->find(j.group); t != tier_of->end()) j.tier = t->second;
@@ -465,6 +461,10 @@ void RegisterSimulate(CLI::App& app, Context& context) {
     }
     auto pods = sched::ReadAlibabaPods(*pod_text, f->pods);
     if (Failed(pods.status(), context)) return;
+    if (pods->empty()) {
+      Failed(base::InvalidArgumentError("no pods: the file has no data lines", f->pods), context);
+      return;
+    }
     base::Report r;
     r["nodes"] = f->nodes;
     r["pods"] = f->pods;

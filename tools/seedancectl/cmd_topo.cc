@@ -47,7 +47,8 @@ void RegisterShow(CLI::App* noun, Context& context) {
   CLI::App* cmd = noun->add_subcommand(
       "show",
       "NUMA nodes, CPUs, caches, GPUs and NICs, and the device matrix of nvidia-smi topo -m");
-  cmd->add_option("--root", f->root, "Read /sys under this directory (a saved or fake tree)");
+  cmd->add_option("--root", f->root, "Read /sys under this directory (a saved or fake tree)")
+      ->check(InputDirectory());
   cmd->add_option("--nvlink-from", f->nvlink_from,
                   "NVLink links from a saved 'nvidia-smi topo -m' output instead of NVML");
   AddOutputFlag(cmd, &f->output);
@@ -73,11 +74,13 @@ void RegisterCheck(CLI::App* noun, Context& context) {
       "check",
       "Check a process's CPU and memory placement. Exit 0 consistent, 1 no NUMA information, "
       "2 unbound, 3 memory not local");
-  cmd->add_option("--pid", f->pid, "The process (default: this one, e.g. under numactl)");
-  cmd->add_option("--root", f->root, "Read /sys and /proc under this directory");
+  cmd->add_option("--pid", f->pid, "The process (default: this one, e.g. under numactl)")
+      ->check(IntIn(0, 1 << 22));
+  cmd->add_option("--root", f->root, "Read /sys and /proc under this directory")
+      ->check(InputDirectory());
   cmd->add_option("--remote-limit", f->remote_limit,
                   "Remote-to-local resident bytes above which memory is not local (note 003: 0.30)")
-      ->check(CLI::Range(0.0, 100.0));
+      ->check(RealIn(0, 100));
   AddOutputFlag(cmd, &f->output);
   cmd->callback([f, &context] {
     auto m = Discover(f->root, "");

@@ -1,6 +1,8 @@
 // seedancectl: the command-line face of Seedance, `seedancectl <noun> <verb>`
 // in the style of kubectl. This file only wires the subcommands together;
 // each one is a cmd_*.cc file.
+#include <csignal>
+#include <exception>
 #include <iostream>
 
 #include "seedance/version.h"
@@ -8,6 +10,9 @@
 
 int main(int argc, char** argv) {
   using namespace seedance::cli;
+  // A write past the file-size limit (ulimit -f) then fails with EFBIG, which is reported and
+  // cleaned up, instead of killing the process with a temporary file left behind.
+  std::signal(SIGXFSZ, SIG_IGN);
   CLI::App app{"seedancectl: cut the cost of GPU training and serving"};
   app.name("seedancectl");
   app.require_subcommand(1);
@@ -52,6 +57,16 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     std::cerr << "error: " << e.what() << " (command line; see 'seedancectl --help')" << std::endl;
     return kExitUsage;
+  } catch (const std::exception& e) {
+    // The last line of defence: every known cause reports a Status instead. Reaching this is a
+    // bug; it still ends with a message and exit 1, never an abort.
+    std::cerr << "error: internal error: " << e.what() << std::endl;
+    return kExitFailure;
+  } catch (...) {
+    std::cerr << "error: internal error (unknown exception)" << std::endl;
+    return kExitFailure;
   }
+  // Reports are flushed as they are printed; this catches anything else written to stdout.
+  if (context.exit_code == 0 && !StdoutWritten()) return kExitFailure;
   return context.exit_code;
 }

@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "seedance/base/parse.h"  // ParseInt64, the reader of integer fields
 #include "seedance/base/status.h"
 
 namespace seedance::base {
@@ -52,9 +53,5 @@ class CsvTable {
   std::vector<std::string> header_;
   std::vector<CsvRecord> records_;
 };
-
-// Parses a whole base-10 integer (optional sign, digits only). nullopt on
-// anything else, including overflow of int64.
-std::optional<int64_t> ParseInt64(std::string_view text);
 
 }  // namespace seedance::base

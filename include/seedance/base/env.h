@@ -26,6 +26,9 @@
 
 namespace seedance::base {
 
+// The largest file ReadFile returns (4 GiB): every input Seedance reads is far smaller.
+inline constexpr int64_t kMaxReadFileBytes = int64_t{4} << 30;
+
 class Env {
  public:
   virtual ~Env() = default;
@@ -37,7 +40,10 @@ class Env {
   // Blocks the calling thread (a fake Env advances its clock instead).
   virtual void SleepFor(std::chrono::nanoseconds duration) = 0;
 
-  // The whole file. NotFound when it does not exist, IoError otherwise.
+  // The whole file. NotFound when it does not exist, IoError otherwise: a
+  // directory, anything but a regular file (a device such as /dev/zero, a FIFO,
+  // a socket: they are refused, never read or waited on), a file over
+  // kMaxReadFileBytes, a failed read.
   virtual StatusOr<std::string> ReadFile(const std::string& path) = 0;
   // Names of the entries of a directory (not "." or ".."), sorted.
   virtual StatusOr<std::vector<std::string>> ListDirectory(const std::string& path) = 0;

@@ -29,6 +29,11 @@ std::optional<OutputFormat> ParseOutputFormat(std::string_view text);
 
 // Pretty-printed JSON (2-space indent) with a trailing newline.
 std::string RenderJson(const Report& report);
+// Compact JSON (indent -1) or indented. Strings that are not valid UTF-8 (a
+// byte from an input file that reached a report) are written with each bad
+// byte replaced by U+FFFD instead of throwing: every JSON writer in Seedance
+// goes through here or RenderJson.
+std::string DumpJson(const Report& report, int indent = -1);
 // The aligned text form described above, ending with a newline.
 std::string RenderTable(const Report& report);
 std::string Render(const Report& report, OutputFormat format);

@@ -41,9 +41,14 @@ struct Buffer {
   BufferKind kind = BufferKind::kUnspecified;
 };
 
-// Sizes above 2^50 bytes (1 PiB) are rejected, so sums over millions of
-// buffers cannot overflow int64.
+// Sizes above 2^50 bytes (1 PiB) are rejected.
 inline constexpr int64_t kMaxBufferSize = int64_t{1} << 50;
+
+// The supported arena: every offset + size, and the sum of all sizes of one
+// input, is at most 2^62 bytes. Inputs past it are rejected, so no offset,
+// end, peak or live-byte sum computed from an accepted input can overflow
+// int64 (which holds 2^63 - 1).
+inline constexpr int64_t kMaxArenaBytes = int64_t{1} << 62;
 
 // A lifetime CSV with its optional offset column (a plan, when present).
 struct LifetimeFile {
@@ -54,7 +59,8 @@ struct LifetimeFile {
 
 base::StatusOr<LifetimeFile> ParseLifetimeCsv(std::string_view text, const std::string& file);
 
-// The same checks as the CSV reader, for buffers built in code. `where`
+// The same checks as the CSV reader (each buffer, unique ids, the sum of all
+// sizes within kMaxArenaBytes), for buffers built in code. `where`
 // prefixes the errors (e.g. the step name of a recorded trace).
 base::Status ValidateBuffers(std::span<const Buffer> buffers, std::string_view where);
 

@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "seedance/base/status.h"
 #include "seedance/mem/lifetime.h"
 
 namespace seedance::mem {
@@ -41,9 +42,13 @@ struct TrainingStepShape {
   int optimizer_bytes_per_param = 8;  // Adam: two fp32 moments
 };
 
-std::vector<Buffer> TrainingStepLifetimes(const TrainingStepShape& shape);
+// The buffers of one step. Sizes are computed without overflow; InvalidArgument
+// (naming the buffer) when one exceeds kMaxBufferSize, e.g. the activations of
+// a sequence of 10^8 tokens.
+base::StatusOr<std::vector<Buffer>> TrainingStepLifetimes(const TrainingStepShape& shape);
 
-// Korthikanti et al. eq. 2, scaled to the precision (see above).
-int64_t ActivationBytesPerLayer(const TrainingStepShape& shape);
+// Korthikanti et al. eq. 2, scaled to the precision (see above); the same
+// InvalidArgument past kMaxBufferSize.
+base::StatusOr<int64_t> ActivationBytesPerLayer(const TrainingStepShape& shape);
 
 }  // namespace seedance::mem

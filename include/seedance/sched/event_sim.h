@@ -103,7 +103,9 @@ std::vector<EventJob> JobsFromPhilly(const std::vector<Job>& jobs, int gpus_per_
 // past the end. Priority: LS and Guaranteed 1, others 0; tier: TierOfQos.
 std::vector<EventJob> JobsFromAlibaba(const std::vector<Pod>& pods);
 // A cluster for Philly: `nodes` machines of `gpus_per_node` GPUs per VC line
-// of philly_vc_nodes.csv ("vc,node num").
+// of philly_vc_nodes.csv ("vc,node num"). Each VC once; node counts are whole
+// numbers, at most kMaxPhillyNodes in one VC and in all.
+inline constexpr int64_t kMaxPhillyNodes = 100'000;
 base::StatusOr<std::vector<Node>> PhillyNodes(std::string_view vc_nodes_csv,
                                               const std::string& file, int gpus_per_node);
 

@@ -85,8 +85,15 @@ Topology DiscoverTopology(base::Env& env);
 base::Status SetNvlinks(Topology& topology, std::vector<std::vector<int>> links,
                         std::string source);
 
-// "0-3,8,10-11" <-> {0,1,2,3,8,10,11}. Parse errors name `where`.
-base::StatusOr<std::vector<int>> ParseCpuList(std::string_view text, const std::string& where = {});
+// The kernel's limits: CONFIG_NR_CPUS is at most 8,192, MAX_NUMNODES 1,024 (NODES_SHIFT 10).
+inline constexpr int kMaxCpus = 8192;
+inline constexpr int kMaxNumaNodes = 1024;
+
+// "0-3,8,10-11" <-> {0,1,2,3,8,10,11}. Every number must be below `limit`
+// (kMaxCpus for CPU lists, kMaxNumaNodes for node lists), so a damaged file
+// cannot make millions of entries. Parse errors name `where`.
+base::StatusOr<std::vector<int>> ParseCpuList(std::string_view text, const std::string& where = {},
+                                              int limit = kMaxCpus);
 std::string FormatCpuList(const std::vector<int>& cpus);
 
 // The JSON/table report of `topo show`, including the connection matrix.
