@@ -205,10 +205,11 @@ base::Status LlamaModel::ForwardBatch(std::span<const int> tokens, int pos,
 base::StatusOr<Tokenizer> Tokenizer::Load(base::Env& env, const std::string& path, int vocab_size) {
   // Encode falls back to the byte tokens 3..258 (<0x00>..<0xFF> after <unk>, <s>, </s>).
   if (vocab_size < 259) {
-    return base::InvalidArgumentError("a llama2.c tokenizer needs at least 259 pieces (3 special "
-                                      "and 256 byte tokens); the model's vocabulary has " +
-                                          std::to_string(vocab_size),
-                                      path);
+    return base::InvalidArgumentError(
+        "a llama2.c tokenizer needs at least 259 pieces (3 special "
+        "and 256 byte tokens); the model's vocabulary has " +
+            std::to_string(vocab_size),
+        path);
   }
   SEEDANCE_ASSIGN_OR_RETURN(std::string b, env.ReadFile(path));
   Tokenizer t;

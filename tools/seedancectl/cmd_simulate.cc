@@ -363,8 +363,7 @@ void RegisterSimulate(CLI::App& app, Context& context) {
         jobs = sched::JobsFromAlibaba(*list);
       }
       if (jobs.empty()) {
-        Failed(base::InvalidArgumentError("no jobs: the file has no data lines", f->pods),
-               context);
+        Failed(base::InvalidArgumentError("no jobs: the file has no data lines", f->pods), context);
         return;
       }
       for (auto& j : jobs) {
