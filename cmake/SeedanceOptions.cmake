@@ -16,6 +16,14 @@ if(SEEDANCE_SANITIZE)
   add_link_options(${_san})
 endif()
 
+if(SEEDANCE_FUZZ)
+  if(NOT CMAKE_CXX_COMPILER_ID STREQUAL "Clang" OR NOT SEEDANCE_SANITIZE)
+    message(FATAL_ERROR "SEEDANCE_FUZZ needs clang (libFuzzer) and SEEDANCE_SANITIZE=ON")
+  endif()
+  # Coverage instrumentation everywhere; only the fuzz targets link libFuzzer's main.
+  add_compile_options(-fsanitize=fuzzer-no-link)
+endif()
+
 # seedance_add_library(NAME SOURCES ... DEPS ...)
 # Creates the static library seedance_NAME with the alias seedance::NAME.
 # Public headers live under include/seedance/NAME/.

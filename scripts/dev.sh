@@ -18,7 +18,7 @@ cd "$(dirname "$0")/.."
 BUILD_PACKAGES=(cmake ninja-build g++ git pkg-config
   libcli11-dev nlohmann-json3-dev libyaml-cpp-dev
   libgtest-dev libgmock-dev libbenchmark-dev libnuma-dev libcpp-httplib-dev)
-TEST_PACKAGES=(clang-format dataset-fashion-mnist prometheus chromium)
+TEST_PACKAGES=(clang-format dataset-fashion-mnist prometheus chromium clang)
 VENV=.venv
 REQUIREMENTS=requirements/dev.txt
 
@@ -109,6 +109,10 @@ build() {
   rm -f build-configure.log
   echo "==> building"
   cmake --build build -j "$(nproc)"
+  # .venv/bin/python imports the build's package (build/python/seedance) without PYTHONPATH.
+  local site
+  site=$("$VENV/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+  echo "$PWD/build/python" >"$site/seedance-build.pth"
 }
 
 # Runs the C++ unit tests (ctest) and the Python and CLI suites (pytest with
@@ -146,6 +150,9 @@ run_tests() {
 
 DEBIAN_MAJOR=$(debian_major)
 export DEBIAN_MAJOR
+# libFuzzer and the sanitizer runtimes of the default clang (14 on Debian 12, 19 on Debian 13), for
+# the `asan` preset that .ci/run builds.
+if [[ "$DEBIAN_MAJOR" == 13 ]]; then TEST_PACKAGES+=(libclang-rt-19-dev); else TEST_PACKAGES+=(libclang-rt-14-dev); fi
 
 case "${1:-}" in
   venv)

@@ -4,6 +4,7 @@
 // checks CpuHasAvx2F16c() first.
 #include "seedance/port/simd_convert.h"
 
+#include <cpuid.h>
 #include <immintrin.h>
 
 #include <cstring>
@@ -13,7 +14,13 @@
 namespace seedance::port {
 
 bool CpuHasAvx2F16c() {
-  static const bool has = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c");
+  // F16C from CPUID leaf 1 (ECX bit 29): clang 14 does not know "f16c" in
+  // __builtin_cpu_supports. AVX2 through the builtin, which also checks the OS saves YMM.
+  static const bool has = [] {
+    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+    const bool f16c = __get_cpuid(1, &eax, &ebx, &ecx, &edx) && (ecx & bit_F16C) != 0;
+    return f16c && __builtin_cpu_supports("avx2");
+  }();
   return has;
 }
 

@@ -61,7 +61,10 @@ class FixtureSource final : public GpuSource {
 base::StatusOr<port::NvmlReading> ParseReading(const nlohmann::json& j, const std::string& where) {
   if (!j.is_object()) return base::InvalidArgumentError("expected an object", where);
   port::NvmlReading r;
-  for (const auto& [key, value] : j.items()) {
+  for (const auto& item : j.items()) {
+    // Named, not structured bindings: lambdas cannot capture those before C++20's P1091 (clang 14).
+    const std::string& key = item.key();
+    const nlohmann::json& value = item.value();
     const std::string at = where + "." + key;
     auto num = [&](auto& field) -> base::Status {
       if (!value.is_number() || value.get<double>() < 0) {

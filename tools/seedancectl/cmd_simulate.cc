@@ -329,9 +329,9 @@ void RegisterSimulate(CLI::App& app, Context& context) {
     if (Failed(node_text.status().Annotate("cannot read the node list"), context)) return;
     auto nodes = ReadNodes(*node_text, f->nodes, f->gpus_per_node);
     if (Failed(nodes.status(), context)) return;
-    int64_t gpus = 0;
-    for (const sched::Node& n : *nodes) gpus += n.gpu_count;
-    if (gpus == 0) {
+    int64_t total_gpus = 0;
+    for (const sched::Node& n : *nodes) total_gpus += n.gpu_count;
+    if (total_gpus == 0) {
       Failed(base::InvalidArgumentError("the node list has no GPUs", f->nodes), context);
       return;
     }

@@ -1,0 +1,20 @@
+// Fuzz target (libFuzzer): the PAI 2020 machine spec and the job-utilization CSV readers.
+// Built by the `asan` preset (clang, ASan + UBSan); .ci/run runs it for a fixed time from the
+// seeds in tests/fuzz/corpus/pai_machines/. A crash, a sanitizer report or a timeout fails CI.
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+#include "seedance/sched/readers.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  const std::string_view text(reinterpret_cast<const char*>(data), size);
+  if (text.empty()) return 0;
+  const std::string_view body = text.substr(1);
+  if (text[0] & 1) {
+    (void)seedance::sched::ReadPaiMachines(body, "machines.csv");
+  } else {
+    (void)seedance::sched::ReadJobUtilization(body, "util.csv");
+  }
+  return 0;
+}

@@ -1,0 +1,24 @@
+// Fuzz target (libFuzzer): the Philly job list and VC node-count readers (the first byte picks
+// which). Built by the `asan` preset (clang, ASan + UBSan); .ci/run runs it for a fixed time from
+// the seeds in tests/fuzz/corpus/philly_trace/. A crash, a sanitizer report or a timeout fails CI.
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+#include "seedance/sched/event_sim.h"
+#include "seedance/sched/readers.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  const std::string_view text(reinterpret_cast<const char*>(data), size);
+  if (text.empty()) return 0;
+  const std::string_view body = text.substr(1);
+  if (text[0] & 1) {
+    (void)seedance::sched::ReadPhillyJobs(body, "jobs.csv");
+  } else {
+    auto nodes = seedance::sched::PhillyNodes(body, "vc.csv", 8);
+    if (nodes.ok() && nodes->size() > static_cast<size_t>(seedance::sched::kMaxPhillyNodes)) {
+      __builtin_trap();
+    }
+  }
+  return 0;
+}
