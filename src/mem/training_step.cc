@@ -8,7 +8,7 @@ namespace {
 
 // Sizes in 128-bit arithmetic: each factor is below 2^31 in any accepted job spec, so no product
 // of four of them overflows before the check against kMaxBufferSize.
-using Wide = __int128;
+__extension__ typedef __int128 Wide;  // a GCC and clang extension; -Wpedantic accepts it so marked
 
 base::StatusOr<int64_t> Fits(Wide bytes, const char* what) {
   if (bytes < 0 || bytes > kMaxBufferSize) {
