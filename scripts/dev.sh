@@ -102,7 +102,7 @@ make_venv() {
 }
 
 build() {
-  local extra=(-DPython3_EXECUTABLE="$PWD/$VENV/bin/python")
+  local extra=()  # python/CMakeLists.txt builds _core for .venv/bin/python by itself
   [[ "${CI:-}" == "true" ]] && extra+=(-DSEEDANCE_WERROR=ON)
   echo "==> configuring (preset dev)"
   cmake --preset dev "${extra[@]}" >build-configure.log 2>&1 || { cat build-configure.log; exit 1; }
@@ -149,7 +149,6 @@ run_tests() {
 }
 
 DEBIAN_MAJOR=$(debian_major)
-export DEBIAN_MAJOR
 # libFuzzer and the sanitizer runtimes of the default clang (14 on Debian 12, 19 on Debian 13), for
 # the `asan` preset that .ci/run builds.
 if [[ "$DEBIAN_MAJOR" == 13 ]]; then TEST_PACKAGES+=(libclang-rt-19-dev); else TEST_PACKAGES+=(libclang-rt-14-dev); fi
