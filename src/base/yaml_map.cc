@@ -1,5 +1,7 @@
 #include "seedance/base/yaml_map.h"
 
+#include <yaml-cpp/depthguard.h>
+
 #include <cmath>
 #include <set>
 #include <sstream>
@@ -43,6 +45,12 @@ StatusOr<YAML::Node> ParseYaml(std::string_view text, const std::string& file) {
   YAML::Node root;
   try {
     root = YAML::Load(std::string(text));
+  } catch (const YAML::DeepRecursion& e) {
+    // yaml-cpp's guard against stack exhaustion; its own message says only "bad file".
+    return InvalidArgumentError(
+        "YAML nesting too deep: the parser stops at " + std::to_string(e.depth()) +
+            " levels (a few hundred nested collections); Seedance's files nest a few levels",
+        file + ":" + std::to_string(e.mark.line + 1) + ":" + std::to_string(e.mark.column + 1));
   } catch (const YAML::Exception& e) {
     return InvalidArgumentError(
         "YAML syntax error: " + e.msg,

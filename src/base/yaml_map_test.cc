@@ -104,6 +104,19 @@ TEST(YamlMapTest, SyntaxErrorHasLineAndColumn) {
   EXPECT_FALSE(Load("- 1\n- 2\n").ok());  // a list is not a mapping
 }
 
+// Hardening finding 9: nesting past yaml-cpp's depth guard says so, with the place.
+TEST(YamlMapTest, DeepNestingIsNamedAsSuch) {
+  std::string deep = "job:\n";
+  for (int i = 0; i < 500; ++i) deep += std::string(2 * (i + 1), ' ') + "a:\n";
+  auto r = ParseYaml(deep, "deep.yaml");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("YAML nesting too deep"), std::string_view::npos)
+      << r.status().message();
+  EXPECT_EQ(r.status().where().substr(0, 10), "deep.yaml:");
+  const std::string flow = "a: " + std::string(1000, '[') + std::string(1000, ']') + "\n";
+  EXPECT_NE(ParseYaml(flow, "f.yaml").status().message().find("too deep"), std::string_view::npos);
+}
+
 // Property test: any byte-level mutation of a valid document either loads or
 // fails with an InvalidArgument whose `where` starts with the file name and a
 // line number. It never crashes and never throws.

@@ -17,7 +17,7 @@ namespace {
 base::Status CheckFinite(std::span<const float> x, const char* what, int layer, int pos) {
   for (size_t i = 0; i < x.size(); ++i) {
     if (!std::isfinite(x[i])) {
-      return base::InvalidArgumentError(std::string("non-finite ") + what + " value",
+      return base::InvalidArgumentError(std::string("non-finite ") + what,
                                         "layer " + std::to_string(layer) + ", token " +
                                             std::to_string(pos) + ", channel " + std::to_string(i));
     }

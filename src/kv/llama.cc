@@ -84,25 +84,45 @@ base::StatusOr<LlamaModel> LlamaModel::FromBytes(std::string_view bytes, const s
   }
   m.weights_.resize(floats);
   std::memcpy(m.weights_.data(), bytes.data() + 28, floats * 4);
-  const float* p = m.weights_.data();
-  auto take = [&](size_t n) {
-    const float* t = p;
-    p += n;
-    return t;
+  // The tensors in file order (llama2.c's run.c layout), each checked to hold finite values: a
+  // NaN or infinite weight would surface later as a non-finite activation with no file to blame.
+  struct Tensor {
+    const char* name;
+    size_t count;
+    const float** into;
   };
-  m.emb_ = take(V * D);
-  m.rms_att_ = take(L * D);
-  m.wq_ = take(L * D * D);
-  m.wk_ = take(L * D * KV);
-  m.wv_ = take(L * D * KV);
-  m.wo_ = take(L * D * D);
-  m.rms_ffn_ = take(L * D);
-  m.w1_ = take(L * D * H);
-  m.w2_ = take(L * H * D);
-  m.w3_ = take(L * D * H);
-  m.rms_final_ = take(D);
-  take(c.seq_len * hs);  // legacy RoPE tables, recomputed instead
-  m.wcls_ = c.shared_classifier ? m.emb_ : take(V * D);
+  const float* rope = nullptr;  // legacy RoPE tables, recomputed instead
+  const float* wcls = nullptr;
+  std::vector<Tensor> tensors = {
+      {"token_embedding_table", V * D, &m.emb_},
+      {"rms_att_weight", L * D, &m.rms_att_},
+      {"wq", L * D * D, &m.wq_},
+      {"wk", L * D * KV, &m.wk_},
+      {"wv", L * D * KV, &m.wv_},
+      {"wo", L * D * D, &m.wo_},
+      {"rms_ffn_weight", L * D, &m.rms_ffn_},
+      {"w1", L * D * H, &m.w1_},
+      {"w2", L * H * D, &m.w2_},
+      {"w3", L * D * H, &m.w3_},
+      {"rms_final_weight", D, &m.rms_final_},
+      {"freq_cis", c.seq_len * hs, &rope},
+  };
+  if (!c.shared_classifier) tensors.push_back({"wcls", V * D, &wcls});
+  const float* p = m.weights_.data();
+  for (const Tensor& t : tensors) {
+    for (size_t i = 0; i < t.count; ++i) {
+      if (!std::isfinite(p[i])) {
+        const size_t offset = 28 + 4 * static_cast<size_t>(p + i - m.weights_.data());
+        return base::InvalidArgumentError(
+            std::string("weight ") + t.name + "[" + std::to_string(i) + "] at byte " +
+                std::to_string(offset) + " is " + (std::isnan(p[i]) ? "NaN" : "infinite"),
+            src);
+      }
+    }
+    *t.into = p;
+    p += t.count;
+  }
+  m.wcls_ = c.shared_classifier ? m.emb_ : wcls;
   return m;
 }
 

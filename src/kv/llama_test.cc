@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstring>
+
 #include "seedance/base/testing/data.h"
 #include "seedance/kv/eval.h"
 
@@ -53,6 +56,34 @@ TEST(Llama, RejectsDamagedCheckpoints) {
   bad[4 * 3] = 0;  // n_heads = 0 (low byte of 4)
   EXPECT_EQ(LlamaModel::FromBytes(bad, "m.bin").status().where(), "m.bin: n_heads");
   EXPECT_FALSE(LlamaModel::FromBytes("abc", "m.bin").ok());
+}
+
+// Hardening finding 9: a NaN or infinite weight is refused at load, naming the tensor and the
+// byte, instead of surfacing as a non-finite key somewhere in the cache.
+TEST(Llama, NonFiniteWeightsAreRefusedAtLoad) {
+  const std::string dir = (base::testing::DataDir() / "tiny-llama").string();
+  SEEDANCE_REQUIRE_DATA(dir);
+  auto bytes = base::Env::Default()->ReadFile(dir + "/aidreams260K.bin");
+  ASSERT_TRUE(bytes.ok());
+  int32_t h[7];
+  std::memcpy(h, bytes->data(), sizeof(h));
+  const size_t dim = static_cast<size_t>(h[0]), vocab = static_cast<size_t>(std::abs(h[5]));
+  // The first value of rms_att_weight, which follows the vocab x dim embedding table.
+  std::string bad = *bytes;
+  const size_t at = 28 + 4 * vocab * dim;
+  const float nan = std::nanf("");
+  std::memcpy(bad.data() + at, &nan, 4);
+  auto m = LlamaModel::FromBytes(bad, "m.bin");
+  ASSERT_FALSE(m.ok());
+  EXPECT_EQ(m.status().where(), "m.bin");
+  EXPECT_EQ(m.status().message(),
+            "weight rms_att_weight[0] at byte " + std::to_string(at) + " is NaN");
+  const float inf = INFINITY;
+  bad = *bytes;
+  std::memcpy(bad.data() + bad.size() - 4, &inf, 4);
+  m = LlamaModel::FromBytes(bad, "m.bin");
+  ASSERT_FALSE(m.ok());
+  EXPECT_NE(m.status().message().find("is infinite"), std::string::npos);
 }
 
 // Hardening finding 2: Encode falls back to the byte tokens 3..258, so a vocabulary under 259

@@ -117,6 +117,7 @@ StatusOr<LifetimeFile> ParseLifetimeCsv(std::string_view text, const std::string
       out.offsets.push_back(offset);
     }
     out.buffers.push_back(std::move(b));
+    out.lines.push_back(r.line);
   }
   return out;
 }

@@ -76,5 +76,33 @@ TEST(PlanCheckerTest, ReportsOverlapAlignmentAndShape) {
   EXPECT_FALSE(CheckPlan(b, std::vector<int64_t>{-10, 16}).ok());
 }
 
+// Hardening finding 9: a plan that does not match its input is named by file and line.
+TEST(PlanMatchTest, MismatchesNameTheLine) {
+  auto input = ParseLifetimeCsv("id,lower,upper,size\na,0,2,8\nb,1,3,8\n", "in.csv");
+  ASSERT_TRUE(input.ok());
+  auto parse = [](const char* csv) { return *ParseLifetimeCsv(csv, "plan.csv"); };
+  auto ok = PlanOffsetsForInput(
+      *input, "in.csv", parse("id,lower,upper,size,offset\nb,1,3,8,8\na,0,2,8,0\n"), "plan.csv");
+  ASSERT_TRUE(ok.ok()) << ok.status().ToString();
+  EXPECT_EQ(*ok, (std::vector<int64_t>{0, 8}));  // in the input's order
+
+  auto upper = PlanOffsetsForInput(
+      *input, "in.csv", parse("id,lower,upper,size,offset\na,0,2,8,0\n\nb,1,4,8,8\n"), "plan.csv");
+  EXPECT_EQ(upper.status().where(), "plan.csv:4");
+  EXPECT_EQ(upper.status().message(), "buffer 'b' has upper 4 here but 3 in in.csv:3");
+
+  auto missing = PlanOffsetsForInput(*input, "in.csv",
+                                     parse("id,lower,upper,size,offset\na,0,2,8,0\n"), "plan.csv");
+  EXPECT_EQ(missing.status().message(), "the plan has no row for buffer 'b' of in.csv:3");
+
+  auto extra = PlanOffsetsForInput(
+      *input, "in.csv", parse("id,lower,upper,size,offset\na,0,2,8,0\nb,1,3,8,8\nc,0,1,8,16\n"),
+      "plan.csv");
+  EXPECT_EQ(extra.status().where(), "plan.csv:4");
+
+  auto no_offsets = PlanOffsetsForInput(*input, "in.csv", *input, "in.csv");
+  EXPECT_EQ(no_offsets.status().message(), "the plan has no 'offset' column");
+}
+
 }  // namespace
 }  // namespace seedance::mem

@@ -11,6 +11,17 @@ double Ratio(int64_t value, int64_t bound) {
 
 }  // namespace
 
+base::Report CheckReport(std::span<const Buffer> buffers, const PlanCheck& check) {
+  base::Report r;
+  r["buffers"] = buffers.size();
+  r["peak_bytes"] = check.peak_bytes;
+  r["lower_bound_bytes"] = MaxLiveBytes(buffers);
+  r["valid"] = check.ok();
+  r["violation_count"] = check.violation_count;
+  r["violations"] = check.violations;
+  return r;
+}
+
 base::Report PlanReport(const Plan& plan, size_t buffers, int64_t alignment) {
   base::Report r;
   r["buffers"] = buffers;

@@ -1,10 +1,6 @@
 #include "seedance/probe/exporter.h"
 
-#include <httplib.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
-#include <sys/socket.h>
-
+#include <algorithm>
 #include <charconv>
 #include <condition_variable>
 #include <mutex>
@@ -47,76 +43,61 @@ class Exporter::Impl {
     auto addr = ParseListenAddress(options_.listen);
     if (!addr.ok()) return addr.status();
     Sample();  // the first scrape has data
-    const int threads = std::max(1, options_.worker_threads);
-    server_.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
-    const auto io = options_.io_timeout;
-    server_.set_read_timeout(io);
-    server_.set_write_timeout(io);
-    server_.set_keep_alive_timeout(std::max<time_t>(
-        1, std::chrono::duration_cast<std::chrono::seconds>(options_.keep_alive).count()));
-    server_.set_keep_alive_max_count(100);
-    server_.set_payload_max_length(4096);  // scrapes carry no body
-    // SO_REUSEADDR only: httplib's default also sets SO_REUSEPORT, which would
-    // let a second exporter share a port that is in use instead of failing.
-    // TCP_NODELAY (inherited by accepted sockets): the headers and body go
-    // out in two writes, and Nagle + delayed ACK would hold the body ~40 ms.
-    server_.set_socket_options([](int sock) {
-      int yes = 1;
-      ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
-      ::setsockopt(sock, IPPROTO_TCP, TCP_NODELAY, &yes, sizeof(yes));
-    });
-    server_.Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
+    HttpServerOptions http;
+    http.host = addr->first;
+    http.port = addr->second;
+    http.max_connections = std::max<size_t>(1, options_.max_connections);
+    http.request_timeout = options_.request_timeout;
+    http.idle_timeout = options_.idle_timeout;
+    http.write_timeout = options_.request_timeout;
+    auto server =
+        HttpServer::Start(http, [this](const HttpRequestHead& req) { return Handle(req); });
+    if (!server.ok()) return server.status();
+    server_ = std::move(*server);
+    sampler_ = std::thread([this] { SampleLoop(); });
+    return base::OkStatus();
+  }
+
+  HttpResponse Handle(const HttpRequestHead& req) {
+    HttpResponse res;
+    const bool get = req.method == "GET" || req.method == "HEAD";
+    if (req.path == "/metrics") {
+      if (!get) return NotAllowed();
       scrapes_.fetch_add(1, std::memory_order_relaxed);
       std::shared_ptr<const std::string> body;
       {
         std::lock_guard<std::mutex> lock(mu_);
         body = rendered_;
       }
-      std::string text = *body;
-      text +=
+      res.content_type = "text/plain; version=0.0.4; charset=utf-8";
+      res.body.reserve(body->size() + 160);
+      res.body = *body;
+      res.body +=
           "# HELP seedance_probe_scrapes_total Scrapes of this endpoint.\n"
           "# TYPE seedance_probe_scrapes_total counter\n"
           "seedance_probe_scrapes_total " +
           std::to_string(scrapes_.load(std::memory_order_relaxed)) + "\n";
-      res.set_content(std::move(text), "text/plain; version=0.0.4; charset=utf-8");
-    });
-    server_.Get("/", [](const httplib::Request&, httplib::Response& res) {
-      res.set_content(
+      return res;
+    }
+    if (req.path == "/") {
+      if (!get) return NotAllowed();
+      res.content_type = "text/html; charset=utf-8";
+      res.body =
           "<html><head><title>Seedance probe</title></head><body>"
-          "<h1>Seedance probe</h1><p><a href=\"/metrics\">Metrics</a></p></body></html>\n",
-          "text/html; charset=utf-8");
-    });
-    // Everything else: 404 for unknown paths (httplib's default), 405 for
-    // methods other than GET/HEAD on known ones.
-    auto not_allowed = [](const httplib::Request&, httplib::Response& res) {
-      res.status = 405;
-      res.set_header("Allow", "GET, HEAD");
-      res.set_content("method not allowed\n", "text/plain");
-    };
-    server_.Post("/metrics", not_allowed);
-    server_.Put("/metrics", not_allowed);
-    server_.Delete("/metrics", not_allowed);
-    server_.Patch("/metrics", not_allowed);
-    if (addr->second == 0) {
-      port_ = server_.bind_to_any_port(addr->first);
-    } else {
-      port_ = server_.bind_to_port(addr->first, addr->second) ? addr->second : -1;
+          "<h1>Seedance probe</h1><p><a href=\"/metrics\">Metrics</a></p></body></html>\n";
+      return res;
     }
-    if (port_ <= 0) {
-      return base::UnavailableError(
-          "cannot listen on " + options_.listen + " (address in use or not local?)", "--listen");
-    }
-    listener_ = std::thread([this] {
-      server_.listen_after_bind();
-      listener_done_ = true;
-    });
-    // stop() only interrupts a server that is already running: wait until it
-    // is (or gave up), or an early Stop() would leave the listener running.
-    while (!server_.is_running() && !listener_done_) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
-    sampler_ = std::thread([this] { SampleLoop(); });
-    return base::OkStatus();
+    res.status = 404;
+    res.body = "not found\n";
+    return res;
+  }
+
+  static HttpResponse NotAllowed() {
+    HttpResponse res;
+    res.status = 405;
+    res.headers.emplace_back("Allow", "GET, HEAD");
+    res.body = "method not allowed\n";
+    return res;
   }
 
   void Stop() {
@@ -126,13 +107,13 @@ class Exporter::Impl {
       stopping_ = true;
     }
     cv_.notify_all();
-    server_.stop();
-    if (listener_.joinable()) listener_.join();
+    if (server_) server_->Stop();
     if (sampler_.joinable()) sampler_.join();
   }
 
-  int port() const { return port_; }
+  int port() const { return server_ ? server_->port() : -1; }
   uint64_t scrapes() const { return scrapes_.load(); }
+  HttpServerStats http_stats() const { return server_ ? server_->stats() : HttpServerStats{}; }
 
  private:
   void Sample() {
@@ -161,16 +142,14 @@ class Exporter::Impl {
 
   Probe& probe_;
   ExporterOptions options_;
-  httplib::Server server_;
-  std::thread listener_, sampler_;
+  std::unique_ptr<HttpServer> server_;
+  std::thread sampler_;
   std::mutex mu_;
   std::condition_variable cv_;
   bool stopping_ = false;
   std::shared_ptr<const std::string> rendered_ = std::make_shared<const std::string>();
   std::unique_ptr<Snapshot> previous_;  // sampler thread only
   std::atomic<uint64_t> scrapes_{0};
-  std::atomic<bool> listener_done_{false};
-  int port_ = -1;
 };
 
 base::StatusOr<std::unique_ptr<Exporter>> Exporter::Start(Probe& probe, ExporterOptions options) {
@@ -184,5 +163,6 @@ Exporter::~Exporter() { Stop(); }
 int Exporter::port() const { return impl_->port(); }
 void Exporter::Stop() { impl_->Stop(); }
 uint64_t Exporter::scrapes() const { return impl_->scrapes(); }
+HttpServerStats Exporter::http_stats() const { return impl_->http_stats(); }
 
 }  // namespace seedance::probe

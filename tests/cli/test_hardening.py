@@ -204,6 +204,40 @@ def test_9_python_reports_non_utf8_files_as_seedance_errors(tmp_path):
     assert info.value.where == f"{job}:2"
 
 
+def test_9_mem_check_mismatches_name_the_line(seedancectl, tmp_path):
+    lifetimes = tmp_path / "l.csv"
+    lifetimes.write_text("id,lower,upper,size\na,0,2,64\nb,1,3,64\n")
+    plan = tmp_path / "p.csv"
+    plan.write_text("id,lower,upper,size,offset\na,0,2,64,0\nb,1,3,32,64\n")
+    out = run(seedancectl, "mem", "check", "--input", lifetimes, "--offsets", plan)
+    assert out.returncode == 1 and out.stdout == b""
+    assert f"{plan}:3" in err(out) and f"size 32 here but 64 in {lifetimes}:3" in err(out)
+
+
+def test_9_deep_yaml_says_too_deep(seedancectl, tmp_path):
+    job = tmp_path / "deep.yaml"
+    job.write_text("job:\n" + "".join("  " * (i + 1) + f"a{i}:\n" for i in range(500)))
+    out = run(seedancectl, "optimize", job)
+    assert out.returncode == 1
+    assert "YAML nesting too deep" in err(out) and f"{job}:" in err(out)
+
+
+def test_9_a_nan_weight_names_the_file_and_tensor(seedancectl, tmp_path):
+    import struct
+    model_dir = DATA / "tiny-llama"
+    require_data(model_dir)
+    raw = bytearray((model_dir / "aidreams260K.bin").read_bytes())
+    dim, _, _, _, _, vocab, _ = struct.unpack("<7i", raw[:28])
+    at = 28 + 4 * abs(vocab) * dim + 4 * 3  # rms_att_weight[3]
+    raw[at:at + 4] = struct.pack("<f", float("nan"))
+    model = tmp_path / "nan.bin"
+    model.write_bytes(bytes(raw))
+    out = run(seedancectl, "kv", "eval", "--model", model,
+              "--tokenizer", model_dir / "tok512.bin", timeout=120)
+    assert out.returncode == 1, err(out)
+    assert f"{model}" in err(out) and f"rms_att_weight[3] at byte {at} is NaN" in err(out)
+
+
 # 10. Leftovers -----------------------------------------------------------------------------------
 
 def test_10_a_file_size_limit_leaves_no_temporary_file(seedancectl, tmp_path):

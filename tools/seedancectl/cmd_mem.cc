@@ -1,6 +1,5 @@
 // `seedancectl mem plan|check`: the offline reuse planner and its checker
 // (SPEC MEM-2, MEM-4).
-#include <unordered_map>
 
 #include "seedance/base/env.h"
 #include "seedance/mem/lifetime.h"
@@ -105,44 +104,10 @@ void RegisterCheck(CLI::App* noun, Context& context) {
     if (Failed(input.status(), context)) return;
     auto plan = ReadLifetimes(f->offsets);
     if (Failed(plan.status(), context)) return;
-    if (!plan->has_offsets) {
-      context.exit_code =
-          PrintError(base::InvalidArgumentError("the plan has no 'offset' column", f->offsets));
-      return;
-    }
-    // Match the plan's rows to the input by id; lifetimes and sizes must agree.
-    std::unordered_map<std::string, size_t> row;
-    for (size_t i = 0; i < plan->buffers.size(); ++i) row.emplace(plan->buffers[i].id, i);
-    std::vector<int64_t> offsets(input->buffers.size(), 0);
-    for (size_t i = 0; i < input->buffers.size(); ++i) {
-      const mem::Buffer& b = input->buffers[i];
-      auto it = row.find(b.id);
-      if (it == row.end()) {
-        context.exit_code = PrintError(
-            base::InvalidArgumentError("buffer '" + b.id + "' has no offset", f->offsets));
-        return;
-      }
-      const mem::Buffer& p = plan->buffers[it->second];
-      if (p.lower != b.lower || p.upper != b.upper || p.size != b.size) {
-        context.exit_code = PrintError(base::InvalidArgumentError(
-            "buffer '" + b.id + "' has a different lifetime or size in the plan", f->offsets));
-        return;
-      }
-      offsets[i] = plan->offsets[it->second];
-    }
-    if (row.size() != input->buffers.size()) {
-      context.exit_code = PrintError(base::InvalidArgumentError(
-          "the plan has buffers that the input does not have", f->offsets));
-      return;
-    }
-    const mem::PlanCheck check = mem::CheckPlan(input->buffers, offsets, f->alignment);
-    base::Report r;
-    r["buffers"] = input->buffers.size();
-    r["peak_bytes"] = check.peak_bytes;
-    r["lower_bound_bytes"] = mem::MaxLiveBytes(input->buffers);
-    r["valid"] = check.ok();
-    r["violation_count"] = check.violation_count;
-    r["violations"] = check.violations;
+    auto offsets = mem::PlanOffsetsForInput(*input, f->input, *plan, f->offsets);
+    if (Failed(offsets.status(), context)) return;
+    const mem::PlanCheck check = mem::CheckPlan(input->buffers, *offsets, f->alignment);
+    const base::Report r = mem::CheckReport(input->buffers, check);
     PrintReport(r, f->output);
     if (!check.ok()) {
       context.exit_code = PrintError(base::InvalidArgumentError(

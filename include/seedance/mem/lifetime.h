@@ -55,6 +55,7 @@ struct LifetimeFile {
   std::vector<Buffer> buffers;
   bool has_offsets = false;      // the file has an `offset` column
   std::vector<int64_t> offsets;  // offsets[i] of buffers[i] when it has
+  std::vector<int> lines;        // lines[i]: the 1-based line of buffers[i] in the file
 };
 
 base::StatusOr<LifetimeFile> ParseLifetimeCsv(std::string_view text, const std::string& file);

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "seedance/base/status.h"
 #include "seedance/mem/lifetime.h"
 
 namespace seedance::mem {
@@ -29,5 +30,14 @@ inline constexpr size_t kMaxViolations = 20;
 // `offsets[i]` belongs to `buffers[i]`; the sizes must match (else one violation).
 PlanCheck CheckPlan(std::span<const Buffer> buffers, std::span<const int64_t> offsets,
                     int64_t alignment = 1);
+
+// The offsets of a plan file for the buffers of the input it was made for, in the input's order:
+// every input buffer must appear in the plan once with the same lifetime and size, and the plan
+// must have no other buffers. Errors name the plan's file and line (and the input's line of the
+// same buffer): "plan.csv:7: buffer 'b3' has upper 9 here but 8 in in.csv:5".
+base::StatusOr<std::vector<int64_t>> PlanOffsetsForInput(const LifetimeFile& input,
+                                                         const std::string& input_file,
+                                                         const LifetimeFile& plan,
+                                                         const std::string& plan_file);
 
 }  // namespace seedance::mem

@@ -5,9 +5,11 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string_view>
 
 #include "seedance/base/report.h"
+#include "seedance/mem/plan_checker.h"
 #include "seedance/mem/planner.h"
 #include "seedance/mem/replay.h"
 
@@ -16,6 +18,9 @@ namespace seedance::mem {
 // buffers, peak_bytes, lower_bound_bytes, ratio, optimal, solve_ms, algo,
 // greedy_peak_bytes, time_to_best_ms, search_nodes, alignment_bytes.
 base::Report PlanReport(const Plan& plan, size_t buffers, int64_t alignment);
+
+// `mem check`: buffers, peak_bytes, lower_bound_bytes, valid, violation_count, violations.
+base::Report CheckReport(std::span<const Buffer> buffers, const PlanCheck& check);
 
 // policy, reserved/allocated peaks, lower bound, reserved_over_bound,
 // fragmentation, ops, ns_per_op, segments, stitches.

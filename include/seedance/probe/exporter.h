@@ -2,11 +2,11 @@
 // interval and renders the exposition once; scrapes copy the latest rendering,
 // so a scrape never waits for NVML or procfs.
 //
-// HTTP: GET or HEAD /metrics -> 200 text/plain; version=0.0.4; GET / -> a
-// short index; other paths 404; other methods 405; malformed requests 400.
-// Slow clients: a pool of worker threads serves connections, each with read
-// and write timeouts and a short keep-alive, so one stuck or slow client holds
-// one worker for at most the timeout while the others keep answering.
+// HTTP (http_server.h): GET or HEAD /metrics -> 200 text/plain; version=0.0.4; GET / -> a short
+// index; other paths 404; other methods on /metrics 405; malformed requests get the parser's 4xx.
+// One event-loop thread serves every connection, so slow, idle or pipelining clients cannot hold
+// the scrapers out: each request must arrive within request_timeout, idle keep-alive connections
+// close after idle_timeout, and at max_connections the longest-waiting idle one makes room.
 //
 // Thread safety: Start/Stop from one thread; everything else is internal.
 #pragma once
@@ -18,6 +18,7 @@
 
 #include "seedance/base/status.h"
 #include "seedance/probe/exposition.h"
+#include "seedance/probe/http_server.h"
 #include "seedance/probe/probe.h"
 
 namespace seedance::probe {
@@ -26,10 +27,10 @@ struct ExporterOptions {
   std::string listen = "127.0.0.1:9464";  // host:port; port 0 picks a free one
   Naming naming = Naming::kSeedance;
   std::chrono::milliseconds interval{5000};
-  int worker_threads = 8;
-  std::chrono::milliseconds io_timeout{2000};  // per read/write on a connection
-  std::chrono::milliseconds keep_alive{1000};  // idle time before closing
-  std::string version;                         // for seedance_probe_info
+  size_t max_connections = 256;
+  std::chrono::milliseconds request_timeout{2000};  // a request's head, from its first byte
+  std::chrono::milliseconds idle_timeout{1000};     // keep-alive idle time before closing
+  std::string version;                              // for seedance_probe_info
 };
 
 // "127.0.0.1:9464" -> ("127.0.0.1", 9464); "[::1]:9464"; ":9464" -> ("0.0.0.0", 9464).
@@ -46,6 +47,7 @@ class Exporter {
   void Stop();
   // Counters for the self-metrics and tests.
   uint64_t scrapes() const;
+  HttpServerStats http_stats() const;
 
   class Impl;
 

@@ -1,0 +1,255 @@
+#include "seedance/probe/http_request.h"
+
+#include <algorithm>
+#include <cctype>
+
+namespace seedance::probe {
+namespace {
+
+// RFC 9110 5.6.2: tchar = "!" / "#" / "$" / "%" / "&" / "'" / "*" / "+" / "-" / "." / "^" / "_" /
+// "`" / "|" / "~" / DIGIT / ALPHA.
+bool IsTokenChar(unsigned char c) {
+  if (std::isalnum(c) != 0) return true;
+  switch (c) {
+    case '!':
+    case '#':
+    case '$':
+    case '%':
+    case '&':
+    case '\'':
+    case '*':
+    case '+':
+    case '-':
+    case '.':
+    case '^':
+    case '_':
+    case '`':
+    case '|':
+    case '~':
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool IsToken(std::string_view s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) {
+    return IsTokenChar(static_cast<unsigned char>(c));
+  });
+}
+
+// field-value bytes (RFC 9110 5.5): VCHAR, obs-text, SP and HTAB.
+bool IsValueChar(unsigned char c) { return c == '\t' || c == ' ' || (c >= 0x21 && c != 0x7f); }
+
+bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) ==
+                  std::tolower(static_cast<unsigned char>(y));
+         });
+}
+
+std::string_view TrimOws(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+
+HttpParseResult Error(int status, std::string reason) {
+  HttpParseResult r;
+  r.state = HttpParse::kError;
+  r.status = status;
+  r.reason = std::move(reason);
+  return r;
+}
+
+// One line starting at `pos`: its text without the terminator and the position after it.
+enum class LineState { kLine, kIncomplete, kBareCr };
+struct Line {
+  LineState state;
+  std::string_view text;
+  size_t next = 0;
+};
+
+Line NextLine(std::string_view buf, size_t pos) {
+  const size_t lf = buf.find('\n', pos);
+  const size_t cr = buf.find('\r', pos);
+  if (cr != std::string_view::npos && (lf == std::string_view::npos || cr < lf)) {
+    if (cr + 1 >= buf.size()) return {LineState::kIncomplete, {}, 0};
+    if (buf[cr + 1] != '\n' || cr + 1 != lf) return {LineState::kBareCr, {}, 0};
+    return {LineState::kLine, buf.substr(pos, cr - pos), lf + 1};
+  }
+  if (lf == std::string_view::npos) return {LineState::kIncomplete, {}, 0};
+  return {LineState::kLine, buf.substr(pos, lf - pos), lf + 1};
+}
+
+// "HTTP/1.1" -> 1; -1 for another well-formed version (505), -2 for anything else (400).
+int MinorVersion(std::string_view v) {
+  if (v.size() != 8 || v.substr(0, 5) != "HTTP/" || v[6] != '.' ||
+      std::isdigit(static_cast<unsigned char>(v[5])) == 0 ||
+      std::isdigit(static_cast<unsigned char>(v[7])) == 0) {
+    return -2;
+  }
+  if (v[5] != '1' || (v[7] != '0' && v[7] != '1')) return -1;
+  return v[7] - '0';
+}
+
+// The path of an origin-form ("/a?b") or absolute-form ("http://host/a?b") target; "*" stays "*".
+bool PathOf(std::string_view target, std::string* path) {
+  if (target == "*") {
+    *path = "*";
+    return true;
+  }
+  std::string_view p = target;
+  for (std::string_view scheme : {"http://", "https://"}) {
+    if (p.size() > scheme.size() && EqualsIgnoreCase(p.substr(0, scheme.size()), scheme)) {
+      p.remove_prefix(scheme.size());
+      const size_t slash = p.find_first_of("/?#");
+      p = slash == std::string_view::npos ? std::string_view("/") : p.substr(slash);
+      if (p.front() != '/') p = "/";
+      break;
+    }
+  }
+  if (p.empty() || p.front() != '/') return false;
+  *path = std::string(p.substr(0, p.find_first_of("?#")));
+  return true;
+}
+
+// Content-Length: 1*DIGIT, possibly a list of identical values (RFC 9110 8.6).
+bool ParseContentLength(std::string_view value, uint64_t* out) {
+  bool first = true;
+  uint64_t result = 0;
+  while (true) {
+    const size_t comma = value.find(',');
+    const std::string_view item = TrimOws(value.substr(0, comma));
+    if (item.empty() || item.size() > 18) return false;  // 10^18 > any body we would take
+    uint64_t v = 0;
+    for (char c : item) {
+      if (std::isdigit(static_cast<unsigned char>(c)) == 0) return false;
+      v = v * 10 + static_cast<uint64_t>(c - '0');
+    }
+    if (!first && v != result) return false;
+    result = v;
+    first = false;
+    if (comma == std::string_view::npos) break;
+    value.remove_prefix(comma + 1);
+  }
+  *out = result;
+  return true;
+}
+
+}  // namespace
+
+HttpParseResult ParseRequestHead(std::string_view buffer, const HttpLimits& limits) {
+  // Never look past the limit: a head that does not end within it is refused.
+  const bool truncated = buffer.size() > limits.max_head_bytes;
+  const std::string_view buf = buffer.substr(0, limits.max_head_bytes);
+  auto incomplete = [&](bool in_request_line) {
+    if (!truncated && buf.size() < limits.max_head_bytes) return HttpParseResult{};
+    if (in_request_line)
+      return Error(414, "request line over " + std::to_string(limits.max_head_bytes) + " bytes");
+    return Error(431, "request head over " + std::to_string(limits.max_head_bytes) + " bytes");
+  };
+
+  size_t pos = 0;
+  for (int empty = 0;; ++empty) {
+    if (pos >= buf.size()) return incomplete(true);
+    if (buf[pos] != '\r' && buf[pos] != '\n') break;
+    if (empty == kMaxLeadingEmptyLines)
+      return Error(400, "too many empty lines before the request");
+    Line l = NextLine(buf, pos);
+    if (l.state == LineState::kIncomplete) return incomplete(true);
+    if (l.state == LineState::kBareCr || !l.text.empty()) return Error(400, "bare CR");
+    pos = l.next;
+  }
+
+  // request-line = method SP request-target SP HTTP-version
+  Line line = NextLine(buf, pos);
+  if (line.state == LineState::kIncomplete) return incomplete(true);
+  if (line.state == LineState::kBareCr) return Error(400, "bare CR in the request line");
+  pos = line.next;
+  const size_t sp1 = line.text.find(' ');
+  const size_t sp2 = sp1 == std::string_view::npos ? sp1 : line.text.find(' ', sp1 + 1);
+  if (sp2 == std::string_view::npos || line.text.find(' ', sp2 + 1) != std::string_view::npos) {
+    return Error(400, "request line is not 'METHOD TARGET HTTP/1.x'");
+  }
+  const std::string_view method = line.text.substr(0, sp1);
+  const std::string_view target = line.text.substr(sp1 + 1, sp2 - sp1 - 1);
+  const std::string_view version = line.text.substr(sp2 + 1);
+  if (!IsToken(method)) return Error(400, "method is not a token");
+  if (target.size() > limits.max_target_bytes) {
+    return Error(414, "request target over " + std::to_string(limits.max_target_bytes) + " bytes");
+  }
+  if (target.empty() || !std::all_of(target.begin(), target.end(), [](char c) {
+        return static_cast<unsigned char>(c) >= 0x21 && static_cast<unsigned char>(c) <= 0x7e;
+      })) {
+    return Error(400, "request target has a byte outside visible ASCII");
+  }
+  const int minor = MinorVersion(version);
+  if (minor == -2) return Error(400, "not an HTTP version");
+  if (minor == -1) return Error(505, "only HTTP/1.0 and HTTP/1.1 are served");
+
+  HttpParseResult result;
+  HttpRequestHead& head = result.head;
+  head.method = std::string(method);
+  head.target = std::string(target);
+  head.minor_version = minor;
+  if (!PathOf(target, &head.path)) return Error(400, "request target is not a path");
+
+  size_t fields = 0;
+  int hosts = 0;
+  bool close = false;
+  bool keep_alive = false;
+  bool have_length = false;
+  while (true) {
+    line = NextLine(buf, pos);
+    if (line.state == LineState::kIncomplete) return incomplete(false);
+    if (line.state == LineState::kBareCr) return Error(400, "bare CR in a header field");
+    pos = line.next;
+    if (line.text.empty()) break;  // end of the head
+    if (++fields > limits.max_headers) {
+      return Error(431, "more than " + std::to_string(limits.max_headers) + " header fields");
+    }
+    if (line.text.front() == ' ' || line.text.front() == '\t') {
+      return Error(400, "obsolete line folding");
+    }
+    const size_t colon = line.text.find(':');
+    if (colon == std::string_view::npos) return Error(400, "header field without ':'");
+    const std::string_view name = line.text.substr(0, colon);
+    if (!IsToken(name)) return Error(400, "header field name is not a token");
+    const std::string_view value = TrimOws(line.text.substr(colon + 1));
+    if (!std::all_of(value.begin(), value.end(),
+                     [](char c) { return IsValueChar(static_cast<unsigned char>(c)); })) {
+      return Error(400, "control byte in a header field value");
+    }
+    if (EqualsIgnoreCase(name, "host")) {
+      ++hosts;
+    } else if (EqualsIgnoreCase(name, "connection")) {
+      std::string_view rest = value;
+      while (!rest.empty()) {
+        const size_t comma = rest.find(',');
+        const std::string_view option = TrimOws(rest.substr(0, comma));
+        if (EqualsIgnoreCase(option, "close")) close = true;
+        if (EqualsIgnoreCase(option, "keep-alive")) keep_alive = true;
+        if (comma == std::string_view::npos) break;
+        rest.remove_prefix(comma + 1);
+      }
+    } else if (EqualsIgnoreCase(name, "content-length")) {
+      uint64_t length = 0;
+      if (!ParseContentLength(value, &length) || (have_length && length != head.content_length)) {
+        return Error(400, "bad or conflicting Content-Length");
+      }
+      head.content_length = length;
+      have_length = true;
+    } else if (EqualsIgnoreCase(name, "transfer-encoding")) {
+      return Error(501, "Transfer-Encoding is not supported");
+    }
+  }
+  if (minor == 1 && hosts != 1) return Error(400, "HTTP/1.1 needs exactly one Host field");
+  if (hosts > 1) return Error(400, "more than one Host field");
+  head.keep_alive = !close && (minor == 1 || keep_alive);
+  head.head_bytes = pos;
+  result.state = HttpParse::kComplete;
+  return result;
+}
+
+}  // namespace seedance::probe
