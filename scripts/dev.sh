@@ -108,7 +108,9 @@ build() {
   cmake --preset dev "${extra[@]}" >build-configure.log 2>&1 || { cat build-configure.log; exit 1; }
   rm -f build-configure.log
   echo "==> building"
+  local t0=$SECONDS
   cmake --build build -j "$(nproc)"
+  echo "(build took $((SECONDS - t0)) s)"
   # .venv/bin/python imports the build's package (build/python/seedance) without PYTHONPATH.
   local site
   site=$("$VENV/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
@@ -132,7 +134,7 @@ run_tests() {
 
   echo "==> Python and CLI tests (pytest)"
   SEEDANCE_BUILD_DIR="$PWD/build" "$VENV/bin/python" -m pytest -q -p no:cacheprovider \
-    -n "$(nproc)" tests \
+    -n "$(nproc)" --durations=8 tests \
     | tee "$log" || rc=1
   local summary py_passed py_failed py_errors
   summary=$(grep -E "^(=+ )?[0-9]+ (passed|failed)|no tests ran" "$log" | tail -1 || true)

@@ -34,7 +34,7 @@ def replicate(src: pathlib.Path, dst: pathlib.Path, k: int, renamed: list[str]) 
     """Writes k copies of src's rows with the `renamed` columns suffixed; returns the row count."""
     with open(src, newline="") as f:
         rows = list(csv.reader(f))
-    header, body = rows[0], rows[1:]
+    header, body = rows[0], [r for r in rows[1:] if r]
     cols = [header.index(c) for c in renamed]
     with open(dst, "w", newline="") as f:
         w = csv.writer(f)

@@ -39,6 +39,7 @@ Cluster::Cluster(std::vector<Node> nodes) : nodes_(std::move(nodes)) {
 void Cluster::ShuffleTieOrder(std::mt19937_64& rng) {
   for (size_t r = 0; r < tie_rank_.size(); ++r) tie_rank_[r] = static_cast<int>(r);
   std::shuffle(tie_rank_.begin(), tie_rank_.end(), rng);
+  ++tie_epoch_;
 }
 
 bool Cluster::TypeAllowed(const Pod& pod, int node) const {
@@ -96,6 +97,7 @@ void Cluster::Bind(const Pod& pod, int node, std::span<const int> gpus) {
   state_[static_cast<size_t>(node)] = After(pod, node, gpus);
   if (const int tag = GpuTag(pod); tag >= 0) ++state_[static_cast<size_t>(node)].tag_pods[tag];
   used_gpu_milli_ += static_cast<int64_t>(gpus.size()) * pod.gpu_milli;
+  change_log_.push_back(node);
 }
 
 void Cluster::Unbind(const Pod& pod, int node, std::span<const int> gpus) {
@@ -105,6 +107,7 @@ void Cluster::Unbind(const Pod& pod, int node, std::span<const int> gpus) {
   for (int g : gpus) s.gpu_left[static_cast<size_t>(g)] += pod.gpu_milli;
   if (const int tag = GpuTag(pod); tag >= 0) --s.tag_pods[tag];
   used_gpu_milli_ -= static_cast<int64_t>(gpus.size()) * pod.gpu_milli;
+  change_log_.push_back(node);
 }
 
 base::Status Cluster::Check() const {

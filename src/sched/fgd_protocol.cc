@@ -18,6 +18,7 @@ base::StatusOr<FgdRun> RunFgdProtocol(const std::vector<Node>& nodes, const std:
   SEEDANCE_ASSIGN_OR_RETURN(auto policy, MakePolicy(o.policy, pods));
   Framework framework(std::move(policy));
   framework.SetTieBreak(o.ties);
+  framework.EnableScoreCache(true);  // exact; used where the policy allows (score_cache.h)
   Cluster cluster(nodes);
   if (cluster.total_gpu_milli() == 0) return base::InvalidArgumentError("the cluster has no GPUs");
   PrepareTieOrder(cluster, o.ties, o.seed);

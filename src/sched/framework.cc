@@ -1,6 +1,15 @@
 #include "seedance/sched/framework.h"
 
+#include "src/sched/score_cache.h"
+
 namespace seedance::sched {
+
+Framework::Framework(std::unique_ptr<Policy> policy) : policy_(std::move(policy)) {}
+Framework::~Framework() = default;
+
+void Framework::EnableScoreCache(bool on) {
+  score_cache_ = on ? std::make_unique<ScoreCache>() : nullptr;
+}
 
 bool Framework::Reserve(Cluster& cluster, const Pod& pod, const Candidate& at) {
   cluster.Bind(pod, at.node, at.gpus);
@@ -21,6 +30,16 @@ void Framework::Unschedule(Cluster& cluster, const Pod& pod, const Candidate& at
 
 std::optional<Candidate> Framework::Schedule(Cluster& cluster, const Pod& pod,
                                              std::mt19937_64& rng) {
+  if (score_cache_ && filters_.empty() && !post_filter_ && ties_ != TieBreak::kRandom &&
+      policy_->scores_each_node_alone()) {
+    std::optional<Candidate> chosen = score_cache_->Best(cluster, *policy_, pod, rng);
+    if (!chosen || !Reserve(cluster, pod, *chosen)) return std::nullopt;
+    if (bind_ && !bind_->Bind(pod, *chosen).ok()) {
+      Unschedule(cluster, pod, *chosen);
+      return std::nullopt;
+    }
+    return chosen;
+  }
   for (int attempt = 0; attempt < 2; ++attempt) {
     feasible_.clear();
     for (int n = 0; n < static_cast<int>(cluster.nodes().size()); ++n) {

@@ -92,6 +92,7 @@ class DotProductPolicy final : public Policy {
 class GpuPackingPolicy final : public Policy {
  public:
   std::string_view name() const override { return "gpupacking"; }
+  bool scores_each_node_alone() const override { return true; }
   void Score(const Cluster& cluster, const Pod& pod, std::vector<Candidate>& feasible,
              std::mt19937_64&) const override {
     for (auto& c : feasible) {
@@ -136,6 +137,7 @@ class GpuPackingPolicy final : public Policy {
 class GpuClusteringPolicy final : public Policy {
  public:
   std::string_view name() const override { return "gpuclustering"; }
+  bool scores_each_node_alone() const override { return true; }
   void Score(const Cluster& cluster, const Pod& pod, std::vector<Candidate>& feasible,
              std::mt19937_64&) const override {
     const int tag = GpuTag(pod);
@@ -163,6 +165,7 @@ class FgdPolicy final : public Policy {
  public:
   explicit FgdPolicy(std::vector<PodClass> classes) : frag_(std::move(classes)) {}
   std::string_view name() const override { return "fgd"; }
+  bool scores_each_node_alone() const override { return true; }
 
   void Score(const Cluster& cluster, const Pod& pod, std::vector<Candidate>& feasible,
              std::mt19937_64&) const override {

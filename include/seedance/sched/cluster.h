@@ -68,6 +68,11 @@ class Cluster {
   void Bind(const Pod& pod, int node, std::span<const int> gpus);
   void Unbind(const Pod& pod, int node, std::span<const int> gpus);
 
+  // Every node a Bind or Unbind touched, in order: what incremental scoring (score_cache.h)
+  // re-scores. tie_epoch() changes when ShuffleTieOrder does.
+  const std::vector<int>& change_log() const { return change_log_; }
+  uint64_t tie_epoch() const { return tie_epoch_; }
+
   base::Status Check() const;
 
  private:
@@ -76,6 +81,8 @@ class Cluster {
   std::vector<int> tie_rank_;
   int64_t total_gpu_milli_ = 0;
   int64_t used_gpu_milli_ = 0;
+  std::vector<int> change_log_;
+  uint64_t tie_epoch_ = 0;
 };
 
 }  // namespace seedance::sched

@@ -64,15 +64,23 @@ class BindPlugin {
   virtual base::Status Bind(const Pod& pod, const Candidate& at) = 0;
 };
 
+class ScoreCache;
+
 class Framework {
  public:
-  explicit Framework(std::unique_ptr<Policy> policy) : policy_(std::move(policy)) {}
+  explicit Framework(std::unique_ptr<Policy> policy);
+  ~Framework();
 
   void AddFilter(std::unique_ptr<FilterPlugin> p) { filters_.push_back(std::move(p)); }
   void AddReserve(std::unique_ptr<ReservePlugin> p) { reserves_.push_back(std::move(p)); }
   void SetPostFilter(std::unique_ptr<PostFilterPlugin> p) { post_filter_ = std::move(p); }
   void SetBind(std::unique_ptr<BindPlugin> p) { bind_ = std::move(p); }
   void SetTieBreak(TieBreak t) { ties_ = t; }
+  // Incremental scoring (src/sched/score_cache.h): each (pod shape, node) is scored again only
+  // after the node changes. Used only where it chooses exactly what the full scan chooses (a policy
+  // that scores each node alone, no filter or post-filter plugins, a tie rule by rank); elsewhere
+  // Schedule scans every node as before. Off by default.
+  void EnableScoreCache(bool on);
 
   const Policy& policy() const { return *policy_; }
 
@@ -92,6 +100,7 @@ class Framework {
   std::unique_ptr<BindPlugin> bind_;
   std::vector<Candidate> feasible_;  // reused between cycles
   TieBreak ties_ = TieBreak::kRandom;
+  std::unique_ptr<ScoreCache> score_cache_;
 };
 
 }  // namespace seedance::sched

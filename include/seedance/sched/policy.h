@@ -45,6 +45,10 @@ class Policy {
   // cluster's default choice); may change each candidate's GPUs.
   virtual void Score(const Cluster& cluster, const Pod& pod, std::vector<Candidate>& feasible,
                      std::mt19937_64& rng) const = 0;
+  // True when a candidate's score and GPUs depend only on the pod's shape and that node's state
+  // (no normalisation over the candidates, no randomness): then a node's score can be kept until
+  // the node changes (score_cache.h).
+  virtual bool scores_each_node_alone() const { return false; }
 };
 
 // The target workload of FGD: pod classes (cpu, GPUs, milli-GPU, allowed

@@ -1,0 +1,119 @@
+// Incremental scoring must choose exactly what the full scan chooses: the same node and GPUs for
+// every pod, on random clusters with repeating pod shapes, placements and removals.
+#include "src/sched/score_cache.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+#include <string>
+#include <vector>
+
+#include "seedance/sched/framework.h"
+
+namespace seedance::sched {
+namespace {
+
+std::vector<Node> RandomNodes(std::mt19937_64& rng, int n) {
+  std::vector<Node> nodes;
+  const int gpus[] = {0, 1, 2, 4, 8};
+  for (int i = 0; i < n; ++i) {
+    Node x;
+    x.name = "node-" + std::to_string(i);
+    x.cpu_milli = 16000 * static_cast<int64_t>(1 + rng() % 8);
+    x.memory_mib = 65536 * static_cast<int64_t>(1 + rng() % 4);
+    x.gpu_count = gpus[rng() % 5];
+    x.gpu_model = rng() % 2 ? "A" : "B";
+    nodes.push_back(x);
+  }
+  return nodes;
+}
+
+std::vector<Pod> RandomPods(std::mt19937_64& rng, int n) {
+  // A few shapes, repeated: the cache's case.
+  std::vector<Pod> shapes;
+  for (int s = 0; s < 12; ++s) {
+    Pod p;
+    p.cpu_milli = 1000 * static_cast<int64_t>(1 + rng() % 16);
+    p.memory_mib = 1024 * static_cast<int64_t>(1 + rng() % 32);
+    switch (rng() % 4) {
+      case 0:
+        p.num_gpu = 0;
+        break;
+      case 1:
+        p.num_gpu = 1;
+        p.gpu_milli = 100 * static_cast<int>(1 + rng() % 9);
+        break;
+      default:
+        p.num_gpu = 1 + static_cast<int>(rng() % 4);
+        p.gpu_milli = 1000;
+        break;
+    }
+    if (rng() % 4 == 0) p.gpu_models = {"A"};
+    shapes.push_back(p);
+  }
+  std::vector<Pod> pods;
+  for (int i = 0; i < n; ++i) {
+    Pod p = shapes[rng() % shapes.size()];
+    p.name = "pod-" + std::to_string(i);
+    pods.push_back(p);
+  }
+  return pods;
+}
+
+void ExpectSameChoices(const std::string& policy, TieBreak ties, uint64_t seed) {
+  std::mt19937_64 gen(seed);
+  const std::vector<Node> nodes = RandomNodes(gen, 60);
+  const std::vector<Pod> pods = RandomPods(gen, 600);
+  auto a = MakePolicy(policy, pods);
+  auto b = MakePolicy(policy, pods);
+  ASSERT_TRUE(a.ok() && b.ok());
+  ASSERT_TRUE((*a)->scores_each_node_alone()) << policy;
+  Framework scan(std::move(*a)), cached(std::move(*b));
+  scan.SetTieBreak(ties);
+  cached.SetTieBreak(ties);
+  cached.EnableScoreCache(true);
+  Cluster c1(nodes), c2(nodes);
+  PrepareTieOrder(c1, ties, seed);
+  PrepareTieOrder(c2, ties, seed);
+  std::mt19937_64 r1(seed), r2(seed), pick(seed + 1);
+  std::vector<std::pair<const Pod*, Candidate>> placed;
+  for (const Pod& p : pods) {
+    const auto x = scan.Schedule(c1, p, r1);
+    const auto y = cached.Schedule(c2, p, r2);
+    ASSERT_EQ(x.has_value(), y.has_value()) << policy << " " << p.name;
+    if (x) {
+      ASSERT_EQ(x->node, y->node) << policy << " " << p.name;
+      ASSERT_EQ(x->gpus, y->gpus) << policy << " " << p.name;
+      ASSERT_EQ(x->score, y->score) << policy << " " << p.name;
+      placed.emplace_back(&p, *x);
+    }
+    // Now and then a pod leaves, so that nodes also gain capacity.
+    if (!placed.empty() && pick() % 5 == 0) {
+      const size_t i = pick() % placed.size();
+      scan.Unschedule(c1, *placed[i].first, placed[i].second);
+      cached.Unschedule(c2, *placed[i].first, placed[i].second);
+      placed.erase(placed.begin() + static_cast<int64_t>(i));
+    }
+  }
+  EXPECT_GT(placed.size(), 50u);
+}
+
+TEST(ScoreCacheTest, ChoosesWhatTheFullScanChooses) {
+  for (const char* policy : {"fgd", "gpupacking", "gpuclustering"}) {
+    for (TieBreak ties : {TieBreak::kNodeName, TieBreak::kShuffledNodeNames}) {
+      for (uint64_t seed : {1u, 2u, 3u}) ExpectSameChoices(policy, ties, seed);
+    }
+  }
+}
+
+TEST(ScoreCacheTest, PoliciesThatNormaliseOrDrawAreNotCached) {
+  const std::vector<Pod> pods = {Pod{}};
+  for (const char* policy : {"random", "bestfit", "dotprod"}) {
+    auto p = MakePolicy(policy, pods);
+    ASSERT_TRUE(p.ok());
+    EXPECT_FALSE((*p)->scores_each_node_alone()) << policy;
+  }
+}
+
+}  // namespace
+}  // namespace seedance::sched
