@@ -104,6 +104,29 @@ TEST(GpuCatalogTest, OverrideChangesOnlyGivenFields) {
   EXPECT_DOUBLE_EQ(GpuCatalog::BuiltIn().Find("H100-SXM")->price_per_hour_usd, 12.29);
 }
 
+// Ids are unique regardless of case; many entries all land (the look-ups are hashed now).
+TEST(GpuCatalogTest, DuplicateIdsInAnyCaseAndManyEntries) {
+  const std::string price =
+      "    price_per_hour_usd: 2.5\n    price_date: 2026-11-01\n    price_source: contract\n";
+  auto twice = GpuCatalog::WithOverrides(
+      GpuCatalog::BuiltIn(), "gpus:\n  - id: H100-SXM\n" + price + "  - id: h100-sxm\n" + price,
+      "cat.yaml");
+  ASSERT_FALSE(twice.ok());
+  EXPECT_NE(twice.status().message().find("appears twice"), std::string_view::npos);
+  EXPECT_EQ(twice.status().where(), "cat.yaml:6: gpus[1].id");
+  std::string many = "gpus:\n";
+  for (int i = 0; i < 3000; ++i) {
+    many += "  - {id: G" + std::to_string(i) +
+            ", name: G, vendor: nvidia, form_factor: sxm, memory_gb: 80, memory_type: HBM3, "
+            "memory_bandwidth_gbps: 3350, dense_tflops: {bf16: 989}, tdp_watts: 700, "
+            "price_per_hour_usd: 2, price_date: 2026-11-01, price_source: list, datasheet: x}\n";
+  }
+  auto c = GpuCatalog::WithOverrides(GpuCatalog::BuiltIn(), many, "many.yaml");
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_EQ(c->gpus().size(), GpuCatalog::BuiltIn().gpus().size() + 3000);
+  EXPECT_NE(c->Find("g2999"), nullptr);
+}
+
 TEST(GpuCatalogTest, NewGpuNeedsEveryField) {
   const std::string full =
       "gpus:\n"
