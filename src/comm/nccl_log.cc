@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "seedance/base/civil_time.h"
+#include "seedance/base/parse.h"
 
 namespace seedance::comm {
 namespace {
@@ -42,16 +43,20 @@ double Timestamp(std::string_view& line) {
   if (line.empty() || line[0] != '[') return -1;
   const size_t close = line.find(']');
   if (close == std::string_view::npos) return -1;
-  const std::string ts(line.substr(1, close - 1));
+  const std::string_view ts = line.substr(1, close - 1);
   double seconds = -1;
-  int y, mo, d, h, mi;
-  double s;
-  if (std::sscanf(ts.c_str(), "%d-%d-%d %d:%d:%lf", &y, &mo, &d, &h, &mi, &s) == 6) {
-    seconds = static_cast<double>(base::UnixSeconds(y, mo, d, h, mi, 0)) + s;
-  } else {
-    char* end = nullptr;
-    const double v = std::strtod(ts.c_str(), &end);
-    if (end && *end == '\0' && !ts.empty()) seconds = v;
+  if (const std::optional<int64_t> civil = base::ParseCivilSeconds(ts)) {
+    // "YYYY-MM-DD HH:MM:SS" with an optional fraction of a second.
+    const std::string_view frac = ts.substr(19);
+    if (frac.empty()) {
+      seconds = static_cast<double>(*civil);
+    } else if (frac[0] == '.' && frac.size() > 1 &&
+               frac.find_first_not_of("0123456789", 1) == std::string_view::npos) {
+      seconds = static_cast<double>(*civil) +
+                base::ParseFiniteDouble("0" + std::string(frac)).value_or(0.0);
+    }
+  } else if (auto v = base::ParseFiniteDouble(ts); v && *v >= 0) {
+    seconds = *v;  // seconds since some start, as some launchers print them
   }
   if (seconds >= 0) {
     line.remove_prefix(close + 1);

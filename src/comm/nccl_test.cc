@@ -4,6 +4,7 @@
 
 #include <random>
 
+#include "seedance/base/civil_time.h"
 #include "seedance/base/fake_env.h"
 #include "seedance/base/testing/text_mutator.h"
 #include "seedance/comm/nccl_advisor.h"
@@ -153,6 +154,29 @@ TEST(NcclLog, WithoutTimestampsRanksByBytesAndRejectsNonNcclText) {
   std::mt19937 rng(3);
   for (int i = 0; i < 500; ++i) {
     (void)AnalyzeNcclLog(base::testing::MutateText(kLog, rng, 8), "fuzz.log");  // never crashes
+  }
+}
+
+// Found by the nccl_log fuzz target: a stamp with a huge year overflowed int64 in UnixSeconds.
+// An out-of-range stamp is not a stamp now, so its line is not taken for an NCCL line (as with any
+// unknown "[...]" prefix): one AllReduce fewer, no crash.
+TEST(NcclLog, OutOfRangeTimestampsAreIgnored) {
+  for (const char* stamp :
+       {"[2147483647-05-01 10:00:00.000] ", "[1e400] ", "[2024-13-01 10:00:00] ",
+        "[2024-05-01 10:00:00.x] ", "[-5] ", "[nan] "}) {
+    std::string log = kLog;
+    const size_t at = log.find("[2024-05-01 10:00:00.250] ");
+    log.replace(at, 26, stamp);
+    auto r = AnalyzeNcclLog(log, "t.log");
+    ASSERT_TRUE(r.ok()) << stamp << r.status().ToString();
+    EXPECT_EQ((*r)["collectives"][0]["calls"], 2) << stamp;
+  }
+  EXPECT_EQ(base::ParseCivilSeconds("2017-10-09 07:01:55"), 1507532515);
+  EXPECT_EQ(base::ParseCivilSeconds("2017-10-09 07:01:55.5"), 1507532515);  // the rest is not read
+  for (const char* bad : {"2017-10-09 07:01:5", "+017-10-09 07:01:55", "1969-12-31 23:59:59",
+                          "2017-00-09 07:01:55", "2017-10-32 07:01:55", "2017-10-09 24:00:00",
+                          "2017-10-09 07:60:00", "2017-10-09 07:01:61", "2017/10/09 07:01:55"}) {
+    EXPECT_FALSE(base::ParseCivilSeconds(bad).has_value()) << bad;
   }
 }
 

@@ -184,25 +184,13 @@ base::StatusOr<std::vector<Job>> ReadPhillyJobs(std::string_view text, const std
   jobs.reserve(t.records().size());
   for (const CsvRecord& r : t.records()) {
     Job j;
-    // Exactly "YYYY-MM-DD HH:MM:SS", digits where the pattern has them: no signs, no spaces.
     const std::string& ts = r.fields[0];
-    static constexpr std::string_view kShape = "dddd-dd-dd dd:dd:dd";
-    bool shaped = ts.size() == kShape.size();
-    for (size_t i = 0; shaped && i < ts.size(); ++i) {
-      shaped = kShape[i] == 'd' ? (ts[i] >= '0' && ts[i] <= '9') : ts[i] == kShape[i];
-    }
-    auto field = [&ts](size_t at, size_t n) {  // only digits: the parse cannot fail
-      return static_cast<int>(base::ParseInt64(std::string_view(ts).substr(at, n)).value_or(0));
-    };
-    const int y = shaped ? field(0, 4) : 0, mo = shaped ? field(5, 2) : 0,
-              d = shaped ? field(8, 2) : 0, h = shaped ? field(11, 2) : 0,
-              mi = shaped ? field(14, 2) : 0, s = shaped ? field(17, 2) : 0;
-    if (!shaped || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || s > 60 ||
-        y < 1970) {
+    const std::optional<int64_t> submit = base::ParseCivilSeconds(ts);
+    if (!submit || ts.size() != 19) {
       return base::InvalidArgumentError(
           "'timestamp' must be 'YYYY-MM-DD HH:MM:SS', got '" + ts + "'", t.Where(r, 0));
     }
-    j.submit_s = base::UnixSeconds(y, mo, d, h, mi, s);
+    j.submit_s = *submit;
     SEEDANCE_ASSIGN_OR_RETURN(j.duration_s, Number(t, r, 1));
     if (j.duration_s < 0)
       return base::InvalidArgumentError("'duration' is negative", t.Where(r, 1));
