@@ -29,13 +29,10 @@ import statistics
 import subprocess
 import time
 
+from scrape_load import percentile  # the same nearest-rank percentile as the load test
+
 REPO = pathlib.Path(__file__).resolve().parents[2]
 REQUEST = b"GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
-
-
-def percentile(xs: list[float], p: float) -> float:
-    xs = sorted(xs)
-    return xs[min(len(xs) - 1, int(round(p / 100 * (len(xs) - 1))))]
 
 
 def vm_hwm_kib(pid: int) -> int:

@@ -6,24 +6,20 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "seedance/base/ascii.h"
 #include "seedance/base/yaml_map.h"
 #include "src/cost/gpu_catalog_data.h"
 
 namespace seedance::cost {
 namespace {
 
+using base::AsciiLower;
+using base::EqualsIgnoreCase;
 using base::NumericFormat;
 using base::Report;
 using base::Status;
 using base::StatusOr;
 using base::YamlMap;
-
-bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return std::tolower(static_cast<unsigned char>(x)) ==
-                  std::tolower(static_cast<unsigned char>(y));
-         });
-}
 
 constexpr double kMaxTflops = 1e6;  // a sanity bound far above any real GPU
 
@@ -116,13 +112,8 @@ StatusOr<GpuCatalog> GpuCatalog::WithOverrides(const GpuCatalog& base_catalog,
   GpuCatalog out = base_catalog;
   // Ids compare case-insensitively; both look-ups are hashed, so a file of n entries costs O(n)
   // (a linear search per entry made 8,000 entries quadratic: hardening finding 11).
-  auto lower = [](std::string_view id) {
-    std::string l(id);
-    for (char& c : l) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return l;
-  };
   std::unordered_map<std::string, size_t> index;
-  for (size_t i = 0; i < out.gpus_.size(); ++i) index.emplace(lower(out.gpus_[i].id), i);
+  for (size_t i = 0; i < out.gpus_.size(); ++i) index.emplace(AsciiLower(out.gpus_[i].id), i);
   std::unordered_set<std::string> seen;
   for (const YamlMap& entry : entries) {
     SEEDANCE_RETURN_IF_ERROR(
@@ -130,7 +121,7 @@ StatusOr<GpuCatalog> GpuCatalog::WithOverrides(const GpuCatalog& base_catalog,
                          "memory_bandwidth_gbps", "dense_tflops", "sparse_tflops", "tdp_watts",
                          "price_per_hour_usd", "price_date", "price_source", "datasheet"}));
     SEEDANCE_ASSIGN_OR_RETURN(std::string id, entry.GetString("id"));
-    const std::string key = lower(id);
+    const std::string key = AsciiLower(id);
     if (!seen.insert(key).second) {
       return base::InvalidArgumentError("GPU '" + id + "' appears twice in the catalog file",
                                         entry.Where("id"));

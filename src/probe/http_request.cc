@@ -3,8 +3,12 @@
 #include <algorithm>
 #include <cctype>
 
+#include "seedance/base/ascii.h"
+
 namespace seedance::probe {
 namespace {
+
+using base::EqualsIgnoreCase;
 
 // RFC 9110 5.6.2: tchar = "!" / "#" / "$" / "%" / "&" / "'" / "*" / "+" / "-" / "." / "^" / "_" /
 // "`" / "|" / "~" / DIGIT / ALPHA.
@@ -40,13 +44,6 @@ bool IsToken(std::string_view s) {
 
 // field-value bytes (RFC 9110 5.5): VCHAR, obs-text, SP and HTAB.
 bool IsValueChar(unsigned char c) { return c == '\t' || c == ' ' || (c >= 0x21 && c != 0x7f); }
-
-bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return std::tolower(static_cast<unsigned char>(x)) ==
-                  std::tolower(static_cast<unsigned char>(y));
-         });
-}
 
 std::string_view TrimOws(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
