@@ -11,7 +11,7 @@ Prints one JSON object per protocol: for each k the nodes, pods or jobs, wall se
 RSS, and the growth exponent between consecutive sizes, log(t2/t1) / log(n2/n1) (1 is linear,
 2 quadratic).
 
-    .venv/bin/python bench/sched/scale.py [--fgd-k 1,2,4,8] [--events-k 1,4,12]
+    .venv/bin/python bench/sched/scale.py [--fgd-k 1,2,4,8] [--events-k 1,4,13]
 """
 
 from __future__ import annotations
@@ -73,7 +73,7 @@ def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--seedancectl", default=str(REPO / "build" / "bin" / "seedancectl"))
     ap.add_argument("--fgd-k", default="1,2,4,8")
-    ap.add_argument("--events-k", default="1,4,12")
+    ap.add_argument("--events-k", default="1,4,13")
     a = ap.parse_args()
     ali = DATA / "alibaba-gpu-2023"
     philly = DATA / "philly"

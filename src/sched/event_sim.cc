@@ -220,6 +220,7 @@ base::StatusOr<EventRun> RunEvents(const std::vector<Node>& nodes, std::vector<E
   SEEDANCE_ASSIGN_OR_RETURN(auto policy, MakePolicy(o.policy, workload));
   Framework framework(std::move(policy));
   framework.SetTieBreak(o.ties);
+  framework.EnableScoreCache(true);  // exact; used where the policy and filters allow
   Cluster cluster(nodes);
   if (cluster.total_gpu_milli() == 0) return base::InvalidArgumentError("the cluster has no GPUs");
   PrepareTieOrder(cluster, o.ties, o.seed);
@@ -242,14 +243,15 @@ base::StatusOr<EventRun> RunEvents(const std::vector<Node>& nodes, std::vector<E
     events.push({static_cast<double>(jobs[i].submit_s), 1, seq++, i});
   }
   const double t0 = static_cast<double>(jobs.front().submit_s);
-  // Waiting jobs, kept sorted by (tier when tiers are on, priority desc,
-  // submit, id).
-  std::vector<size_t> queue;
+  // Waiting jobs in the order they are tried: tier when tiers are on, priority descending, then
+  // submit time and id — which is the job's index, as `jobs` is sorted by them. An ordered set,
+  // so that a pass reads only its head and an arrival costs O(log queue).
   auto rank = [&jobs, &o](size_t id) { return o.tiers ? static_cast<int>(jobs[id].tier) : 0; };
-  auto queue_less = [&jobs, &rank](size_t a, size_t b) {
-    return std::make_tuple(rank(a), -jobs[a].priority, jobs[a].submit_s, jobs[a].id) <
-           std::make_tuple(rank(b), -jobs[b].priority, jobs[b].submit_s, jobs[b].id);
+  using QueueKey = std::tuple<int, int, size_t>;
+  auto queue_key = [&jobs, &rank](size_t id) {
+    return QueueKey{rank(id), -jobs[id].priority, id};
   };
+  std::set<QueueKey> queue;
   std::vector<Placement> placed(jobs.size());
   std::vector<double> started_at(jobs.size(), -1);
   std::vector<double> jct, delay;
@@ -663,7 +665,9 @@ base::StatusOr<EventRun> RunEvents(const std::vector<Node>& nodes, std::vector<E
   bool spot_only = false;
   bool any_spot = false;
   for (const Node& n : nodes) any_spot |= n.spot;
-  framework.AddFilter(std::make_unique<NodeFilter>(&down, &spot_only, &nodes));
+  // Without spot nodes the filter passes every node: leave it out, so that incremental scoring
+  // (which no filter may accompany) can choose.
+  if (any_spot) framework.AddFilter(std::make_unique<NodeFilter>(&down, &spot_only, &nodes));
   if (o.overcommit) {
     framework.AddFilter(std::make_unique<FunctionFilter>(
         "overcommit-margin", [&](const Cluster&, const Pod&, int node) {
@@ -716,9 +720,7 @@ base::StatusOr<EventRun> RunEvents(const std::vector<Node>& nodes, std::vector<E
         // A victim's old completion stays queued (and counts down when it
         // pops, ignored by its epoch); its rerun pushes a new one.
         for (size_t v : victims) preempt(v, now, back);
-        for (size_t v : back) {
-          queue.insert(std::upper_bound(queue.begin(), queue.end(), v, queue_less), v);
-        }
+        for (size_t v : back) queue.insert(queue_key(v));
         events.push({now + o.spot_recovery_s, 3, seq++, e.job});
         continue;
       }
@@ -742,7 +744,7 @@ base::StatusOr<EventRun> RunEvents(const std::vector<Node>& nodes, std::vector<E
           ++run.never_fit;
           continue;
         }
-        queue.insert(std::upper_bound(queue.begin(), queue.end(), e.job, queue_less), e.job);
+        queue.insert(queue_key(e.job));
         last_effect = now;
       } else if (e.epoch == epoch[e.job] && segment_start[e.job] >= 0) {  // completion
         stop(e.job, now);
@@ -756,15 +758,15 @@ base::StatusOr<EventRun> RunEvents(const std::vector<Node>& nodes, std::vector<E
     // Within one pass resources only shrink, so a shape that failed fails
     // again: remember failed shapes, and skip jobs asking for more GPU than
     // is free at all (unless preemption may free it).
-    std::vector<size_t> kept, requeued;
+    // Only the first backfill_window jobs are looked at; a job placed leaves the queue, a job
+    // preempted in the pass joins it after the pass.
+    std::vector<size_t> requeued;
     size_t looked = 0;
     std::set<Shape> failed;
-    for (size_t qi = 0; qi < queue.size(); ++qi) {
-      const size_t id = queue[qi];
-      if (looked >= static_cast<size_t>(o.backfill_window)) {
-        kept.push_back(id);
-        continue;
-      }
+    for (auto next = queue.begin();
+         next != queue.end() && looked < static_cast<size_t>(o.backfill_window);) {
+      const auto here = next++;
+      const size_t id = std::get<2>(*here);
       ++looked;
       EventJob& j = jobs[id];
       const int64_t demand = demand_of(id);
@@ -803,10 +805,8 @@ base::StatusOr<EventRun> RunEvents(const std::vector<Node>& nodes, std::vector<E
           placed_now = try_place(j, placed[id]);
         }
       }
-      if (!placed_now) {
-        kept.push_back(id);
-        continue;
-      }
+      if (!placed_now) continue;
+      queue.erase(here);
       if (started_at[id] < 0) {
         ++run.started;
         started_at[id] = now;
@@ -817,10 +817,7 @@ base::StatusOr<EventRun> RunEvents(const std::vector<Node>& nodes, std::vector<E
       }
       begin_segment(id, now, guaranteed);
     }
-    for (size_t v : requeued) {
-      kept.insert(std::upper_bound(kept.begin(), kept.end(), v, queue_less), v);
-    }
-    queue.swap(kept);
+    for (size_t v : requeued) queue.insert(queue_key(v));
     // After placing: contention the pass just created is relieved at once.
     if (o.overcommit && o.redistribute) redistribute_pass(now);
     if (o.check_invariants) SEEDANCE_RETURN_IF_ERROR(cluster.Check());

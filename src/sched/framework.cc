@@ -30,9 +30,8 @@ void Framework::Unschedule(Cluster& cluster, const Pod& pod, const Candidate& at
 
 std::optional<Candidate> Framework::Schedule(Cluster& cluster, const Pod& pod,
                                              std::mt19937_64& rng) {
-  if (score_cache_ && filters_.empty() && !post_filter_ && ties_ != TieBreak::kRandom &&
-      policy_->scores_each_node_alone()) {
-    std::optional<Candidate> chosen = score_cache_->Best(cluster, *policy_, pod, rng);
+  if (score_cache_ && filters_.empty() && !post_filter_ && policy_->scores_each_node_alone()) {
+    std::optional<Candidate> chosen = score_cache_->Best(cluster, *policy_, ties_, pod, rng);
     if (!chosen || !Reserve(cluster, pod, *chosen)) return std::nullopt;
     if (bind_ && !bind_->Bind(pod, *chosen).ok()) {
       Unschedule(cluster, pod, *chosen);

@@ -36,7 +36,9 @@ class RandomPolicy final : public Policy {
   }
 };
 
-// Min-max normalisation to 0..100 in integers; equal scores all become 100.
+// Min-max normalisation to 0..100 in integers; equal scores all become 100. It keeps the set of
+// highest scores (scores_each_node_alone relies on it): for s < hi, (s - lo) * 100 < (hi - lo) *
+// 100, so s maps below 100 while hi maps to 100.
 void MinMaxNormalise(std::vector<Candidate>& cs) {
   if (cs.empty()) return;
   int64_t lo = cs[0].score, hi = cs[0].score;
@@ -50,19 +52,26 @@ void MinMaxNormalise(std::vector<Candidate>& cs) {
 class BestFitPolicy final : public Policy {
  public:
   std::string_view name() const override { return "bestfit"; }
+  bool scores_each_node_alone() const override { return true; }  // min-max keeps the highest
   void Score(const Cluster& cluster, const Pod& pod, std::vector<Candidate>& feasible,
              std::mt19937_64&) const override {
+    ScoreAlone(cluster, pod, feasible);
+    MinMaxNormalise(feasible);
+  }
+  void ScoreAlone(const Cluster& cluster, const Pod& pod,
+                  std::vector<Candidate>& feasible) const override {
     for (auto& c : feasible) {
       const NodeState& s = cluster.state(c.node);
       const double cpu = static_cast<double>(s.cpu_left - pod.cpu_milli) / 128000.0;
       const double gpu = static_cast<double>(s.gpu_left_total() - pod.gpu_demand_milli()) / 8000.0;
       c.score = static_cast<int64_t>((1.0 - 0.5 * cpu - 0.5 * gpu) * 100.0);
     }
-    MinMaxNormalise(feasible);
   }
 };
 
-// Max-normalisation: score * 100 / max (integer), as the simulator's "norm max".
+// Max-normalisation: score * 100 / max (integer), as the simulator's "norm max". It keeps the set
+// of highest scores: with hi > 0 a score s < hi maps below 100 and hi to 100; otherwise nothing
+// changes.
 void MaxNormalise(std::vector<Candidate>& cs) {
   int64_t hi = 0;
   for (const auto& c : cs) hi = std::max(hi, c.score);
@@ -73,8 +82,14 @@ void MaxNormalise(std::vector<Candidate>& cs) {
 class DotProductPolicy final : public Policy {
  public:
   std::string_view name() const override { return "dotprod"; }
+  bool scores_each_node_alone() const override { return true; }  // max-normalising keeps it
   void Score(const Cluster& cluster, const Pod& pod, std::vector<Candidate>& feasible,
              std::mt19937_64&) const override {
+    ScoreAlone(cluster, pod, feasible);
+    MaxNormalise(feasible);
+  }
+  void ScoreAlone(const Cluster& cluster, const Pod& pod,
+                  std::vector<Candidate>& feasible) const override {
     const double req_cpu = static_cast<double>(pod.cpu_milli) / 128000.0;
     const double req_gpu = static_cast<double>(pod.gpu_demand_milli()) / 8000.0;
     for (auto& c : feasible) {
@@ -85,7 +100,6 @@ class DotProductPolicy final : public Policy {
       const double dot = free_cpu * req_cpu + free_gpu * req_gpu;
       c.score = static_cast<int64_t>((1.0 - dot / 2.0) * 100.0);
     }
-    MaxNormalise(feasible);
   }
 };
 
@@ -95,6 +109,10 @@ class GpuPackingPolicy final : public Policy {
   bool scores_each_node_alone() const override { return true; }
   void Score(const Cluster& cluster, const Pod& pod, std::vector<Candidate>& feasible,
              std::mt19937_64&) const override {
+    ScoreAlone(cluster, pod, feasible);
+  }
+  void ScoreAlone(const Cluster& cluster, const Pod& pod,
+                  std::vector<Candidate>& feasible) const override {
     for (auto& c : feasible) {
       if (pod.num_gpu == 0) {
         c.score = 0;  // CPU-only pods: no preference
@@ -140,6 +158,10 @@ class GpuClusteringPolicy final : public Policy {
   bool scores_each_node_alone() const override { return true; }
   void Score(const Cluster& cluster, const Pod& pod, std::vector<Candidate>& feasible,
              std::mt19937_64&) const override {
+    ScoreAlone(cluster, pod, feasible);
+  }
+  void ScoreAlone(const Cluster& cluster, const Pod& pod,
+                  std::vector<Candidate>& feasible) const override {
     const int tag = GpuTag(pod);
     for (auto& c : feasible) {
       if (tag < 0) {
@@ -169,6 +191,10 @@ class FgdPolicy final : public Policy {
 
   void Score(const Cluster& cluster, const Pod& pod, std::vector<Candidate>& feasible,
              std::mt19937_64&) const override {
+    ScoreAlone(cluster, pod, feasible);
+  }
+  void ScoreAlone(const Cluster& cluster, const Pod& pod,
+                  std::vector<Candidate>& feasible) const override {
     for (auto& c : feasible) frag_.FgdScore(cluster, pod, c);
   }
 
@@ -184,23 +210,29 @@ void PrepareTieOrder(Cluster& cluster, TieBreak ties, uint64_t seed) {
   cluster.ShuffleTieOrder(order_rng);
 }
 
+size_t TieDraw(size_t ties, std::mt19937_64& rng) { return ties > 1 ? rng() % ties : 0; }
+
 size_t SelectHost(const std::vector<Candidate>& cs, const Cluster& cluster, TieBreak tie_break,
                   std::mt19937_64& rng) {
-  size_t pick = 0;
-  int ties = 1;
+  size_t pick = 0, ties = 1;
   for (size_t i = 1; i < cs.size(); ++i) {
     if (cs[i].score > cs[pick].score) {
       pick = i;
       ties = 1;
     } else if (cs[i].score == cs[pick].score) {
-      if (tie_break != TieBreak::kRandom) {
-        if (cluster.tie_rank(cs[i].node) < cluster.tie_rank(cs[pick].node)) pick = i;
-      } else if (rng() % ++ties == 0) {
+      ++ties;
+      if (tie_break != TieBreak::kRandom &&
+          cluster.tie_rank(cs[i].node) < cluster.tie_rank(cs[pick].node)) {
         pick = i;
       }
     }
   }
-  return pick;
+  if (tie_break != TieBreak::kRandom || ties == 1) return pick;
+  // The candidates come in node order: the k-th of the tied ones, k drawn once.
+  size_t k = TieDraw(ties, rng);
+  for (size_t i = pick;; ++i) {
+    if (cs[i].score == cs[pick].score && k-- == 0) return i;
+  }
 }
 
 std::vector<PodClass> TypicalPods(const std::vector<Pod>& pods, double coverage) {

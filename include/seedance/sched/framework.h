@@ -78,8 +78,8 @@ class Framework {
   void SetTieBreak(TieBreak t) { ties_ = t; }
   // Incremental scoring (src/sched/score_cache.h): each (pod shape, node) is scored again only
   // after the node changes. Used only where it chooses exactly what the full scan chooses (a policy
-  // that scores each node alone, no filter or post-filter plugins, a tie rule by rank); elsewhere
-  // Schedule scans every node as before. Off by default.
+  // that scores each node alone, no filter or post-filter plugins); elsewhere Schedule scans every
+  // node as before. A choice it makes carries the score before normalisation. Off by default.
   void EnableScoreCache(bool on);
 
   const Policy& policy() const { return *policy_; }

@@ -45,10 +45,14 @@ class Policy {
   // cluster's default choice); may change each candidate's GPUs.
   virtual void Score(const Cluster& cluster, const Pod& pod, std::vector<Candidate>& feasible,
                      std::mt19937_64& rng) const = 0;
-  // True when a candidate's score and GPUs depend only on the pod's shape and that node's state
-  // (no normalisation over the candidates, no randomness): then a node's score can be kept until
-  // the node changes (score_cache.h).
+  // True when the choice can be made from each node alone: ScoreAlone gives every candidate a
+  // score and GPUs from the pod's shape and that node's state only (no randomness), and Score is
+  // ScoreAlone followed at most by a normalisation that keeps the set of highest scores (equal
+  // scores stay equal, a score below the highest stays below it). Then a node's score can be kept
+  // until the node changes and the highest ones give Score's choice (score_cache.h).
   virtual bool scores_each_node_alone() const { return false; }
+  // The scores before any normalisation; called only when scores_each_node_alone().
+  virtual void ScoreAlone(const Cluster&, const Pod&, std::vector<Candidate>&) const {}
 };
 
 // The target workload of FGD: pod classes (cpu, GPUs, milli-GPU, allowed
@@ -74,7 +78,9 @@ double NodeFragmentation(const NodeState& state, const std::string& gpu_model,
 
 // How SelectHost breaks ties between the highest scores.
 enum class TieBreak {
-  // Uniformly at random (reservoir sampling): kube-scheduler's selectHost.
+  // Uniformly at random among the highest, as kube-scheduler's selectHost (which samples a
+  // reservoir as it scans); here one draw (TieDraw) picks the k-th tied candidate in node order,
+  // so that an index of the scores can make the same choice without a scan (score_cache.h).
   kRandom,
   // The node whose name comes first (Cluster::tie_rank): the rule of the FGD
   // paper's simulator, which runs a fork of kube-scheduler 1.20.5 whose
@@ -97,6 +103,9 @@ void PrepareTieOrder(Cluster& cluster, TieBreak ties, uint64_t seed);
 
 size_t SelectHost(const std::vector<Candidate>& cs, const Cluster& cluster, TieBreak ties,
                   std::mt19937_64& rng);
+// Which of `ties` (>= 1) tied candidates the random rule takes, counted in node order: no draw
+// when there is one, else one draw of rng.
+size_t TieDraw(size_t ties, std::mt19937_64& rng);
 
 // "random", "bestfit", "dotprod", "gpupacking", "gpuclustering", "fgd",
 // "seedance"; `workload` gives FGD and Seedance their typical pods.
