@@ -48,8 +48,8 @@ def replicate(src: pathlib.Path, dst: pathlib.Path, k: int, renamed: list[str]) 
     return k * len(body)
 
 
-def timed(cmd: list[str]) -> tuple[float, float, dict]:
-    """Wall seconds, peak RSS (MiB) and the JSON report of one run."""
+def timed(cmd: list[str]) -> tuple[float, float, dict, float, float]:
+    """Wall seconds, peak RSS (MiB), the JSON report, user and kernel CPU seconds of one run."""
     t0 = time.perf_counter()
     with tempfile.TemporaryFile("w+") as errs:
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=errs, text=True)
@@ -60,13 +60,16 @@ def timed(cmd: list[str]) -> tuple[float, float, dict]:
         if proc.returncode != 0:
             errs.seek(0)
             raise SystemExit(f"{' '.join(cmd)} failed: {errs.read()}")
-    return wall, usage.ru_maxrss / 1024, json.loads(out)
+    return wall, usage.ru_maxrss / 1024, json.loads(out), usage.ru_utime, usage.ru_stime
 
 
 def growth(points: list[dict], size_key: str) -> None:
+    # Of wall time, and of user CPU time alone: on some virtual machines first-touch page faults
+    # get far dearer past a GB or two of fresh memory, which shows as kernel time.
     for a, b in zip(points, points[1:]):
-        b["growth_exponent"] = round(
-            math.log(b["seconds"] / a["seconds"]) / math.log(b[size_key] / a[size_key]), 2)
+        size = math.log(b[size_key] / a[size_key])
+        b["growth_exponent"] = round(math.log(b["seconds"] / a["seconds"]) / size, 2)
+        b["user_growth_exponent"] = round(math.log(b["user_s"] / a["user_s"]) / size, 2)
 
 
 def main() -> int:
@@ -83,18 +86,22 @@ def main() -> int:
         for k in [int(x) for x in a.fgd_k.split(",") if x]:
             nodes = replicate(ali / "openb_node_list_gpu_node.csv", d / "nodes.csv", k, ["sn"])
             pods = replicate(ali / "openb_pod_list_default.csv", d / "pods.csv", k, ["name"])
-            wall, rss, _ = timed([a.seedancectl, "simulate", "--nodes", str(d / "nodes.csv"),
+            wall, rss, _, user, kernel = timed([a.seedancectl, "simulate", "--nodes",
+                                                str(d / "nodes.csv"),
                                   "--pods", str(d / "pods.csv"), "--policy", "fgd", "--seeds",
                                   "1", "-o", "json"])
             result["fgd"].append({"k": k, "nodes": nodes, "pods": pods,
-                                  "seconds": round(wall, 2), "peak_rss_mib": round(rss, 1)})
+                                  "seconds": round(wall, 2), "user_s": round(user, 2),
+                                  "kernel_s": round(kernel, 2), "peak_rss_mib": round(rss, 1)})
         for k in [int(x) for x in a.events_k.split(",") if x]:
             replicate(philly / "philly_vc_nodes.csv", d / "vcs.csv", k, ["vc"])
             jobs = replicate(philly / "philly_jobs_pollux.csv", d / "jobs.csv", k, ["cluster"])
-            wall, rss, _ = timed([a.seedancectl, "simulate", "--protocol", "events", "--nodes",
+            wall, rss, _, user, kernel = timed([a.seedancectl, "simulate", "--protocol", "events",
+                                                "--nodes",
                                   str(d / "vcs.csv"), "--pods", str(d / "jobs.csv"), "--policy",
                                   "bestfit", "--seeds", "1", "--gpus-per-node", "2", "-o", "json"])
             result["events"].append({"k": k, "jobs": jobs, "seconds": round(wall, 2),
+                                     "user_s": round(user, 2), "kernel_s": round(kernel, 2),
                                      "peak_rss_mib": round(rss, 1)})
     growth(result["fgd"], "nodes")
     growth(result["events"], "jobs")

@@ -1,9 +1,18 @@
 #include "seedance/sched/cluster.h"
 
 #include <algorithm>
+#include <atomic>
 #include <string>
 
 namespace seedance::sched {
+namespace {
+
+uint64_t NewHistoryId() {
+  static std::atomic<uint64_t> next{1};  // simulations on several threads make clusters
+  return next.fetch_add(1, std::memory_order_relaxed);
+}
+
+}  // namespace
 
 int64_t NodeState::gpu_left_total() const {
   int64_t t = 0;
@@ -15,7 +24,29 @@ int NodeState::full_free_gpus() const {
   return static_cast<int>(std::count(gpu_left.begin(), gpu_left.end(), 1000));
 }
 
-Cluster::Cluster(std::vector<Node> nodes) : nodes_(std::move(nodes)) {
+Cluster::Cluster(const Cluster& other)
+    : nodes_(other.nodes_),
+      state_(other.state_),
+      tie_rank_(other.tie_rank_),
+      total_gpu_milli_(other.total_gpu_milli_),
+      used_gpu_milli_(other.used_gpu_milli_),
+      history_id_(NewHistoryId()),
+      tie_epoch_(other.tie_epoch_) {}
+
+Cluster& Cluster::operator=(const Cluster& other) {
+  if (this == &other) return *this;
+  nodes_ = other.nodes_;
+  state_ = other.state_;
+  tie_rank_ = other.tie_rank_;
+  total_gpu_milli_ = other.total_gpu_milli_;
+  used_gpu_milli_ = other.used_gpu_milli_;
+  change_log_.clear();
+  history_id_ = NewHistoryId();
+  tie_epoch_ = other.tie_epoch_;
+  return *this;
+}
+
+Cluster::Cluster(std::vector<Node> nodes) : nodes_(std::move(nodes)), history_id_(NewHistoryId()) {
   state_.reserve(nodes_.size());
   for (const Node& n : nodes_) {
     NodeState s;

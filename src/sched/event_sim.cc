@@ -215,8 +215,10 @@ base::StatusOr<EventRun> RunEvents(const std::vector<Node>& nodes, std::vector<E
                                    const EventRunOptions& o) {
   const auto start = std::chrono::steady_clock::now();
   if (jobs.empty()) return base::InvalidArgumentError("no jobs");
-  std::vector<Pod> workload;
-  for (const auto& j : jobs) workload.insert(workload.end(), j.members.begin(), j.members.end());
+  std::vector<Pod> workload;  // built only for a policy that reads it (a copy of every pod)
+  if (PolicyUsesWorkload(o.policy)) {
+    for (const auto& j : jobs) workload.insert(workload.end(), j.members.begin(), j.members.end());
+  }
   SEEDANCE_ASSIGN_OR_RETURN(auto policy, MakePolicy(o.policy, workload));
   Framework framework(std::move(policy));
   framework.SetTieBreak(o.ties);
@@ -248,9 +250,7 @@ base::StatusOr<EventRun> RunEvents(const std::vector<Node>& nodes, std::vector<E
   // so that a pass reads only its head and an arrival costs O(log queue).
   auto rank = [&jobs, &o](size_t id) { return o.tiers ? static_cast<int>(jobs[id].tier) : 0; };
   using QueueKey = std::tuple<int, int, size_t>;
-  auto queue_key = [&jobs, &rank](size_t id) {
-    return QueueKey{rank(id), -jobs[id].priority, id};
-  };
+  auto queue_key = [&jobs, &rank](size_t id) { return QueueKey{rank(id), -jobs[id].priority, id}; };
   std::set<QueueKey> queue;
   std::vector<Placement> placed(jobs.size());
   std::vector<double> started_at(jobs.size(), -1);
@@ -886,6 +886,7 @@ base::StatusOr<EventRun> RunEvents(const std::vector<Node>& nodes, std::vector<E
       run.tiers.push_back(f);
     }
   }
+  run.nodes_examined = framework.nodes_examined();
   run.runtime_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return run;

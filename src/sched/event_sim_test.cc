@@ -502,6 +502,47 @@ TEST(EventSim, DeterministicWithInvariantsOnPhilly) {
   EXPECT_EQ(a->gpu_used_pct_over_time, b->gpu_used_pct_over_time);
 }
 
+// Hardening finding 11: a scheduling cycle must not test every node. k copies of one random
+// trace side by side (k times the nodes and the jobs, same arrival times): with a full scan the
+// nodes examined per job grow k-fold; with incremental scoring they stay about flat. A work count,
+// not a timing, so it holds on any machine.
+TEST(EventSim, NodesExaminedPerJobDoNotGrowWithTheCluster) {
+  auto examined_per_job = [](int k, const std::string& policy, TieBreak ties) {
+    std::mt19937_64 rng(5);
+    std::vector<EventJob> base;
+    for (int i = 0; i < 400; ++i) {
+      base.push_back(MakeJob("j" + std::to_string(i), static_cast<int64_t>(i) * 30,
+                             60 + static_cast<double>(rng() % 3000),
+                             1 + static_cast<int>(rng() % 4)));
+    }
+    std::vector<Node> nodes;
+    std::vector<EventJob> jobs;
+    for (int c = 0; c < k; ++c) {
+      for (int n = 0; n < 40; ++n)
+        nodes.push_back(GpuNode("c" + std::to_string(c) + "-n" + std::to_string(n), 4));
+      for (EventJob j : base) {
+        j.id += "-c" + std::to_string(c);
+        jobs.push_back(std::move(j));
+      }
+    }
+    EventRunOptions o;
+    o.policy = policy;
+    o.ties = ties;
+    auto r = RunEvents(nodes, std::move(jobs), o);
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    EXPECT_EQ(r->completed, r->jobs);
+    return static_cast<double>(r->nodes_examined) / static_cast<double>(r->jobs);
+  };
+  for (const char* policy : {"bestfit", "dotprod", "fgd"}) {
+    for (TieBreak ties : {TieBreak::kRandom, TieBreak::kNodeName}) {
+      const double one = examined_per_job(1, policy, ties),
+                   eight = examined_per_job(8, policy, ties);
+      // A full scan examines 8x as many nodes per job at k = 8 (40 -> 320 nodes).
+      EXPECT_LT(eight, 2 * one) << policy << ": " << one << " -> " << eight;
+    }
+  }
+}
+
 // Random small traces through every mechanism at once — tiers, quotas,
 // consolidation, over-commit, redistribution, spot reclaims — with the
 // cluster checked after every event: every job is accounted for, every job

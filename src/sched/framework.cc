@@ -11,6 +11,10 @@ void Framework::EnableScoreCache(bool on) {
   score_cache_ = on ? std::make_unique<ScoreCache>() : nullptr;
 }
 
+int64_t Framework::nodes_examined() const {
+  return scanned_ + (score_cache_ ? score_cache_->nodes_examined() : 0);
+}
+
 bool Framework::Reserve(Cluster& cluster, const Pod& pod, const Candidate& at) {
   cluster.Bind(pod, at.node, at.gpus);
   for (size_t i = 0; i < reserves_.size(); ++i) {
@@ -41,6 +45,7 @@ std::optional<Candidate> Framework::Schedule(Cluster& cluster, const Pod& pod,
   }
   for (int attempt = 0; attempt < 2; ++attempt) {
     feasible_.clear();
+    scanned_ += static_cast<int64_t>(cluster.nodes().size());
     for (int n = 0; n < static_cast<int>(cluster.nodes().size()); ++n) {
       auto gpus = cluster.Place(pod, n);
       if (!gpus) continue;

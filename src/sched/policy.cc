@@ -284,6 +284,8 @@ double NodeFragmentation(const NodeState& s, const std::string& gpu_model,
   return f;
 }
 
+bool PolicyUsesWorkload(std::string_view name) { return name == "fgd" || name == "seedance"; }
+
 base::StatusOr<std::unique_ptr<Policy>> MakePolicy(std::string_view name,
                                                    const std::vector<Pod>& workload) {
   if (name == "random") return std::unique_ptr<Policy>(new RandomPolicy());

@@ -162,6 +162,39 @@ TEST(Policy, GpuPackingBands) {
   EXPECT_EQ(cs[0].score, 0);  // CPU-only pods: no preference
 }
 
+// A caller may skip building the workload for a policy that does not read it: such a policy,
+// made with an empty workload, scores exactly as one made with a real one.
+TEST(Policy, OnlyTheWorkloadPoliciesReadTheirWorkload) {
+  Cluster c({MakeNode("a", 64000, 8), MakeNode("b", 32000, 4), MakeNode("c", 96000, 2)});
+  c.Bind(MakePod(8000, 1, 500), 0, std::vector<int>{0});
+  c.Bind(MakePod(4000, 2, 1000), 1, std::vector<int>{0, 1});
+  const std::vector<Pod> workload = {MakePod(4000, 1, 250), MakePod(8000, 1, 1000),
+                                     MakePod(16000, 4, 1000), MakePod(2000, 0, 0)};
+  for (const char* name :
+       {"random", "bestfit", "dotprod", "gpupacking", "gpuclustering", "fgd", "seedance"}) {
+    if (PolicyUsesWorkload(name)) continue;
+    auto with = MakePolicy(name, workload);
+    auto without = MakePolicy(name, {});
+    ASSERT_TRUE(with.ok() && without.ok()) << name;
+    for (const Pod& pod : workload) {
+      std::vector<Candidate> a, b;
+      for (int n = 0; n < 3; ++n) {
+        if (auto g = c.Place(pod, n)) a.push_back({n, 0, *g});
+      }
+      b = a;
+      std::mt19937_64 r1(3), r2(3);
+      (*with)->Score(c, pod, a, r1);
+      (*without)->Score(c, pod, b, r2);
+      for (size_t i = 0; i < a.size(); ++i) {
+        EXPECT_EQ(a[i].score, b[i].score) << name;
+        EXPECT_EQ(a[i].gpus, b[i].gpus) << name;
+      }
+    }
+  }
+  EXPECT_TRUE(PolicyUsesWorkload("fgd"));
+  EXPECT_TRUE(PolicyUsesWorkload("seedance"));
+}
+
 TEST(Policy, SelectHostBreaksTiesByNameOrAtRandom) {
   // Node names out of input order: "n-b" (index 0), "n-c" (1), "n-a" (2).
   Cluster c({MakeNode("n-b", 64000, 2), MakeNode("n-c", 64000, 2), MakeNode("n-a", 64000, 2)});

@@ -13,6 +13,7 @@ ScoreCache::Order ScoreCache::KeyOf(const Cluster& cluster, const Shape& s, int 
 void ScoreCache::Rescore(const Cluster& cluster, const Policy& policy, const Pod& pod, Shape& s,
                          int node) {
   const size_t n = static_cast<size_t>(node);
+  ++examined_;
   if (s.feasible[n]) {
     s.order.erase(KeyOf(cluster, s, node));
     s.feasible[n] = false;
@@ -28,9 +29,11 @@ void ScoreCache::Rescore(const Cluster& cluster, const Policy& policy, const Pod
 
 std::optional<Candidate> ScoreCache::Best(const Cluster& cluster, const Policy& policy,
                                           TieBreak ties, const Pod& pod, std::mt19937_64& rng) {
-  if (cluster_ != &cluster || tie_epoch_ != cluster.tie_epoch() || ties_ != ties) {
-    shapes_.clear();  // another cluster, a new tie order or rule: start again
+  if (cluster_ != &cluster || history_ != cluster.history_id() ||
+      tie_epoch_ != cluster.tie_epoch() || ties_ != ties) {
+    shapes_.clear();  // another cluster or log, a new tie order or rule: start again
     cluster_ = &cluster;
+    history_ = cluster.history_id();
     tie_epoch_ = cluster.tie_epoch();
     ties_ = ties;
   }

@@ -21,6 +21,8 @@
 #pragma once
 
 #include <cstdint>
+#include <ext/pb_ds/assoc_container.hpp>  // GNU's order-statistics tree
+#include <ext/pb_ds/tree_policy.hpp>
 #include <map>
 #include <memory>
 #include <optional>
@@ -29,9 +31,6 @@
 #include <tuple>
 #include <vector>
 
-#include <ext/pb_ds/assoc_container.hpp>  // GNU's order-statistics tree
-#include <ext/pb_ds/tree_policy.hpp>
-
 #include "seedance/sched/cluster.h"
 #include "seedance/sched/policy.h"
 
@@ -39,10 +38,12 @@ namespace seedance::sched {
 
 class ScoreCache {
  public:
-  // The best candidate for `pod`, or nullopt when it fits no node. `cluster` must be the same
-  // object on every call (its change log is followed).
+  // The best candidate for `pod`, or nullopt when it fits no node. The cache follows one
+  // cluster's change log; another object, or the same one assigned anew, starts it again.
   std::optional<Candidate> Best(const Cluster& cluster, const Policy& policy, TieBreak ties,
                                 const Pod& pod, std::mt19937_64& rng);
+  // Nodes tested and scored so far (Framework::nodes_examined).
+  int64_t nodes_examined() const { return examined_; }
 
  private:
   using ShapeKey = std::tuple<int64_t, int64_t, int, int, std::vector<std::string>>;
@@ -61,8 +62,10 @@ class ScoreCache {
 
   std::map<ShapeKey, std::unique_ptr<Shape>> shapes_;
   const Cluster* cluster_ = nullptr;
+  uint64_t history_ = 0;
   uint64_t tie_epoch_ = 0;
   TieBreak ties_ = TieBreak::kRandom;
+  int64_t examined_ = 0;
   std::vector<Candidate> one_;  // scratch: the single candidate handed to Policy::Score
 };
 

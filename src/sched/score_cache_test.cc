@@ -111,6 +111,42 @@ TEST(ScoreCacheTest, ChoosesWhatTheFullScanChooses) {
   }
 }
 
+// A copy of a cluster is a new history: an empty change log (a trial copy of a long run must not
+// copy the whole log) and its own id, so a cache that followed the old object starts again.
+TEST(ScoreCacheTest, ACopyIsANewHistoryAndTheCacheStartsAgain) {
+  std::mt19937_64 gen(9);
+  const std::vector<Node> nodes = RandomNodes(gen, 30);
+  const std::vector<Pod> pods = RandomPods(gen, 200);
+  auto policy = MakePolicy("bestfit", pods);
+  ASSERT_TRUE(policy.ok());
+  Framework cached(std::move(*policy));
+  cached.SetTieBreak(TieBreak::kNodeName);
+  cached.EnableScoreCache(true);
+  Cluster c(nodes);
+  std::mt19937_64 rng(1);
+  for (size_t i = 0; i < 100; ++i) cached.Schedule(c, pods[i], rng);
+  ASSERT_FALSE(c.change_log().empty());
+  const Cluster copy(c);
+  EXPECT_TRUE(copy.change_log().empty());
+  EXPECT_NE(copy.history_id(), c.history_id());
+  EXPECT_EQ(copy.used_gpu_milli(), c.used_gpu_milli());
+  // The same object, assigned an empty cluster: the cache must not keep the full nodes' entries.
+  c = Cluster(nodes);
+  auto again = MakePolicy("bestfit", pods);
+  ASSERT_TRUE(again.ok());
+  Framework scan(std::move(*again));
+  scan.SetTieBreak(TieBreak::kNodeName);
+  Cluster fresh(nodes);
+  for (size_t i = 100; i < pods.size(); ++i) {
+    const auto x = scan.Schedule(fresh, pods[i], rng);
+    const auto y = cached.Schedule(c, pods[i], rng);
+    ASSERT_EQ(x.has_value(), y.has_value()) << pods[i].name;
+    if (x) {
+      ASSERT_EQ(x->node, y->node) << pods[i].name;
+    }
+  }
+}
+
 TEST(ScoreCacheTest, PoliciesThatDrawOrCompareNodesAreNotCached) {
   const std::vector<Pod> pods = {Pod{}};
   for (const char* policy : {"random", "seedance"}) {

@@ -219,7 +219,8 @@ def test_event_mode_report_renders(seedancectl, tmp_path):
 def test_overcommit_and_redistribution(seedancectl, tmp_path):
     """Shares over-committed within their tier margins on a 4-node slice of the Alibaba cluster:
     every job still completes (a job must never be left running forever), nobody runs beyond
-    its margin, and with mostly unused requests the queue shrinks."""
+    its margin, the queue shrinks and redistribution relieves contention. Means of 5 seeds: the
+    slice is so queued that one tie drawn otherwise changes a single run a great deal."""
     require_data(TRACE)
     rows = (TRACE / "openb_node_list_gpu_node.csv").read_text().splitlines()
     nodes = tmp_path / "nodes.csv"
@@ -234,7 +235,7 @@ def test_overcommit_and_redistribution(seedancectl, tmp_path):
     def run(*extra):
         r = subprocess.run([str(seedancectl), "simulate", "--protocol", "events", "--nodes",
                             str(nodes), "--pods", str(TRACE / "openb_pod_list_gpushare100.csv"),
-                            "--policy", "fgd", "--seeds", "1", "--tiers", "--job-util", str(util),
+                            "--policy", "fgd", "--seeds", "5", "--tiers", "--job-util", str(util),
                             *extra, "-o", "json"], capture_output=True, text=True, timeout=300)
         assert r.returncode == 0, r.stderr
         return json.loads(r.stdout)["policies"][0]

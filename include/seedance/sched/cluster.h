@@ -37,6 +37,12 @@ struct NodeState {
 class Cluster {
  public:
   explicit Cluster(std::vector<Node> nodes);
+  // A copy (a trial placement, a fresh run) is a new history: the same nodes and state, an empty
+  // change log and its own history_id(). So copying a long-running cluster costs its nodes, not
+  // its whole log, and incremental scoring never follows a log another object wrote. (No move
+  // operations: a move copies.)
+  Cluster(const Cluster& other);
+  Cluster& operator=(const Cluster& other);
 
   const std::vector<Node>& nodes() const { return nodes_; }
   const NodeState& state(int node) const { return state_[static_cast<size_t>(node)]; }
@@ -69,8 +75,10 @@ class Cluster {
   void Unbind(const Pod& pod, int node, std::span<const int> gpus);
 
   // Every node a Bind or Unbind touched, in order: what incremental scoring (score_cache.h)
-  // re-scores. tie_epoch() changes when ShuffleTieOrder does.
+  // re-scores. history_id() names the log (unique per object and per copy); tie_epoch() changes
+  // when ShuffleTieOrder does.
   const std::vector<int>& change_log() const { return change_log_; }
+  uint64_t history_id() const { return history_id_; }
   uint64_t tie_epoch() const { return tie_epoch_; }
 
   base::Status Check() const;
@@ -82,6 +90,7 @@ class Cluster {
   int64_t total_gpu_milli_ = 0;
   int64_t used_gpu_milli_ = 0;
   std::vector<int> change_log_;
+  uint64_t history_id_;
   uint64_t tie_epoch_ = 0;
 };
 

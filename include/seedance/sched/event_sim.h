@@ -189,6 +189,9 @@ struct EventRun {
   // Time-weighted GPU use in 100 equal slices of the makespan.
   std::vector<double> gpu_used_pct_over_time;
   int64_t events = 0;
+  // Nodes the scheduling cycles examined (Framework::nodes_examined): a work count, so that a test
+  // can see growth with the cluster without timing anything. Not printed.
+  int64_t nodes_examined = 0;
   double runtime_ms = 0;
 };
 

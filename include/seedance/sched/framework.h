@@ -21,6 +21,7 @@
 // Thread safety: a Framework is used by one scheduling loop at a time.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <random>
@@ -83,6 +84,9 @@ class Framework {
   void EnableScoreCache(bool on);
 
   const Policy& policy() const { return *policy_; }
+  // Nodes whose fit was tested (and, where feasible, scored) by Schedule so far: N per full scan,
+  // and under incremental scoring the nodes re-scored. A work count for scaling tests.
+  int64_t nodes_examined() const;
 
   // One scheduling cycle. nullopt when the pod fits nowhere (after the
   // post-filter's one retry) or its reservation or binding failed.
@@ -101,6 +105,7 @@ class Framework {
   std::vector<Candidate> feasible_;  // reused between cycles
   TieBreak ties_ = TieBreak::kRandom;
   std::unique_ptr<ScoreCache> score_cache_;
+  int64_t scanned_ = 0;  // nodes the full scans tested
 };
 
 }  // namespace seedance::sched

@@ -109,6 +109,8 @@ size_t TieDraw(size_t ties, std::mt19937_64& rng);
 
 // "random", "bestfit", "dotprod", "gpupacking", "gpuclustering", "fgd",
 // "seedance"; `workload` gives FGD and Seedance their typical pods.
+// Whether MakePolicy(name, ...) reads its workload (a caller may skip building one).
+bool PolicyUsesWorkload(std::string_view name);
 base::StatusOr<std::unique_ptr<Policy>> MakePolicy(std::string_view name,
                                                    const std::vector<Pod>& workload);
 
