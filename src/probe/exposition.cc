@@ -1,11 +1,24 @@
 #include "seedance/probe/exposition.h"
 
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <functional>
 #include <sstream>
 
 namespace seedance::probe {
+
+std::string FormatSampleValue(double value) {
+  if (std::isnan(value)) return "NaN";
+  if (std::isinf(value)) return value > 0 ? "+Inf" : "-Inf";
+  char buf[64];
+  if (value == std::floor(value) && std::fabs(value) < 1e15) {
+    std::snprintf(buf, sizeof(buf), "%.0f", value);
+    return buf;
+  }
+  const auto [end, ec] = std::to_chars(buf, buf + sizeof(buf), value);  // shortest round trip
+  return std::string(buf, ec == std::errc() ? end : buf);
+}
 
 namespace {
 
@@ -28,13 +41,7 @@ class Writer {
       }
       out_ << "}";
     }
-    char buf[64];
-    if (std::isfinite(value) && value == std::floor(value) && std::fabs(value) < 1e15) {
-      std::snprintf(buf, sizeof(buf), "%.0f", value);
-    } else {
-      std::snprintf(buf, sizeof(buf), "%.17g", value);
-    }
-    out_ << " " << buf << "\n";
+    out_ << " " << FormatSampleValue(value) << "\n";
   }
   std::string str() const { return out_.str(); }
 

@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <random>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -125,6 +129,29 @@ TEST(ExpositionTest, LabelValuesAreEscaped) {
   const std::string text = RenderPrometheus(s, Naming::kSeedance, {});
   CheckWellFormed(text);
   EXPECT_NE(text.find("model=\"evil\\\"\\n{name}\""), std::string::npos);
+}
+
+TEST(ExpositionTest, SampleValuesAreShortAndReadBackExactly) {
+  EXPECT_EQ(FormatSampleValue(39822.41), "39822.41");  // %.17g gave 39822.410000000003
+  EXPECT_EQ(FormatSampleValue(0.1), "0.1");
+  EXPECT_EQ(FormatSampleValue(1796144742.709), "1796144742.709");
+  EXPECT_EQ(FormatSampleValue(25276510208), "25276510208");
+  EXPECT_EQ(FormatSampleValue(-3), "-3");
+  EXPECT_EQ(FormatSampleValue(1e300), "1e+300");
+  EXPECT_EQ(FormatSampleValue(std::nan("")), "NaN");
+  EXPECT_EQ(FormatSampleValue(HUGE_VAL), "+Inf");
+  EXPECT_EQ(FormatSampleValue(-HUGE_VAL), "-Inf");
+  // Any double reads back to itself (strtod as the reference reader), in at most 17 digits.
+  std::mt19937_64 rng(11);
+  for (int i = 0; i < 100000; ++i) {
+    uint64_t bits = rng();
+    double x;
+    std::memcpy(&x, &bits, sizeof x);
+    if (!std::isfinite(x)) continue;
+    const std::string text = FormatSampleValue(x);
+    EXPECT_EQ(std::strtod(text.c_str(), nullptr), x) << text;
+    EXPECT_LE(text.size(), 24u) << text;
+  }
 }
 
 }  // namespace

@@ -49,6 +49,26 @@ def test_negative_values_and_table(seedancectl):
     assert "fp8_e4m3" in r.stdout and "-448" in r.stdout
 
 
+def test_every_value_of_the_help_works_in_order(seedancectl):
+    # Values that start with '-' and not a digit (-inf, -nan, -0x1p-9) look like short options to
+    # CLI11: each must still be a value, in the order given, with flags before, among or after.
+    r = run(seedancectl, "precision", "show", "--help")
+    assert r.returncode == 0 and "-inf" in r.stdout
+    got = show(seedancectl, "464", "-inf", "1e-8", "-0x1p-9", "nan", "inf", "-nan", "0x1p-9")
+    assert [v["input"] for v in got] == ["464", "-inf", "1e-8", "-0x1p-9", "nan", "inf", "-nan",
+                                         "0x1p-9"]
+    assert got[1]["formats"]["fp16"]["code"] == "0xfc00"
+    assert got[3]["formats"]["fp16"]["value"] == -2.0 ** -9
+    flags_first = run(seedancectl, "precision", "show", "-o", "json", "-inf")
+    assert flags_first.returncode == 0 and json.loads(flags_first.stdout)["values"][0]["input"] == "-inf"
+
+
+def test_no_value_is_a_usage_error(seedancectl):
+    r = run(seedancectl, "precision", "show")
+    assert r.returncode == 2 and r.stdout == ""
+    assert "expected one or more numbers" in r.stderr
+
+
 def test_bad_value_is_an_error(seedancectl):
     r = run(seedancectl, "precision", "show", "1", "x1")
     assert r.returncode == 1

@@ -125,9 +125,20 @@ def test_table_output_and_count(seedancectl):
     (["--gpu-fixture", "/nonexistent.json"], "/nonexistent.json"),
 ])
 def test_bad_flags_are_clear_errors(seedancectl, args, where):
-    r = run(seedancectl, "probe", "--once", *args)
+    mode = [] if "--listen" in args else ["--once"]  # serving and printing windows exclude
+    r = run(seedancectl, "probe", *mode, *args)
     assert r.returncode == 1
     assert r.stderr.startswith("error: ") and where in r.stderr, r.stderr
+
+
+@pytest.mark.parametrize("args", [["--listen", "127.0.0.1:0", "--once"],
+                                  ["--once", "--listen", "127.0.0.1:0"],
+                                  ["--listen", "127.0.0.1:0", "--count", "2"]])
+def test_listen_refuses_once_and_count(seedancectl, args):
+    # Once ignored: the exporter served forever. Now a usage error before anything starts.
+    r = run(seedancectl, "probe", *args)
+    assert r.returncode == 2 and r.stdout == ""
+    assert "excludes" in r.stderr and "--listen" in r.stderr, r.stderr
 
 
 def test_bad_fixture_names_file_and_field(seedancectl, tmp_path):

@@ -113,6 +113,21 @@ def test_usage_errors_exit_2(seedancectl):
         assert r.stderr.startswith("error: "), r.stderr
 
 
+@pytest.mark.parametrize("args,message", [
+    (["simulat"], "unknown command 'simulat'; did you mean 'simulate'? The commands: version, "),
+    (["--catalog", "x.yaml", "catalg", "list"], "unknown command 'catalg'; did you mean 'catalog'?"),
+    (["kv", "evl"], "unknown verb 'evl' for 'kv'; did you mean 'eval'? The verbs: eval, estimate, "
+                    "serve-bench (command line; see 'seedancectl kv --help')"),
+    # Asking for help of a verb that does not exist is an error too, not the noun's help.
+    (["kv", "nosuchverb", "--help"], "unknown verb 'nosuchverb' for 'kv'. The verbs: eval, "),
+    (["mem"], "'mem' needs a verb: plan, check, replay (command line; "),
+])
+def test_unknown_or_missing_words_say_what_is_known(seedancectl, args, message):
+    r = run(seedancectl, *args)
+    assert r.returncode == 2 and r.stdout == "", r.stdout
+    assert r.stderr.startswith("error: " + message), r.stderr
+
+
 def test_catalog_override_flag_and_env(seedancectl, tmp_path):
     cat = tmp_path / "cat.yaml"
     cat.write_text("gpus:\n  - id: L4\n    price_per_hour_usd: 0.5\n")

@@ -10,6 +10,7 @@
 
 #include "seedance/base/env.h"
 #include "seedance/base/parse.h"
+#include "seedance/base/suggest.h"
 
 namespace seedance::cli {
 
@@ -101,6 +102,64 @@ int PrintError(const base::Status& status) {
   if (!status.where().empty()) line += " (" + std::string(status.where()) + ")";
   std::cerr << line << std::endl;
   return kExitFailure;
+}
+
+namespace {
+
+std::vector<std::string> NamesOf(const CLI::App& app) {
+  std::vector<std::string> names;
+  for (const CLI::App* sub : app.get_subcommands({})) names.push_back(sub->get_name());
+  return names;
+}
+
+std::string Joined(const std::vector<std::string>& names) {
+  std::string out;
+  for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
+// "unknown <what> '<word>'<of>; did you mean '<name>'? The <what>s: a, b, c"
+std::string Unknown(const std::string& what, const std::string& word, const std::string& of,
+                    const std::vector<std::string>& names) {
+  std::string line = "unknown " + what + " '" + word + "'" + of;
+  const auto close = base::ClosestName(word, names);
+  line += close ? "; did you mean '" + *close + "'?" : ".";
+  return line + " The " + what + "s: " + Joined(names);
+}
+
+}  // namespace
+
+std::optional<std::string> CommandWordsError(const CLI::App& app, int argc, char** argv) {
+  // Global options come before the noun: skip them and the value of one that takes a value.
+  int i = 1;
+  while (i < argc && argv[i][0] == '-') {
+    const std::string arg = argv[i];
+    if (arg == "-h" || arg == "--help" || arg == "--version") return std::nullopt;
+    const CLI::Option* opt = app.get_option_no_throw(arg.substr(0, arg.find('=')));
+    i += (opt != nullptr && opt->get_type_size() > 0 && arg.find('=') == std::string::npos) ? 2 : 1;
+  }
+  if (i >= argc) return std::nullopt;  // CLI11 says a command is required
+  const std::string noun_word = argv[i];
+  const CLI::App* noun = nullptr;
+  for (const CLI::App* sub : app.get_subcommands({})) {
+    if (sub->check_name(noun_word)) noun = sub;
+  }
+  if (noun == nullptr) {
+    return Unknown("command", noun_word, "", NamesOf(app)) +
+           " (command line; see 'seedancectl --help')";
+  }
+  const std::vector<std::string> verbs = NamesOf(*noun);
+  if (verbs.empty()) return std::nullopt;
+  const std::string see = " (command line; see 'seedancectl " + noun_word + " --help')";
+  if (i + 1 >= argc) {
+    return "'" + noun_word + "' needs a verb: " + Joined(verbs) + see;
+  }
+  const std::string verb_word = argv[i + 1];
+  if (verb_word[0] == '-') return std::nullopt;  // the noun's --help, or CLI11's own error
+  for (const CLI::App* sub : noun->get_subcommands({})) {
+    if (sub->check_name(verb_word)) return std::nullopt;
+  }
+  return Unknown("verb", verb_word, " for '" + noun_word + "'", verbs) + see;
 }
 
 bool Failed(const base::Status& status, Context& context) {

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <optional>
 #include <string>
 
 #include "seedance/base/report.h"
@@ -37,6 +38,12 @@ CLI::Validator InputDirectory();
 
 // Adds `--output,-o table|json` (default table) to a reporting command.
 void AddOutputFlag(CLI::App* command, std::string* output);
+
+// The noun and verb of a command line, checked against the registered commands before CLI11
+// parses it (CLI11 only says "a subcommand is required", and `kv nosuchverb --help` would print
+// the noun's help and exit 0): the error line, with a "did you mean" when a name is close, or
+// nullopt when the words are known (or help is asked of a noun).
+std::optional<std::string> CommandWordsError(const CLI::App& app, int argc, char** argv);
 
 // Prints `report` to stdout in the chosen format; returns 0, or kExitFailure (with an error line)
 // when standard output cannot be written (a full disk, a closed pipe or descriptor).

@@ -37,10 +37,22 @@ void RegisterPrecision(CLI::App& app, Context& context) {
   CLI::App* show = noun->add_subcommand(
       "show",
       "Show how values encode in fp16, bf16, fp8_e4m3 and fp8_e5m2 (RNE; saturated or not)");
-  show->add_option("values", flags->values, "Numbers: 464, 1e-8, 0x1p-9, nan, inf, -inf")
-      ->required();
+  // The values are taken in order from what CLI11 leaves unparsed, not from a positional option:
+  // a positional cannot hold "-inf" or "-0x1p-9", which CLI11 reads as short options.
+  show->allow_extras();
+  show->positionals_at_end(false);
+  show->footer(
+      "VALUES: one or more numbers, e.g. 464 1e-8 0x1p-9 nan inf -inf -0x1p-9 (a value that "
+      "starts with '-' is a number too)");
   AddOutputFlag(show, &flags->output);
-  show->callback([flags, &context] {
+  show->callback([show, flags, &context] {
+    flags->values = show->remaining();
+    if (flags->values.empty()) {
+      Failed(base::InvalidArgumentError("expected one or more numbers", "command line: VALUES"),
+             context);
+      context.exit_code = kExitUsage;
+      return;
+    }
     base::Report values = base::Report::array();
     for (size_t i = 0; i < flags->values.size(); ++i) {
       auto x = precision::ParseValue(flags->values[i]);

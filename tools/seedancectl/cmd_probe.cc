@@ -114,17 +114,23 @@ void RegisterProbe(CLI::App& app, Context& context) {
   CLI::App* cmd = app.add_subcommand(
       "probe",
       "Sample CPU, memory, disk, network and GPU metrics; print findings or serve /metrics");
-  cmd->add_flag("--once", f->once, "Print one window of --sample-interval and exit");
+  CLI::Option* once =
+      cmd->add_flag("--once", f->once, "Print one window of --sample-interval and exit");
   cmd->add_option("--sample-interval", f->interval, "Window between readings (5s, 500ms, 1m)")
       ->capture_default_str();
-  cmd->add_option("--count", f->count, "Stop after this many windows (0: until interrupted)")
-      ->check(IntIn(0, 1 << 30));
+  CLI::Option* count =
+      cmd->add_option("--count", f->count, "Stop after this many windows (0: until interrupted)")
+          ->check(IntIn(0, 1 << 30));
   cmd->add_option("--metrics", f->metrics,
                   "Comma-separated values or prefixes to print: gpu.util,gpu.mem_bw,net.out_bytes");
   cmd->add_option("--task-id", f->task_id, "Also sample this process (CPU, resident memory)")
       ->check(IntIn(-1, 1 << 22));
+  // Serving and printing windows are two modes: --once or --count with --listen is refused rather
+  // than ignored.
   cmd->add_option("--listen", f->listen,
-                  "Serve Prometheus /metrics on HOST:PORT (e.g. 127.0.0.1:9464) until interrupted");
+                  "Serve Prometheus /metrics on HOST:PORT (e.g. 127.0.0.1:9464) until interrupted")
+      ->excludes(once)
+      ->excludes(count);
   cmd->add_option("--naming", f->naming, "Metric names on /metrics: seedance or dcgm")
       ->check(CLI::IsMember({"seedance", "dcgm"}))
       ->capture_default_str();

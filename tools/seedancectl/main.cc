@@ -34,16 +34,9 @@ int main(int argc, char** argv) {
   RegisterTopo(app, context);
   RegisterProbe(app, context);
 
-  // CLI11 would only say "a subcommand is required" for a misspelt noun.
-  auto is_command = [&app](const std::string& name) {
-    for (const CLI::App* sub : app.get_subcommands({})) {
-      if (sub->check_name(name)) return true;
-    }
-    return false;
-  };
-  if (argc > 1 && argv[1][0] != '-' && !is_command(argv[1])) {
-    std::cerr << "error: unknown command '" << argv[1]
-              << "' (command line; see 'seedancectl --help')" << std::endl;
+  // CLI11 would only say "a subcommand is required" for a misspelt noun or verb.
+  if (auto error = CommandWordsError(app, argc, argv)) {
+    std::cerr << "error: " << *error << std::endl;
     return kExitUsage;
   }
   try {

@@ -33,4 +33,9 @@ std::string RenderPrometheus(const Snapshot& snapshot, Naming naming,
 // Escapes a label value: backslash, double quote, newline.
 std::string EscapeLabelValue(const std::string& value);
 
+// A sample value as exposition text: a whole number below 10^15 without a fraction, any other
+// finite value as the shortest decimal that reads back to the same double (0.1, not
+// 0.10000000000000001), and NaN, +Inf, -Inf as the format spells them.
+std::string FormatSampleValue(double value);
+
 }  // namespace seedance::probe
