@@ -132,6 +132,8 @@ def test_catalog_override_flag_and_env(seedancectl, tmp_path):
     cat = tmp_path / "cat.yaml"
     cat.write_text("gpus:\n  - id: L4\n    price_per_hour_usd: 0.5\n")
     for r in (run(seedancectl, "--catalog", cat, "catalog", "list", "-o", "json"),
+              # a global option after the noun and verb works too
+              run(seedancectl, "catalog", "list", "--catalog", cat, "-o", "json"),
               run(seedancectl, "catalog", "list", "-o", "json",
                   env={"SEEDANCE_GPU_CATALOG": str(cat), "PATH": "/usr/bin:/bin"})):
         gpus = {g["id"]: g for g in json.loads(r.stdout)["gpus"]}

@@ -3,6 +3,7 @@
 // each one is a cmd_*.cc file.
 #include <csignal>
 #include <exception>
+#include <functional>
 #include <iostream>
 
 #include "seedance/version.h"
@@ -33,6 +34,17 @@ int main(int argc, char** argv) {
   RegisterSimulate(app, context);
   RegisterTopo(app, context);
   RegisterProbe(app, context);
+
+  // Global options (--catalog) are accepted after the noun and verb too: an option a verb does not
+  // know falls through to its noun and then to the program. Not for a verb that takes unknown
+  // words as its values (allow_extras: precision show's "-inf").
+  std::function<void(CLI::App*)> fall_through = [&fall_through](CLI::App* parent) {
+    for (CLI::App* sub : parent->get_subcommands({})) {
+      if (!sub->get_allow_extras()) sub->fallthrough();
+      fall_through(sub);
+    }
+  };
+  fall_through(&app);
 
   // CLI11 would only say "a subcommand is required" for a misspelt noun or verb.
   if (auto error = CommandWordsError(app, argc, argv)) {
