@@ -34,6 +34,16 @@ std::string FormatDouble(double v) {
   return buf;
 }
 
+// Numbers that name something (a process, a port, an id) rather than count it: no thousands
+// separators. The key is the last part of a dotted path.
+bool IsIdentifier(std::string_view key) {
+  key = key.substr(key.rfind('.') == std::string_view::npos ? 0 : key.rfind('.') + 1);
+  for (std::string_view name : {"pid", "port", "id", "uid", "gid"}) {
+    if (key == name || EndsWith(key, "_" + std::string(name))) return true;
+  }
+  return false;
+}
+
 // One cell or value: scalars as text, anything nested as compact JSON.
 std::string Cell(std::string_view key, const Report& v) {
   std::string text;
@@ -45,10 +55,12 @@ std::string Cell(std::string_view key, const Report& v) {
     case Report::value_t::string:
       return v.get<std::string>();
     case Report::value_t::number_integer:
-      text = WithThousands(std::to_string(v.get<int64_t>()));
+      text = std::to_string(v.get<int64_t>());
+      if (!IsIdentifier(key)) text = WithThousands(text);
       break;
     case Report::value_t::number_unsigned:
-      text = WithThousands(std::to_string(v.get<uint64_t>()));
+      text = std::to_string(v.get<uint64_t>());
+      if (!IsIdentifier(key)) text = WithThousands(text);
       break;
     case Report::value_t::number_float:
       text = FormatDouble(v.get<double>());
@@ -82,20 +94,44 @@ bool IsListOfObjects(const Report& v) {
          std::all_of(v.begin(), v.end(), [](const Report& e) { return e.is_object(); });
 }
 
+// A row's cells: nested objects flattened to dotted keys ("jct_s.p50", the JSON path), and what a
+// cell cannot hold — a list of objects, or a list of more than kMaxCellItems values — kept aside
+// to be shown under the table.
+constexpr size_t kMaxCellItems = 8;
+using Cells = std::vector<std::pair<std::string, const Report*>>;
+
+void Flatten(const Report& obj, const std::string& prefix, Cells& cells, Cells& aside) {
+  for (auto it = obj.begin(); it != obj.end(); ++it) {
+    const std::string key = prefix.empty() ? it.key() : prefix + "." + it.key();
+    const Report& v = it.value();
+    if (v.is_object() && !v.empty()) {
+      Flatten(v, key, cells, aside);
+    } else if (IsListOfObjects(v) || (v.is_array() && v.size() > kMaxCellItems)) {
+      aside.emplace_back(key, &v);
+    } else {
+      cells.emplace_back(key, &v);
+    }
+  }
+}
+
 void RenderColumns(const Report& rows, const std::string& indent, std::string& out) {
+  std::vector<Cells> flat(rows.size()), aside(rows.size());
   std::vector<std::string> keys;
-  for (const auto& row : rows) {
-    for (auto it = row.begin(); it != row.end(); ++it) {
-      if (std::find(keys.begin(), keys.end(), it.key()) == keys.end()) keys.push_back(it.key());
+  for (size_t r = 0; r < rows.size(); ++r) {
+    Flatten(rows[r], "", flat[r], aside[r]);
+    for (const auto& [k, v] : flat[r]) {
+      if (std::find(keys.begin(), keys.end(), k) == keys.end()) keys.push_back(k);
     }
   }
   std::vector<std::vector<std::string>> cells;
   std::vector<size_t> width(keys.size());
   for (size_t c = 0; c < keys.size(); ++c) width[c] = Title(keys[c]).size();
-  for (const auto& row : rows) {
+  for (const Cells& row : flat) {
     std::vector<std::string> line;
     for (size_t c = 0; c < keys.size(); ++c) {
-      line.push_back(row.contains(keys[c]) ? Cell(keys[c], row[keys[c]]) : "-");
+      auto at =
+          std::find_if(row.begin(), row.end(), [&](const auto& e) { return e.first == keys[c]; });
+      line.push_back(at != row.end() ? Cell(keys[c], *at->second) : "-");
       width[c] = std::max(width[c], line.back().size());
     }
     cells.push_back(std::move(line));
@@ -112,6 +148,20 @@ void RenderColumns(const Report& rows, const std::string& indent, std::string& o
   for (const auto& k : keys) header.push_back(Title(k));
   emit(header);
   for (const auto& line : cells) emit(line);
+  // Then what the cells could not hold, row by row, named by the row's first value.
+  for (size_t r = 0; r < rows.size(); ++r) {
+    const std::string row_name = cells[r].empty() ? "#" + std::to_string(r + 1) : cells[r][0];
+    for (const auto& [key, v] : aside[r]) {
+      out += "\n" + indent + row_name + ": " + Title(key) + "\n";
+      if (IsListOfObjects(*v)) {
+        RenderColumns(*v, indent + "  ", out);
+      } else {
+        std::string line;
+        for (const auto& e : *v) line += (line.empty() ? "" : ", ") + Cell(key, e);
+        out += indent + "  " + line + "\n";
+      }
+    }
+  }
 }
 
 void RenderObject(const Report& obj, const std::string& indent, std::string& out) {

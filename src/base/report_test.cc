@@ -38,6 +38,30 @@ TEST(ReportTest, TableRendersSectionsListsAndUnits) {
   EXPECT_EQ(RenderTable(r), expected);
 }
 
+TEST(ReportTest, TableFlattensNestedObjectsAndSetsAsideLongLists) {
+  Report r;
+  r["runs"] = Report::array(
+      {Report{{"policy", "fgd"},
+              {"delay_s", {{"p50", 1200}, {"p99", 35000}}},
+              {"pid", 123456},
+              {"groups", Report::array({Report{{"group", "a"}, {"jobs", 1500}}})},
+              {"use", Report::array({1, 2, 3, 4, 5, 6, 7, 8, 9})}},
+       Report{{"policy", "bestfit"}, {"delay_s", {{"p50", 0}, {"p99", 9}}}, {"pid", 7}}});
+  const std::string expected =
+      "RUNS\n"
+      "  POLICY   DELAY S.P50  DELAY S.P99  PID\n"
+      "  fgd      1,200        35,000       123456\n"
+      "  bestfit  0            9            7\n"
+      "\n"
+      "  fgd: GROUPS\n"
+      "    GROUP  JOBS\n"
+      "    a      1,500\n"
+      "\n"
+      "  fgd: USE\n"
+      "    1, 2, 3, 4, 5, 6, 7, 8, 9\n";
+  EXPECT_EQ(RenderTable(r), expected);
+}
+
 TEST(ReportTest, HumanBytes) {
   EXPECT_EQ(HumanBytes(512), "512 B");
   EXPECT_EQ(HumanBytes(1536), "1.5 KiB");
