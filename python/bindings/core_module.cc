@@ -66,18 +66,21 @@ std::string GpuCatalogJson(const std::optional<std::string>& catalog_yaml,
 }
 
 std::string MemPlan(const std::string& csv, const std::string& source, const std::string& algo,
-                    double time_limit_s, int64_t alignment) {
+                    double time_limit_s, int64_t alignment, int64_t capacity_bytes, int threads) {
   mem::LifetimeFile file = ValueOrRaise(mem::ParseLifetimeCsv(csv, source));
   mem::PlanOptions options;
   options.algo = ValueOrRaise(mem::ParsePlanAlgo(algo));
   options.time_limit_s = time_limit_s;
   options.alignment = alignment;
+  options.capacity_bytes = capacity_bytes;
+  options.threads = threads;
   base::StatusOr<mem::Plan> result = base::InternalError("not run");
   {
     py::gil_scoped_release release;
     result = mem::PlanOffsets(file.buffers, options);
   }
   const mem::Plan plan = ValueOrRaise(std::move(result));
+  RaiseIfError(mem::PlanFitStatus(plan, source));
   base::Report r = mem::PlanReport(plan, file.buffers.size(), alignment);
   base::Report offsets = base::Report::object();
   for (size_t i = 0; i < file.buffers.size(); ++i) offsets[file.buffers[i].id] = plan.offsets[i];
@@ -129,7 +132,8 @@ PYBIND11_MODULE(_core, m) {
         "Every GPU of the catalog as JSON text");
   m.def("cuda_info", &CudaInfo, "What CUDA this build and machine offer");
   m.def("mem_plan", &MemPlan, py::arg("csv"), py::arg("source"), py::arg("algo"),
-        py::arg("time_limit_s"), py::arg("alignment"), "Offline plan of a lifetime CSV, as JSON");
+        py::arg("time_limit_s"), py::arg("alignment"), py::arg("capacity_bytes"),
+        py::arg("threads"), "Offline plan of a lifetime CSV, as JSON");
   m.def("mem_replay", &MemReplay, py::arg("csv"), py::arg("source"), py::arg("policy"),
         "Replay of a lifetime CSV through an allocator policy, as JSON");
   BindPrecision(m);

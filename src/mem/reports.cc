@@ -39,6 +39,17 @@ base::Report PlanReport(const Plan& plan, size_t buffers, int64_t alignment) {
   return r;
 }
 
+base::Status PlanFitStatus(const Plan& plan, std::string_view where) {
+  if (plan.fits) return base::OkStatus();
+  return base::FailedPreconditionError(
+      "no plan fits in " + std::to_string(plan.capacity_bytes) + " bytes: " +
+          (plan.proven_impossible ? "proven impossible"
+                                  : "none found within the time limit") +
+          " (best peak " + std::to_string(plan.peak_bytes) + ", lower bound " +
+          std::to_string(plan.lower_bound_bytes) + ")",
+      std::string(where));
+}
+
 base::Report ReplayReport(const ReplayResult& result, std::string_view policy) {
   base::Report r;
   r["policy"] = std::string(policy);

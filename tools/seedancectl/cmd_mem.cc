@@ -61,17 +61,8 @@ void RegisterPlan(CLI::App* noun, Context& context) {
     options.threads = f->threads;
     auto plan = mem::PlanOffsets(file->buffers, options);
     if (Failed(plan.status(), context)) return;
-    if (!plan->fits) {
-      // Nothing is written: a plan that does not fit is no plan.
-      context.exit_code = PrintError(base::FailedPreconditionError(
-          "no plan fits in " + std::to_string(f->capacity) + " bytes: " +
-              (plan->proven_impossible ? "proven impossible"
-                                       : "none found within the time limit (--time-limit)") +
-              " (best peak " + std::to_string(plan->peak_bytes) + ", lower bound " +
-              std::to_string(plan->lower_bound_bytes) + ")",
-          f->input));
-      return;
-    }
+    // Nothing is written when it does not fit: a plan that does not fit is no plan.
+    if (Failed(mem::PlanFitStatus(*plan, f->input), context)) return;
     if (!f->offsets_out.empty()) {
       base::Status s = base::Env::Default()->WriteFileAtomic(
           f->offsets_out, mem::PlanToCsv(file->buffers, plan->offsets));

@@ -19,6 +19,11 @@ namespace seedance::mem {
 // greedy_peak_bytes, time_to_best_ms, search_nodes, alignment_bytes.
 base::Report PlanReport(const Plan& plan, size_t buffers, int64_t alignment);
 
+// With a capacity, a plan that does not fit is no plan: FailedPrecondition saying whether it was
+// proven impossible or none was found in the time limit, with the best peak and the lower bound,
+// at `where` (the lifetime file). OK when it fits or no capacity was asked for.
+base::Status PlanFitStatus(const Plan& plan, std::string_view where);
+
 // `mem check`: buffers, peak_bytes, lower_bound_bytes, valid, violation_count, violations.
 base::Report CheckReport(std::span<const Buffer> buffers, const PlanCheck& check);
 
