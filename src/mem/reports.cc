@@ -43,8 +43,7 @@ base::Status PlanFitStatus(const Plan& plan, std::string_view where) {
   if (plan.fits) return base::OkStatus();
   return base::FailedPreconditionError(
       "no plan fits in " + std::to_string(plan.capacity_bytes) + " bytes: " +
-          (plan.proven_impossible ? "proven impossible"
-                                  : "none found within the time limit") +
+          (plan.proven_impossible ? "proven impossible" : "none found within the time limit") +
           " (best peak " + std::to_string(plan.peak_bytes) + ", lower bound " +
           std::to_string(plan.lower_bound_bytes) + ")",
       std::string(where));
