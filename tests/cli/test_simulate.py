@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import csv
 import json
+import os
+import pty
 import random
 import subprocess
 
@@ -284,3 +286,39 @@ def test_tie_break_by_shuffled_names_by_name_or_at_random(seedancectl):
     assert at["name"] > at["random"] + 1.0
     bad = run("--ties", "first")
     assert bad.returncode != 0 and "--ties" in bad.stderr
+
+
+def test_progress_on_a_terminal_only(seedancectl):
+    """Seeds done per policy on stderr when it is a terminal (a pseudo-terminal here), nothing
+    when it is a pipe, and the JSON on stdout the same either way."""
+    require_data(TRACE)
+    args = [str(seedancectl), "simulate", "--nodes", str(TRACE / "openb_node_list_gpu_node.csv"),
+            "--pods", str(TRACE / "openb_pod_list_default.csv"), "--policy", "bestfit,dotprod",
+            "--seeds", "2", "-o", "json"]
+    master, slave = pty.openpty()
+    try:
+        on_tty = subprocess.run(args, stdout=subprocess.PIPE, stderr=slave, timeout=300)
+        os.close(slave)
+        seen = b""
+        while True:
+            try:
+                chunk = os.read(master, 4096)
+            except OSError:  # EIO: the terminal's other end is closed and drained
+                break
+            if not chunk:
+                break
+            seen += chunk
+    finally:
+        os.close(master)
+    assert on_tty.returncode == 0
+    text = seen.decode()
+    for policy in ("bestfit", "dotprod"):
+        assert f"simulate {policy}, seeds: 1 of 2" in text and f"{policy}, seeds: 2 of 2" in text
+    piped = subprocess.run(args, capture_output=True, timeout=300)
+    assert piped.returncode == 0 and piped.stderr == b""
+
+    def figures(out: bytes) -> dict:
+        return {p["policy"]: {k: v for k, v in p.items() if not k.endswith("_ms")}
+                for p in json.loads(out)["policies"]}
+
+    assert figures(piped.stdout) == figures(on_tty.stdout)

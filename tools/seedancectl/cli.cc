@@ -1,5 +1,7 @@
 #include "tools/seedancectl/cli.h"
 
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -160,6 +162,19 @@ std::optional<std::string> CommandWordsError(const CLI::App& app, int argc, char
     if (sub->check_name(verb_word)) return std::nullopt;
   }
   return Unknown("verb", verb_word, " for '" + noun_word + "'", verbs) + see;
+}
+
+Progress::Progress(std::string label, int total)
+    : label_(std::move(label)), total_(total), shown_(isatty(STDERR_FILENO) == 1) {}
+
+Progress::~Progress() {
+  if (shown_ && done_ > 0) std::fputc('\n', stderr);
+}
+
+void Progress::Step() {
+  std::lock_guard<std::mutex> lock(mu_);
+  ++done_;
+  if (shown_) std::fprintf(stderr, "\r%s: %d of %d", label_.c_str(), done_, total_);
 }
 
 bool Failed(const base::Status& status, Context& context) {

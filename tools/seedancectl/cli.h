@@ -5,6 +5,7 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <mutex>
 #include <optional>
 #include <string>
 
@@ -44,6 +45,24 @@ void AddOutputFlag(CLI::App* command, std::string* output);
 // the noun's help and exit 0): the error line, with a "did you mean" when a name is close, or
 // nullopt when the words are known (or help is asked of a noun).
 std::optional<std::string> CommandWordsError(const CLI::App& app, int argc, char** argv);
+
+// Progress of a long command on stderr, only when stderr is a terminal (a pipe or a file sees
+// nothing): "<label>: <done> of <total>" rewritten in place, and a newline when it ends.
+// Step() may be called from several threads.
+class Progress {
+ public:
+  Progress(std::string label, int total);
+  ~Progress();
+  Progress(const Progress&) = delete;
+  Progress& operator=(const Progress&) = delete;
+  void Step();
+
+ private:
+  std::string label_;
+  int total_, done_ = 0;
+  bool shown_;
+  std::mutex mu_;
+};
 
 // Prints `report` to stdout in the chosen format; returns 0, or kExitFailure (with an error line)
 // when standard output cannot be written (a full disk, a closed pipe or descriptor).

@@ -72,11 +72,16 @@ base::StatusOr<std::map<std::string, sched::Tier>> ParseTierOf(const std::string
 // run(seed index) for seeds 0..seeds-1 on `threads` threads (each run owns
 // its cluster and policy); results in seed order.
 template <typename Run, typename F>
-std::vector<base::StatusOr<Run>> RunSeeds(int seeds, int threads, F run) {
+std::vector<base::StatusOr<Run>> RunSeeds(const std::string& policy, int seeds, int threads,
+                                          F run) {
   std::vector<base::StatusOr<Run>> out(static_cast<size_t>(seeds), base::InternalError("not run"));
   std::atomic<int> next{0};
+  Progress progress("simulate " + policy + ", seeds", seeds);
   auto worker = [&] {
-    for (int s = next++; s < seeds; s = next++) out[static_cast<size_t>(s)] = run(s);
+    for (int s = next++; s < seeds; s = next++) {
+      out[static_cast<size_t>(s)] = run(s);
+      progress.Step();
+    }
   };
   std::vector<std::thread> pool;
   for (int t = 1; t < std::min(threads, seeds); ++t) pool.emplace_back(worker);
@@ -412,7 +417,7 @@ void RegisterSimulate(CLI::App& app, Context& context) {
           (f->spot_fraction > 0 ? ", spot share " + std::to_string(f->spot_fraction) : "") +
           (f->slo.empty() ? "" : ", SLOs " + f->slo) + ".";
       for (const std::string& name : f->policies) {
-        auto runs = RunSeeds<sched::EventRun>(f->seeds, f->threads, [&](int s) {
+        auto runs = RunSeeds<sched::EventRun>(name, f->seeds, f->threads, [&](int s) {
           sched::EventRunOptions o;
           o.policy = name;
           o.seed = f->first_seed + static_cast<uint64_t>(s);
@@ -476,7 +481,7 @@ void RegisterSimulate(CLI::App& app, Context& context) {
     html.seeds = f->seeds;
     for (const auto& n : *nodes) html.node_models.push_back(n.gpu_model);
     for (const std::string& name : f->policies) {
-      auto runs = RunSeeds<sched::FgdRun>(f->seeds, f->threads, [&](int s) {
+      auto runs = RunSeeds<sched::FgdRun>(name, f->seeds, f->threads, [&](int s) {
         sched::FgdRunOptions o;
         o.policy = name;
         o.seed = f->first_seed + static_cast<uint64_t>(s);
