@@ -24,29 +24,15 @@ int NodeState::full_free_gpus() const {
   return static_cast<int>(std::count(gpu_left.begin(), gpu_left.end(), 1000));
 }
 
-Cluster::Cluster(const Cluster& other)
-    : nodes_(other.nodes_),
-      state_(other.state_),
-      tie_rank_(other.tie_rank_),
-      total_gpu_milli_(other.total_gpu_milli_),
-      used_gpu_milli_(other.used_gpu_milli_),
-      history_id_(NewHistoryId()),
-      tie_epoch_(other.tie_epoch_) {}
+Cluster::ChangeLog::ChangeLog() : id(NewHistoryId()) {}
 
-Cluster& Cluster::operator=(const Cluster& other) {
-  if (this == &other) return *this;
-  nodes_ = other.nodes_;
-  state_ = other.state_;
-  tie_rank_ = other.tie_rank_;
-  total_gpu_milli_ = other.total_gpu_milli_;
-  used_gpu_milli_ = other.used_gpu_milli_;
-  change_log_.clear();
-  history_id_ = NewHistoryId();
-  tie_epoch_ = other.tie_epoch_;
+Cluster::ChangeLog& Cluster::ChangeLog::operator=(const ChangeLog&) {
+  nodes.clear();
+  id = NewHistoryId();
   return *this;
 }
 
-Cluster::Cluster(std::vector<Node> nodes) : nodes_(std::move(nodes)), history_id_(NewHistoryId()) {
+Cluster::Cluster(std::vector<Node> nodes) : nodes_(std::move(nodes)) {
   state_.reserve(nodes_.size());
   for (const Node& n : nodes_) {
     NodeState s;
@@ -128,7 +114,7 @@ void Cluster::Bind(const Pod& pod, int node, std::span<const int> gpus) {
   state_[static_cast<size_t>(node)] = After(pod, node, gpus);
   if (const int tag = GpuTag(pod); tag >= 0) ++state_[static_cast<size_t>(node)].tag_pods[tag];
   used_gpu_milli_ += static_cast<int64_t>(gpus.size()) * pod.gpu_milli;
-  change_log_.push_back(node);
+  log_.nodes.push_back(node);
 }
 
 void Cluster::Unbind(const Pod& pod, int node, std::span<const int> gpus) {
@@ -138,7 +124,7 @@ void Cluster::Unbind(const Pod& pod, int node, std::span<const int> gpus) {
   for (int g : gpus) s.gpu_left[static_cast<size_t>(g)] += pod.gpu_milli;
   if (const int tag = GpuTag(pod); tag >= 0) --s.tag_pods[tag];
   used_gpu_milli_ -= static_cast<int64_t>(gpus.size()) * pod.gpu_milli;
-  change_log_.push_back(node);
+  log_.nodes.push_back(node);
 }
 
 base::Status Cluster::Check() const {

@@ -38,11 +38,9 @@ class Cluster {
  public:
   explicit Cluster(std::vector<Node> nodes);
   // A copy (a trial placement, a fresh run) is a new history: the same nodes and state, an empty
-  // change log and its own history_id(). So copying a long-running cluster costs its nodes, not
-  // its whole log, and incremental scoring never follows a log another object wrote. (No move
-  // operations: a move copies.)
-  Cluster(const Cluster& other);
-  Cluster& operator=(const Cluster& other);
+  // change log and its own history_id() (ChangeLog below). So copying a long-running cluster
+  // costs its nodes, not its whole log, and incremental scoring never follows a log another
+  // object wrote.
 
   const std::vector<Node>& nodes() const { return nodes_; }
   const NodeState& state(int node) const { return state_[static_cast<size_t>(node)]; }
@@ -77,8 +75,8 @@ class Cluster {
   // Every node a Bind or Unbind touched, in order: what incremental scoring (score_cache.h)
   // re-scores. history_id() names the log (unique per object and per copy); tie_epoch() changes
   // when ShuffleTieOrder does.
-  const std::vector<int>& change_log() const { return change_log_; }
-  uint64_t history_id() const { return history_id_; }
+  const std::vector<int>& change_log() const { return log_.nodes; }
+  uint64_t history_id() const { return log_.id; }
   uint64_t tie_epoch() const { return tie_epoch_; }
 
   base::Status Check() const;
@@ -89,9 +87,17 @@ class Cluster {
   std::vector<int> tie_rank_;
   int64_t total_gpu_milli_ = 0;
   int64_t used_gpu_milli_ = 0;
-  std::vector<int> change_log_;
-  uint64_t history_id_;
   uint64_t tie_epoch_ = 0;
+  // The nodes touched, under an id unique to this history: copying or assigning one (which a
+  // move does too) starts an empty log with a new id.
+  struct ChangeLog {
+    ChangeLog();
+    ChangeLog(const ChangeLog&) : ChangeLog() {}
+    ChangeLog& operator=(const ChangeLog&);
+    std::vector<int> nodes;
+    uint64_t id;
+  };
+  ChangeLog log_;
 };
 
 }  // namespace seedance::sched
