@@ -65,8 +65,9 @@ bool Cluster::TypeAllowed(const Pod& pod, int node) const {
   return std::find(pod.gpu_models.begin(), pod.gpu_models.end(), model) != pod.gpu_models.end();
 }
 
-std::optional<std::vector<int>> Cluster::ChooseGpus(const Pod& pod, int node) const {
-  const NodeState& s = state_[static_cast<size_t>(node)];
+namespace {
+
+std::optional<std::vector<int>> ChooseGpusOn(const Pod& pod, const NodeState& s) {
   std::vector<int> gpus;
   if (pod.num_gpu == 0) return gpus;
   if (pod.gpu_milli >= 1000) {
@@ -89,11 +90,17 @@ std::optional<std::vector<int>> Cluster::ChooseGpus(const Pod& pod, int node) co
   return gpus;
 }
 
-std::optional<std::vector<int>> Cluster::Place(const Pod& pod, int node) const {
-  const NodeState& s = state_[static_cast<size_t>(node)];
+}  // namespace
+
+std::optional<std::vector<int>> Cluster::ChooseGpus(const Pod& pod, int node) const {
+  return ChooseGpusOn(pod, state_[static_cast<size_t>(node)]);
+}
+
+std::optional<std::vector<int>> Cluster::PlaceOn(const Pod& pod, int node,
+                                                 const NodeState& s) const {
   if (s.cpu_left < pod.cpu_milli || s.mem_left < pod.memory_mib) return std::nullopt;
   if (pod.num_gpu > 0 && !TypeAllowed(pod, node)) return std::nullopt;
-  return ChooseGpus(pod, node);
+  return ChooseGpusOn(pod, s);
 }
 
 NodeState Cluster::After(const Pod& pod, int node, std::span<const int> gpus) const {

@@ -3,10 +3,11 @@
 #include <algorithm>
 #include <chrono>
 #include <random>
+#include <string>
 
 #include "seedance/sched/cluster.h"
-#include "seedance/sched/framework.h"
 #include "seedance/sched/policy.h"
+#include "seedance/sched/scheduler.h"
 #include "src/sched/fragmentation.h"
 
 namespace seedance::sched {
@@ -16,13 +17,15 @@ base::StatusOr<FgdRun> RunFgdProtocol(const std::vector<Node>& nodes, const std:
   const auto start = std::chrono::steady_clock::now();
   if (pods.empty()) return base::InvalidArgumentError("no pods");
   SEEDANCE_ASSIGN_OR_RETURN(auto policy, MakePolicy(o.policy, pods));
-  Framework framework(std::move(policy));
-  framework.SetTieBreak(o.ties);
-  framework.EnableScoreCache(true);  // exact; used where the policy allows (score_cache.h)
-  Cluster cluster(nodes);
+  SchedulerOptions options;
+  options.ties = o.ties;
+  options.seed = o.seed;
+  options.score_cache = true;  // exact; used where the policy allows (score_cache.h)
+  Scheduler scheduler(std::move(policy), nodes, options);
+  const Cluster& cluster = scheduler.cluster();
   if (cluster.total_gpu_milli() == 0) return base::InvalidArgumentError("the cluster has no GPUs");
-  PrepareTieOrder(cluster, o.ties, o.seed);
-  std::mt19937_64 rng(o.seed);
+  // The arrival order is drawn from the scheduler's own stream, before its first cycle.
+  std::mt19937_64& rng = scheduler.rng();
 
   // Arrival order: by name, shuffled, then tuned to `tune` x capacity.
   std::vector<const Pod*> order;
@@ -80,12 +83,17 @@ base::StatusOr<FgdRun> RunFgdProtocol(const std::vector<Node>& nodes, const std:
     }
     arrived = arrived_after;
     ++run.pods;
-    if (!framework.Schedule(cluster, *p, rng)) {
+    // The tuning step repeats pods; the scheduler knows each copy by its own name.
+    Pod copy = *p;
+    copy.name = std::to_string(run.pods);
+    SEEDANCE_ASSIGN_OR_RETURN(const auto at, scheduler.Schedule(copy));
+    if (!at) {
       ++run.failed;
       continue;
     }
+    SEEDANCE_RETURN_IF_ERROR(scheduler.Bind(copy.name));
     ++run.scheduled;
-    if (o.check_invariants) SEEDANCE_RETURN_IF_ERROR(cluster.Check());
+    if (o.check_invariants) SEEDANCE_RETURN_IF_ERROR(scheduler.Check());
   }
   while (next_mark < 9) record(next_mark++);
   run.unallocated_pct_at_130 = 100 - run.alloc_pct_at[8];

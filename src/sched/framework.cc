@@ -1,5 +1,7 @@
 #include "seedance/sched/framework.h"
 
+#include <string>
+
 #include "src/sched/score_cache.h"
 
 namespace seedance::sched {
@@ -15,7 +17,7 @@ int64_t Framework::nodes_examined() const {
   return scanned_ + (score_cache_ ? score_cache_->nodes_examined() : 0);
 }
 
-bool Framework::Reserve(Cluster& cluster, const Pod& pod, const Candidate& at) {
+bool Framework::Reserve(Cluster& cluster, const Pod& pod, Candidate& at) {
   cluster.Bind(pod, at.node, at.gpus);
   for (size_t i = 0; i < reserves_.size(); ++i) {
     if (!reserves_[i]->Reserve(cluster, pod, at).ok()) {
@@ -32,17 +34,34 @@ void Framework::Unschedule(Cluster& cluster, const Pod& pod, const Candidate& at
   cluster.Unbind(pod, at.node, at.gpus);
 }
 
-std::optional<Candidate> Framework::Schedule(Cluster& cluster, const Pod& pod,
-                                             std::mt19937_64& rng) {
-  if (score_cache_ && filters_.empty() && !post_filter_ && policy_->scores_each_node_alone()) {
-    std::optional<Candidate> chosen = score_cache_->Best(cluster, *policy_, ties_, pod, rng);
-    if (!chosen || !Reserve(cluster, pod, *chosen)) return std::nullopt;
-    if (bind_ && !bind_->Bind(pod, *chosen).ok()) {
-      Unschedule(cluster, pod, *chosen);
-      return std::nullopt;
+base::Status Framework::Bind(Cluster& cluster, const Pod& pod, const Candidate& at) {
+  if (!bind_) return base::OkStatus();
+  base::Status s = bind_->Bind(pod, at);
+  if (!s.ok()) Unschedule(cluster, pod, at);
+  return s;
+}
+
+base::Status Framework::CheckScores(const Cluster& cluster) const {
+  const int64_t hi = policy_->max_score();
+  for (const Candidate& c : feasible_) {
+    if (c.score < 0 || c.score > hi) {
+      return base::InternalError("policy " + std::string(policy_->name()) + " scored node " +
+                                 cluster.nodes()[static_cast<size_t>(c.node)].name + " " +
+                                 std::to_string(c.score) + ", outside 0.." + std::to_string(hi));
     }
+  }
+  return base::OkStatus();
+}
+
+base::StatusOr<std::optional<Candidate>> Framework::Schedule(Cluster& cluster, const Pod& pod,
+                                                             std::mt19937_64& rng) {
+  if (score_cache_ && filters_.empty() && !post_filter_ && policy_->scores_each_node_alone()) {
+    // Cached scores are the policy's before normalisation (score_cache.h): not range-checked.
+    std::optional<Candidate> chosen = score_cache_->Best(cluster, *policy_, ties_, pod, rng);
+    if (!chosen || !Reserve(cluster, pod, *chosen)) return std::optional<Candidate>();
     return chosen;
   }
+  for (const auto& f : filters_) f->PreFilter(cluster, pod);
   for (int attempt = 0; attempt < 2; ++attempt) {
     feasible_.clear();
     scanned_ += static_cast<int64_t>(cluster.nodes().size());
@@ -60,18 +79,15 @@ std::optional<Candidate> Framework::Schedule(Cluster& cluster, const Pod& pod,
     }
     if (feasible_.empty()) {
       if (attempt == 0 && post_filter_ && post_filter_->PostFilter(cluster, pod)) continue;
-      return std::nullopt;
+      return std::optional<Candidate>();
     }
     policy_->Score(cluster, pod, feasible_, rng);
-    const Candidate chosen = feasible_[SelectHost(feasible_, cluster, ties_, rng)];
-    if (!Reserve(cluster, pod, chosen)) return std::nullopt;
-    if (bind_ && !bind_->Bind(pod, chosen).ok()) {
-      Unschedule(cluster, pod, chosen);
-      return std::nullopt;
-    }
-    return chosen;
+    SEEDANCE_RETURN_IF_ERROR(CheckScores(cluster));
+    Candidate chosen = feasible_[SelectHost(feasible_, cluster, ties_, rng)];
+    if (!Reserve(cluster, pod, chosen)) return std::optional<Candidate>();
+    return std::optional<Candidate>(std::move(chosen));
   }
-  return std::nullopt;
+  return std::optional<Candidate>();
 }
 
 }  // namespace seedance::sched

@@ -48,7 +48,7 @@ class Recorder final : public ReservePlugin {
  public:
   Recorder(std::string tag, bool fail, Log* log) : tag_(std::move(tag)), fail_(fail), log_(log) {}
   std::string_view name() const override { return tag_; }
-  base::Status Reserve(Cluster& c, const Pod&, const Candidate& at) override {
+  base::Status Reserve(Cluster& c, const Pod&, Candidate& at) override {
     log_->push_back("reserve " + tag_ + " node " + std::to_string(at.node) + " used " +
                     std::to_string(c.used_gpu_milli()));
     return fail_ ? base::UnavailableError("no") : base::OkStatus();
@@ -85,7 +85,7 @@ TEST(Framework, FilterScoreReserveInOrder) {
   f.AddFilter(std::make_unique<NotNode>(0, &log));
   f.AddReserve(std::make_unique<Recorder>("r1", false, &log));
   std::mt19937_64 rng(1);
-  auto at = f.Schedule(c, OneGpu(), rng);
+  auto at = f.Schedule(c, OneGpu(), rng).value();
   ASSERT_TRUE(at.has_value());
   EXPECT_EQ(at->node, 1);  // node 0 filtered out
   // The cluster's reservation comes first: the plugin sees the GPU in use.
@@ -104,7 +104,7 @@ TEST(Framework, AFailedReserveUndoesTheEarlierOnes) {
   f.AddReserve(std::make_unique<Recorder>("r2", true, &log));
   f.AddReserve(std::make_unique<Recorder>("r3", false, &log));
   std::mt19937_64 rng(1);
-  EXPECT_FALSE(f.Schedule(c, OneGpu(), rng).has_value());
+  EXPECT_FALSE(f.Schedule(c, OneGpu(), rng).value().has_value());
   EXPECT_EQ(log,
             (Log{"reserve r1 node 0 used 1000", "reserve r2 node 0 used 1000", "unreserve r1"}));
   EXPECT_EQ(c.used_gpu_milli(), 0);
@@ -118,7 +118,9 @@ TEST(Framework, AFailedBindUndoesTheReservations) {
   f.AddReserve(std::make_unique<Recorder>("r1", false, &log));
   f.SetBind(std::make_unique<FailingBind>(&log));
   std::mt19937_64 rng(1);
-  EXPECT_FALSE(f.Schedule(c, OneGpu(), rng).has_value());
+  auto at = f.Schedule(c, OneGpu(), rng).value();
+  ASSERT_TRUE(at.has_value());
+  EXPECT_FALSE(f.Bind(c, OneGpu(), *at).ok());
   EXPECT_EQ(log, (Log{"reserve r1 node 0 used 1000", "bind", "unreserve r1"}));
   EXPECT_EQ(c.used_gpu_milli(), 0);
 }
@@ -146,7 +148,7 @@ TEST(Framework, PostFilterMakesRoomAndTheCycleRetries) {
   Framework f(BestFit());
   f.SetPostFilter(std::make_unique<EvictNodeZero>(&log));
   std::mt19937_64 rng(1);
-  auto at = f.Schedule(c, OneGpu(), rng);
+  auto at = f.Schedule(c, OneGpu(), rng).value();
   ASSERT_TRUE(at.has_value());
   EXPECT_EQ(log, Log{"post-filter"});
   // A full cluster with nothing to evict: one post-filter call, then no.
@@ -157,7 +159,7 @@ TEST(Framework, PostFilterMakesRoomAndTheCycleRetries) {
   g.SetPostFilter(std::make_unique<EvictNodeZero>(&log));
   Pod big = OneGpu();
   big.num_gpu = 2;  // fits nowhere even after eviction
-  EXPECT_FALSE(g.Schedule(empty, big, rng).has_value());
+  EXPECT_FALSE(g.Schedule(empty, big, rng).value().has_value());
   EXPECT_EQ(log, Log{"post-filter"});
 }
 

@@ -70,13 +70,21 @@ class BestFitPolicy final : public Policy {
 };
 
 // Max-normalisation: score * 100 / max (integer), as the simulator's "norm max". It keeps the set
-// of highest scores: with hi > 0 a score s < hi maps below 100 and hi to 100; otherwise nothing
-// changes.
+// of highest scores: with hi > 0 a score s < hi maps below 100 and hi to 100, and a raw score
+// below 0 (a node past the formula's 128 cores or 8 GPUs) is raised to 0, still below 100. With
+// hi <= 0 (every raw score at most 0) it is min-max normalisation instead, which keeps it too.
 void MaxNormalise(std::vector<Candidate>& cs) {
   int64_t hi = 0;
-  for (const auto& c : cs) hi = std::max(hi, c.score);
-  if (hi <= 0) return;
-  for (auto& c : cs) c.score = c.score * 100 / hi;
+  bool negative = false;
+  for (const auto& c : cs) {
+    hi = std::max(hi, c.score);
+    negative |= c.score < 0;
+  }
+  if (hi <= 0) {
+    if (negative) MinMaxNormalise(cs);
+    return;
+  }
+  for (auto& c : cs) c.score = std::max<int64_t>(0, c.score * 100 / hi);
 }
 
 class DotProductPolicy final : public Policy {
@@ -171,7 +179,8 @@ class GpuClusteringPolicy final : public Policy {
       const NodeState& s = cluster.state(c.node);
       int tags_here = 0;
       for (int n : s.tag_pods) tags_here += n > 0;
-      const int64_t packed = 25 * (8000 - s.gpu_left_total()) / 8000;
+      // Nodes of more than 8 GPUs (8000 milli-GPU left) count as an empty 8-GPU one.
+      const int64_t packed = 25 * (8000 - std::min<int64_t>(8000, s.gpu_left_total())) / 8000;
       int64_t band;
       if (s.tag_pods[static_cast<size_t>(tag)] > 0) {
         band = tags_here == 1 ? 75 : 50;

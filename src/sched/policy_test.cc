@@ -370,3 +370,53 @@ TEST(FgdProtocol, InvariantsAndDeterminismOnTheDefaultTrace) {
 
 }  // namespace
 }  // namespace seedance::sched
+
+namespace seedance::sched {
+namespace {
+
+// Every policy's scores stay in 0..max_score() (the framework rejects others), also on nodes
+// past the formulas' 128 cores and 8 GPUs.
+TEST(Policy, ScoresStayInRangeOnLargeNodes) {
+  const std::vector<Node> nodes = {MakeNode("big", 256000, 16), MakeNode("std", 128000, 8)};
+  Cluster c(nodes);
+  std::mt19937_64 rng(1);
+  auto score = [&](const char* policy, const Pod& pod) {
+    auto p = MakePolicy(policy, {pod});
+    EXPECT_TRUE(p.ok());
+    std::vector<Candidate> cs;
+    for (int n = 0; n < 2; ++n) {
+      if (auto g = c.Place(pod, n)) cs.push_back({n, 0, *g});
+    }
+    (*p)->Score(c, pod, cs, rng);
+    for (const Candidate& x : cs) {
+      EXPECT_GE(x.score, 0) << policy;
+      EXPECT_LE(x.score, (*p)->max_score()) << policy;
+    }
+    return cs;
+  };
+  // dotprod, 100 cores and 8 GPUs: on "big" (free 2 x 128 cores, 2 x 8 GPUs) the dot product is
+  // 2 x 0.78125 + 2 x 1 = 3.5625, raw (1 - 3.5625 / 2) x 100 = -78; on "std" 0.78125 + 1 =
+  // 1.78125, raw 10. Max-normalised: std 100, big -780 raised to 0.
+  auto dot = score("dotprod", MakePod(100000, 8, 1000));
+  ASSERT_EQ(dot.size(), 2u);
+  EXPECT_EQ(dot[0].score, 0);
+  EXPECT_EQ(dot[1].score, 100);
+  // 16 GPUs fit on "big" only: raw 2 x 0.78125 + 2 x 2 = 5.5625 -> -178, no raw score above 0:
+  // min-max normalised, the one candidate scores 100.
+  auto alone = score("dotprod", MakePod(100000, 16, 1000));
+  ASSERT_EQ(alone.size(), 1u);
+  EXPECT_EQ(alone[0].score, 100);
+  // gpuclustering, a 1-GPU pod on idle nodes: band 25 + 25 x (8000 - min(8000, left)) / 8000 =
+  // 25 on both (the 16-GPU node counts as an empty 8-GPU one, not 25 - 25 = 0).
+  auto clus = score("gpuclustering", MakePod(1000, 1, 1000));
+  ASSERT_EQ(clus.size(), 2u);
+  EXPECT_EQ(clus[0].score, 25);
+  EXPECT_EQ(clus[1].score, 25);
+  for (const char* policy : {"random", "bestfit", "gpupacking", "fgd", "seedance"}) {
+    score(policy, MakePod(1000, 1, 500));
+    score(policy, MakePod(100000, 8, 1000));
+  }
+}
+
+}  // namespace
+}  // namespace seedance::sched

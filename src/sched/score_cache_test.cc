@@ -80,8 +80,8 @@ void ExpectSameChoices(const std::string& policy, TieBreak ties, uint64_t seed) 
   std::mt19937_64 r1(seed), r2(seed), pick(seed + 1);
   std::vector<std::pair<const Pod*, Candidate>> placed;
   for (const Pod& p : pods) {
-    const auto x = scan.Schedule(c1, p, r1);
-    const auto y = cached.Schedule(c2, p, r2);
+    const auto x = scan.Schedule(c1, p, r1).value();
+    const auto y = cached.Schedule(c2, p, r2).value();
     ASSERT_EQ(x.has_value(), y.has_value()) << policy << " " << p.name;
     if (x) {
       ASSERT_EQ(x->node, y->node) << policy << " " << p.name;
@@ -124,7 +124,7 @@ TEST(ScoreCacheTest, ACopyIsANewHistoryAndTheCacheStartsAgain) {
   cached.EnableScoreCache(true);
   Cluster c(nodes);
   std::mt19937_64 rng(1);
-  for (size_t i = 0; i < 100; ++i) cached.Schedule(c, pods[i], rng);
+  for (size_t i = 0; i < 100; ++i) cached.Schedule(c, pods[i], rng).value();
   ASSERT_FALSE(c.change_log().empty());
   const Cluster copy(c);
   EXPECT_TRUE(copy.change_log().empty());
@@ -138,8 +138,8 @@ TEST(ScoreCacheTest, ACopyIsANewHistoryAndTheCacheStartsAgain) {
   scan.SetTieBreak(TieBreak::kNodeName);
   Cluster fresh(nodes);
   for (size_t i = 100; i < pods.size(); ++i) {
-    const auto x = scan.Schedule(fresh, pods[i], rng);
-    const auto y = cached.Schedule(c, pods[i], rng);
+    const auto x = scan.Schedule(fresh, pods[i], rng).value();
+    const auto y = cached.Schedule(c, pods[i], rng).value();
     ASSERT_EQ(x.has_value(), y.has_value()) << pods[i].name;
     if (x) {
       ASSERT_EQ(x->node, y->node) << pods[i].name;

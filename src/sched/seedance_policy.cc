@@ -54,6 +54,8 @@ class SeedancePolicy final : public Policy {
     for (auto& [m, d] : share_) d /= total;
   }
   std::string_view name() const override { return "seedance"; }
+  // A step (0..100) in the high part, the packing key (0..8000) below it.
+  int64_t max_score() const override { return 100 * kStepUnit + kMaxNodeMilli; }
 
   void Score(const Cluster& cluster, const Pod& pod, std::vector<Candidate>& feasible,
              std::mt19937_64&) const override {

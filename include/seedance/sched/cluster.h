@@ -65,7 +65,11 @@ class Cluster {
   std::optional<std::vector<int>> ChooseGpus(const Pod& pod, int node) const;
   // The fit test and the GPU choice in one: the GPUs when CPU, memory, type
   // and GPUs fit, else nullopt.
-  std::optional<std::vector<int>> Place(const Pod& pod, int node) const;
+  std::optional<std::vector<int>> Place(const Pod& pod, int node) const {
+    return PlaceOn(pod, node, state(node));
+  }
+  // The same test and choice on node `node` in state `s` (a trial state the caller keeps).
+  std::optional<std::vector<int>> PlaceOn(const Pod& pod, int node, const NodeState& s) const;
   // The state the node would have with the pod on `gpus`.
   NodeState After(const Pod& pod, int node, std::span<const int> gpus) const;
 

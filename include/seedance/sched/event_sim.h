@@ -1,6 +1,8 @@
 // Event mode of the simulator (SPEC SCHED-7b, first part): jobs arrive at
 // their submit time, wait in a queue, run on the cluster for their duration
-// and leave. Deterministic for a seed.
+// and leave. Deterministic for a seed. Jobs are placed through the live
+// Scheduler (scheduler.h); each mechanism below is a plugin or a post-pass
+// rebalancer in a file of its own (src/sched/simulation.h lists them).
 //
 // Loop: events (arrivals, completions) in time order; after all events of
 // one instant, a scheduling pass walks the queue — higher priority first,
@@ -14,7 +16,7 @@
 // that keeps its group within quota is guaranteed; beyond it, a job may
 // borrow idle GPU anywhere but can be preempted. When a guaranteed job does
 // not fit, borrowing jobs of other groups are preempted, most recently
-// started first, until it fits (tried on a copy of the cluster first, so
+// started first, until it fits (tried on a trial state first, so
 // nothing is preempted in vain). A preempted job returns to the queue and
 // loses the work since its last checkpoint (every checkpoint_interval_s of
 // run time), then pays restore_cost_s when it starts again.

@@ -51,6 +51,8 @@ class Policy {
   // scores stay equal, a score below the highest stays below it). Then a node's score can be kept
   // until the node changes and the highest ones give Score's choice (score_cache.h).
   virtual bool scores_each_node_alone() const { return false; }
+  // The highest score Score may give (the lowest is 0); the framework rejects others.
+  virtual int64_t max_score() const { return 100; }
   // The scores before any normalisation; called only when scores_each_node_alone().
   virtual void ScoreAlone(const Cluster&, const Pod&, std::vector<Candidate>&) const {}
 };

@@ -37,4 +37,8 @@ Tier TierOfQos(Qos q);
 double SilverQuotaScale(double load);
 double OvercommitMargin(Tier t);
 
+// The event simulator's queue sort: waiting jobs are ordered by (QueueRank, priority descending,
+// arrival), with QueueRank the tier (Gold first) when tiers are on, else 0 for every job.
+inline int QueueRank(Tier t, bool tiers) { return tiers ? static_cast<int>(t) : 0; }
+
 }  // namespace seedance::sched
