@@ -27,6 +27,7 @@ void BindPrecision(py::module_& m);  // precision_bindings.cc
 void BindComm(py::module_& m);       // comm_bindings.cc
 void BindKv(py::module_& m);         // kv_bindings.cc
 void BindTopo(py::module_& m);       // topo_bindings.cc
+void BindSched(py::module_& m);      // sched_bindings.cc
 
 namespace {
 
@@ -140,4 +141,5 @@ PYBIND11_MODULE(_core, m) {
   BindComm(m);
   BindKv(m);
   BindTopo(m);
+  BindSched(m);
 }

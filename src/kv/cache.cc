@@ -391,4 +391,10 @@ base::StatusOr<std::unique_ptr<KvCache>> NewQuantizedCache(const CacheShape& sha
   return std::unique_ptr<KvCache>(new QuantizedCache(shape, config));
 }
 
+double PackedBitsPerValue(int bits, int group) {
+  const int per_word = 32 / bits;
+  const double words = std::ceil(static_cast<double>(group) / per_word);
+  return (words * 32 + 64) / group;
+}
+
 }  // namespace seedance::kv

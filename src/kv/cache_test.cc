@@ -57,6 +57,18 @@ void ReadBack(const KvCache& cache, int len, std::vector<std::vector<float>>& k,
   }
 }
 
+// Bits per value of a full group of 32: 4 bits, 8 codes per word, 4 words + 64 -> 192 / 32 = 6;
+// 6 bits, 5 per word, 7 words -> (224 + 64) / 32 = 9; 8 bits, 8 words -> 10; 2 bits, 2 words
+// -> 4; 5 bits, 6 per word, 6 words -> (192 + 64) / 32 = 8. Group 64 at 4 bits: (256 + 64) / 64.
+TEST(QuantizedCache, PackedBitsPerValueByHand) {
+  EXPECT_DOUBLE_EQ(PackedBitsPerValue(4, 32), 6);
+  EXPECT_DOUBLE_EQ(PackedBitsPerValue(6, 32), 9);
+  EXPECT_DOUBLE_EQ(PackedBitsPerValue(8, 32), 10);
+  EXPECT_DOUBLE_EQ(PackedBitsPerValue(2, 32), 4);
+  EXPECT_DOUBLE_EQ(PackedBitsPerValue(5, 32), 8);
+  EXPECT_DOUBLE_EQ(PackedBitsPerValue(4, 64), 5);
+}
+
 TEST(QuantizedCache, ErrorWithinTheBoundForEveryWidth) {
   // Groups of 16 (plain layout) and 32 (4-bit keys in channel pairs, read by
   // the AVX2 kernel and, with simd off, by the scalar path).

@@ -95,13 +95,6 @@ void RegisterEval(CLI::App* noun, Context& context) {
   });
 }
 
-// Bits per value of the cache's packing: codes in 32-bit words plus FP32 min and scale per group.
-double PackedBitsPerValue(int bits, int group) {
-  const int per_word = 32 / bits;
-  const double words = std::ceil(static_cast<double>(group) / per_word);
-  return (words * 32 + 64) / group;
-}
-
 void RegisterEstimate(CLI::App* noun, Context& context) {
   struct Flags {
     int64_t tokens = 131072, layers = 32, kv_dim = 1024;
@@ -150,7 +143,7 @@ void RegisterEstimate(CLI::App* noun, Context& context) {
       return;
     }
     in.values = f->tokens * f->layers * f->kv_dim * 2;
-    in.bits_per_value = PackedBitsPerValue(f->bits, f->group);
+    in.bits_per_value = kv::PackedBitsPerValue(f->bits, f->group);
     in.pcie = {f->pcie_gen, f->lanes};
     if (f->pcie_gbps > 0) in.pcie_gbps = f->pcie_gbps;
     in.hbm = f->hbm;

@@ -64,6 +64,10 @@ class KvCache {
   virtual std::vector<BitDecision> Decisions() const { return {}; }
 };
 
+// Bits per value of a full group in the packed form: ceil(group / floor(32 / bits)) 32-bit words
+// of codes plus an FP32 minimum and scale (64 bits), over `group` values.
+double PackedBitsPerValue(int bits, int group);
+
 struct QuantConfig {
   std::string bits = "8";  // "8", "6", "5", "4", "2", "fp8" or "adaptive"
   int group = 32;
