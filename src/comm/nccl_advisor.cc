@@ -2,30 +2,13 @@
 
 #include <algorithm>
 #include <array>
-#include <cstdlib>
+#include <optional>
 
 #include "seedance/base/yaml_map.h"
+#include "seedance/topo/matrix.h"
 
 namespace seedance::comm {
 namespace {
-
-std::string Trim(std::string s) {
-  while (!s.empty() && (s.back() == '\n' || s.back() == ' ' || s.back() == '\r')) s.pop_back();
-  return s;
-}
-
-std::string ReadOr(base::Env& env, const std::string& path, const std::string& fallback) {
-  auto v = env.ReadFile(path);
-  return v.ok() ? Trim(*v) : fallback;
-}
-
-bool Virtual(const std::string& name) {
-  for (const char* prefix : {"lo", "docker", "veth", "virbr", "br-", "cni", "flannel", "tun", "tap",
-                             "ifb", "ib"}) {  // ib*: IPoIB, covered by the HCA itself
-    if (name.starts_with(prefix)) return true;
-  }
-  return false;
-}
 
 std::string Join(const std::vector<std::string>& v, const char* sep) {
   std::string out;
@@ -71,48 +54,50 @@ base::StatusOr<Topology> ParseTopologyYaml(std::string_view text, const std::str
   return t;
 }
 
-Topology DetectTopology(base::Env& env) {
+Topology FromNodeTopology(const topo::Topology& node) {
   Topology t;
   t.source = "detected";
-  // InfiniBand and RoCE HCAs.
-  if (auto hcas = env.ListDirectory("/sys/class/infiniband"); hcas.ok()) {
-    for (const auto& hca : *hcas) {
-      const std::string port = "/sys/class/infiniband/" + hca + "/ports/1/";
-      Nic nic;
-      nic.name = hca;
-      nic.type =
-          ReadOr(env, port + "link_layer", "InfiniBand") == "Ethernet" ? "roce" : "infiniband";
-      nic.up = ReadOr(env, port + "state", "").find("ACTIVE") != std::string::npos;
-      // "rate" reads like "200 Gb/sec (4X HDR)".
-      nic.speed_gbps = std::atof(ReadOr(env, port + "rate", "0").c_str());
-      nic.numa_node = std::atoi(
-          ReadOr(env, "/sys/class/infiniband/" + hca + "/device/numa_node", "-1").c_str());
-      t.nics.push_back(nic);
-    }
+  for (const topo::Nic& n : node.nics) {
+    if (n.kind != "infiniband" && n.kind != "roce" && n.kind != "ethernet") continue;
+    t.nics.push_back(Nic{n.name, n.kind, n.speed_gbps, n.up, n.numa_node});
   }
-  if (auto ifs = env.ListDirectory("/sys/class/net"); ifs.ok()) {
-    for (const auto& name : *ifs) {
-      if (Virtual(name)) continue;
-      const std::string dir = "/sys/class/net/" + name + "/";
-      Nic nic;
-      nic.name = name;
-      nic.type = "ethernet";
-      nic.up = ReadOr(env, dir + "operstate", "down") == "up";
-      const double mbps = std::atof(ReadOr(env, dir + "speed", "0").c_str());
-      nic.speed_gbps = mbps > 0 ? mbps / 1000 : 0;
-      nic.numa_node = std::atoi(ReadOr(env, dir + "device/numa_node", "-1").c_str());
-      t.nics.push_back(nic);
-    }
+  std::vector<const topo::Gpu*> gpus;
+  for (const topo::Gpu& g : node.gpus) {
+    if (g.vendor == "nvidia") gpus.push_back(&g);
   }
-  // NVIDIA GPUs: PCI class 0x0300xx (VGA) or 0x0302xx (3D), vendor 0x10de.
-  if (auto devs = env.ListDirectory("/sys/bus/pci/devices"); devs.ok()) {
-    for (const auto& d : *devs) {
-      const std::string dir = "/sys/bus/pci/devices/" + d + "/";
-      const std::string cls = ReadOr(env, dir + "class", "");
-      if (ReadOr(env, dir + "vendor", "") == "0x10de" &&
-          (cls.starts_with("0x0300") || cls.starts_with("0x0302"))) {
-        ++t.gpus_per_node;
-      }
+  t.gpus_per_node = static_cast<int>(gpus.size());
+  for (const auto& row : node.nvlinks) {
+    t.nvlink |= std::any_of(row.begin(), row.end(), [](int links) { return links > 0; });
+  }
+  // The farthest, over the GPUs, of each GPU's nearest RDMA NIC (Link orders near to far).
+  const bool single_node = node.nodes.size() <= 1;
+  std::optional<topo::Link> worst;
+  for (const topo::Gpu* g : gpus) {
+    std::optional<topo::Link> nearest;
+    for (const topo::Nic& n : node.nics) {
+      if (!n.up || (n.kind != "infiniband" && n.kind != "roce")) continue;
+      const topo::Link l =
+          topo::PciRelation(g->pci_path, g->numa_node, n.pci_path, n.numa_node, single_node);
+      if (!nearest || l < *nearest) nearest = l;
+    }
+    if (!nearest) {
+      worst.reset();
+      break;
+    }
+    if (!worst || *nearest > *worst) worst = nearest;
+  }
+  if (worst) {
+    switch (*worst) {
+      case topo::Link::kPix:
+      case topo::Link::kPxb:
+        t.gpu_nic_affinity = "same-pcie-switch";
+        break;
+      case topo::Link::kPhb:
+      case topo::Link::kNode:
+        t.gpu_nic_affinity = "same-numa";
+        break;
+      default:
+        t.gpu_nic_affinity = "cross-numa";
     }
   }
   return t;

@@ -5,7 +5,6 @@
 #include <random>
 
 #include "seedance/base/civil_time.h"
-#include "seedance/base/fake_env.h"
 #include "seedance/base/testing/text_mutator.h"
 #include "seedance/comm/nccl_advisor.h"
 #include "seedance/comm/nccl_log.h"
@@ -19,34 +18,72 @@ std::map<std::string, std::string> ByVariable(const std::vector<NcclAdvice>& a) 
   return m;
 }
 
-TEST(NcclAdvisor, DetectsHcasInterfacesAndGpus) {
-  base::FakeEnv env;
-  env.SetFile("/sys/class/infiniband/mlx5_0/ports/1/link_layer", "InfiniBand\n");
-  env.SetFile("/sys/class/infiniband/mlx5_0/ports/1/state", "4: ACTIVE\n");
-  env.SetFile("/sys/class/infiniband/mlx5_0/ports/1/rate", "400 Gb/sec (4X NDR)\n");
-  env.SetFile("/sys/class/infiniband/mlx5_1/ports/1/link_layer", "InfiniBand\n");
-  env.SetFile("/sys/class/infiniband/mlx5_1/ports/1/state", "1: DOWN\n");
-  env.SetFile("/sys/class/net/eth0/operstate", "up\n");
-  env.SetFile("/sys/class/net/eth0/speed", "25000\n");
-  env.SetFile("/sys/class/net/docker0/operstate", "up\n");
-  env.SetFile("/sys/class/net/lo/operstate", "unknown\n");
-  for (const char* bus : {"0000:18:00.0", "0000:3b:00.0"}) {
-    env.SetFile(std::string("/sys/bus/pci/devices/") + bus + "/vendor", "0x10de\n");
-    env.SetFile(std::string("/sys/bus/pci/devices/") + bus + "/class", "0x030200\n");
-  }
-  env.SetFile("/sys/bus/pci/devices/0000:00:1f.0/vendor", "0x8086\n");
-  env.SetFile("/sys/bus/pci/devices/0000:00:1f.0/class", "0x060100\n");
-  const Topology t = DetectTopology(env);
-  EXPECT_EQ(t.gpus_per_node, 2);
-  ASSERT_EQ(t.nics.size(), 3u);  // mlx5_0, mlx5_1, eth0 (docker0 and lo skipped)
+// A node as topo reads it: two NVIDIA GPUs and an ASPEED VGA chip, an InfiniBand HCA behind
+// the first GPU's PCIe switch (up), one that is down, an Ethernet interface and a Wi-Fi one.
+topo::Topology TwoGpuNode() {
+  topo::Topology t;
+  t.nodes.resize(2);
+  auto gpu = [](int index, std::string vendor, std::vector<std::string> path, int numa) {
+    topo::Gpu g;
+    g.index = index;
+    g.vendor = std::move(vendor);
+    g.pci_path = std::move(path);
+    g.numa_node = numa;
+    return g;
+  };
+  t.gpus = {gpu(0, "nvidia", {"pci0000:00", "0000:00:01.0", "0000:01:00.0", "0000:02:00.0"}, 0),
+            gpu(1, "nvidia", {"pci0000:00", "0000:00:02.0"}, 0),
+            gpu(2, "aspeed", {"pci0000:00", "0000:00:04.0"}, 0)};
+  auto nic = [](std::string name, std::string kind, double gbps, bool up,
+                std::vector<std::string> path, int numa) {
+    topo::Nic n;
+    n.name = std::move(name);
+    n.kind = std::move(kind);
+    n.speed_gbps = gbps;
+    n.up = up;
+    n.pci_path = std::move(path);
+    n.numa_node = numa;
+    return n;
+  };
+  t.nics = {nic("mlx5_0", "infiniband", 400, true,
+                {"pci0000:00", "0000:00:01.0", "0000:01:00.0", "0000:02:01.0"}, 0),
+            nic("mlx5_1", "infiniband", 400, false, {"pci0000:80", "0000:80:01.0"}, 1),
+            nic("eth0", "ethernet", 25, true, {"pci0000:00", "0000:00:03.0"}, 0),
+            nic("wlan0", "wireless", 1, true, {}, 0)};
+  return t;
+}
+
+TEST(NcclAdvisor, FromTheNodeTopology) {
+  topo::Topology node = TwoGpuNode();
+  Topology t = FromNodeTopology(node);
+  EXPECT_EQ(t.source, "detected");
+  EXPECT_EQ(t.gpus_per_node, 2);  // the VGA chip is not counted
+  EXPECT_FALSE(t.nvlink);
+  ASSERT_EQ(t.nics.size(), 3u);  // wireless left out
+  EXPECT_EQ(t.nics[0].name, "mlx5_0");
   EXPECT_EQ(t.nics[0].speed_gbps, 400);
-  EXPECT_TRUE(t.nics[0].up);
   EXPECT_FALSE(t.nics[1].up);
-  EXPECT_EQ(t.nics[2].speed_gbps, 25);
-  const auto a = ByVariable(AdviseNccl(t));
+  EXPECT_EQ(t.nics[2].type, "ethernet");
+  // GPU 0 reaches mlx5_0 through its switch (PXB), GPU 1 only through the host bridge (PHB): the
+  // farther of the two is within the NUMA node. mlx5_1 is down and does not count.
+  EXPECT_EQ(t.gpu_nic_affinity, "same-numa");
+  auto a = ByVariable(AdviseNccl(t));
   EXPECT_EQ(a.at("NCCL_IB_HCA"), "mlx5_0");        // the port that is down is left out
   EXPECT_EQ(a.at("NCCL_P2P_LEVEL"), "PXB");        // no NVLink known
   EXPECT_FALSE(a.contains("NCCL_SOCKET_IFNAME"));  // single node with IB: nothing to steer
+  // GPU 1 moved behind the switch too: every GPU has the HCA under its switch.
+  node.gpus[1].pci_path = {"pci0000:00", "0000:00:01.0", "0000:01:00.0", "0000:02:02.0"};
+  EXPECT_EQ(FromNodeTopology(node).gpu_nic_affinity, "same-pcie-switch");
+  // Only the HCA on the other socket up: cross-NUMA.
+  node.nics[0].up = false;
+  node.nics[1].up = true;
+  EXPECT_EQ(FromNodeTopology(node).gpu_nic_affinity, "cross-numa");
+  // No RDMA NIC up: unknown. NVLink between the GPUs is seen.
+  node.nics[1].up = false;
+  node.nvlinks = {{0, 12, 0}, {12, 0, 0}, {0, 0, 0}};
+  t = FromNodeTopology(node);
+  EXPECT_EQ(t.gpu_nic_affinity, "unknown");
+  EXPECT_TRUE(t.nvlink);
 }
 
 TEST(NcclAdvisor, SocketsOnlyClusterFromAFile) {

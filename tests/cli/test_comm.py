@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import json
+import pathlib
 import subprocess
+import sys
+
+FAKE = pathlib.Path(__file__).resolve().parents[1] / "fixtures" / "fake_node.py"
 
 
 def run(binary, *args):
@@ -32,6 +36,31 @@ def test_advise_detects_this_machine(seedancectl):
     r = run(seedancectl, "comm", "advise", "-o", "json")
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout)["topology"]["source"] == "detected"
+
+
+def test_advise_reads_the_node_as_topo_show_does(seedancectl, tmp_path):
+    """On the fake server (8 NVIDIA GPUs, two per PCIe switch with one NIC each: mlx5_0 and
+    mlx5_1 InfiniBand, mlx5_2 and mlx5_3 RoCE), the advisor's NICs are topo show's, NVLink comes
+    from the saved nvidia-smi printout and every GPU has an HCA under its switch."""
+    subprocess.run([sys.executable, str(FAKE), "server", str(tmp_path)], check=True)
+    shown = json.loads(run(seedancectl, "topo", "show", "--root", tmp_path, "-o", "json").stdout)
+    r = run(seedancectl, "comm", "advise", "--root", tmp_path, "--nvlink-from",
+            tmp_path / "nvidia-smi-topo.txt", "--nodes", "4", "-o", "json")
+    assert r.returncode == 0, r.stderr
+    report = json.loads(r.stdout)
+    t = report["topology"]
+    assert [n["name"] for n in t["nics"]] == [n["device"] for n in shown["nics"]
+                                              if n["kind"] != "wireless"]
+    assert [n["type"] for n in t["nics"]][:4] == ["infiniband", "infiniband", "roce", "roce"]
+    assert t["gpus_per_node"] == 8 and t["nvlink"] is True and t["nodes"] == 4
+    assert t["gpu_nic_affinity"] == "same-pcie-switch"
+    advice = {a["variable"]: a["value"] for a in report["advice"]}
+    assert advice["NCCL_IB_HCA"] == "mlx5_0,mlx5_1,mlx5_2,mlx5_3"
+    assert advice["NCCL_NET_GDR_LEVEL"] == "PXB"
+    assert advice["NCCL_P2P_LEVEL"] == "NVL"
+    # A file and a tree exclude each other.
+    r = run(seedancectl, "comm", "advise", "--root", tmp_path, "--topology", tmp_path / "x.yaml")
+    assert r.returncode == 2 and "excludes" in r.stderr
 
 
 def test_advise_errors(seedancectl, tmp_path):

@@ -5,6 +5,7 @@
 #include "seedance/base/env.h"
 #include "seedance/comm/nccl_advisor.h"
 #include "seedance/comm/nccl_log.h"
+#include "seedance/topo/discover.h"
 #include "tools/seedancectl/cli.h"
 
 namespace seedance::cli {
@@ -12,20 +13,35 @@ namespace {
 
 void RegisterAdvise(CLI::App* noun, Context& context) {
   struct Flags {
-    std::string topology, output;
+    std::string topology, root, nvlink_from, output;
+    int nodes = 1;
     bool env_format = false;
   };
   auto f = std::make_shared<Flags>();
   CLI::App* cmd = noun->add_subcommand(
       "advise", "NCCL environment settings for this machine's topology (or --topology FILE)");
-  cmd->add_option("--topology", f->topology,
-                  "YAML topology (docs/design/comm.md); default: detect from /sys");
+  cmd->add_option(
+      "--topology", f->topology,
+      "YAML topology (docs/design/comm.md); default: this node's, as topo show reads it");
+  cmd->add_option("--root", f->root, "Read /sys under this directory (a saved or fake tree)")
+      ->check(InputDirectory());
+  cmd->add_option("--nvlink-from", f->nvlink_from,
+                  "NVLink links from a saved 'nvidia-smi topo -m' output instead of NVML");
+  cmd->add_option("--nodes", f->nodes, "Nodes of the job, each like this one (with no --topology)")
+      ->check(IntIn(1, 1 << 20))
+      ->capture_default_str();
+  cmd->get_option("--topology")->excludes(cmd->get_option("--root"));
+  cmd->get_option("--topology")->excludes(cmd->get_option("--nodes"));
+  cmd->get_option("--topology")->excludes(cmd->get_option("--nvlink-from"));
   cmd->add_flag("--env", f->env_format, "Print only 'export VAR=value' lines, for a shell");
   AddOutputFlag(cmd, &f->output);
   cmd->callback([f, &context] {
     comm::Topology topology;
     if (f->topology.empty()) {
-      topology = comm::DetectTopology(*base::Env::Default());
+      auto machine = topo::DiscoverMachine(f->root, f->nvlink_from);
+      if (Failed(machine.status(), context)) return;
+      topology = comm::FromNodeTopology(machine->topology);
+      topology.nodes = f->nodes;
     } else {
       auto text = base::Env::Default()->ReadFile(f->topology);
       if (Failed(text.status().Annotate("cannot read the topology file"), context)) return;

@@ -6,38 +6,13 @@
 
 #include "seedance/base/env.h"
 #include "seedance/topo/affinity.h"
+#include "seedance/topo/discover.h"
 #include "seedance/topo/matrix.h"
-#include "seedance/topo/nvlink.h"
 #include "seedance/topo/topology.h"
 #include "tools/seedancectl/cli.h"
 
 namespace seedance::cli {
 namespace {
-
-struct Machine {
-  std::unique_ptr<base::Env> env;
-  topo::Topology topology;
-};
-
-// Discovers the topology under `root`, with NVLink links from `nvlink_from`
-// (a saved `nvidia-smi topo -m`) or, on the real machine, from NVML.
-base::StatusOr<Machine> Discover(const std::string& root, const std::string& nvlink_from) {
-  Machine m;
-  m.env = base::NewPosixEnv({.root = root.empty() ? "/" : root});
-  m.topology = topo::DiscoverTopology(*m.env);
-  if (!nvlink_from.empty()) {
-    // The file is read from the real file system, not under --root.
-    auto s = topo::LoadNvlinksFromSmiFile(m.topology, *base::Env::Default(), nvlink_from);
-    if (!s.ok()) return s;
-  } else if (root.empty() || root == "/") {
-    if (!m.topology.gpus.empty()) {
-      if (auto s = topo::LoadNvlinksFromNvml(m.topology); !s.ok()) {
-        m.topology.notes.push_back("no NVLink information: " + std::string(s.message()));
-      }
-    }
-  }
-  return m;
-}
 
 void RegisterShow(CLI::App* noun, Context& context) {
   struct Flags {
@@ -53,7 +28,7 @@ void RegisterShow(CLI::App* noun, Context& context) {
                   "NVLink links from a saved 'nvidia-smi topo -m' output instead of NVML");
   AddOutputFlag(cmd, &f->output);
   cmd->callback([f, &context] {
-    auto m = Discover(f->root, f->nvlink_from);
+    auto m = topo::DiscoverMachine(f->root, f->nvlink_from);
     if (Failed(m.status(), context)) return;
     if (f->output == "json") {
       context.exit_code = PrintReport(topo::TopologyToReport(m->topology), f->output);
@@ -83,7 +58,7 @@ void RegisterCheck(CLI::App* noun, Context& context) {
       ->check(RealIn(0, 100));
   AddOutputFlag(cmd, &f->output);
   cmd->callback([f, &context] {
-    auto m = Discover(f->root, "");
+    auto m = topo::DiscoverMachine(f->root, "");
     if (Failed(m.status(), context)) return;
     const int pid = f->pid >= 0 ? f->pid : static_cast<int>(::getpid());
     auto placement = topo::ReadProcessPlacement(*m->env, pid, m->topology);

@@ -1,16 +1,15 @@
 // NCCL settings from a topology (SPEC COMM-5): `seedancectl comm advise`.
 //
-// The topology comes from a YAML file or from the machine (through Env, so
-// tests use fake /sys trees): InfiniBand/RoCE HCAs under /sys/class/infiniband
-// (link layer, state, rate), network interfaces under /sys/class/net (speed,
-// operstate; virtual ones skipped), NVIDIA GPUs on the PCI bus. NVLink cannot
-// be seen without NVML and must come from the file.
+// The topology comes from a YAML file or from the node's topology (topo::Topology, the one
+// reader of sysfs, NVML and saved `nvidia-smi topo -m` printouts; FromNodeTopology): its NICs
+// (InfiniBand, RoCE, Ethernet), NVIDIA GPUs, NVLink, and how close each GPU's nearest RDMA NIC
+// is.
 //
 // Each advice is (variable, value, reason); the rules, with the NCCL
 // documentation they rest on, are listed in docs/design/comm.md. Only
 // settings that change NCCL's behaviour for this topology are given.
 //
-// Thread safety: pure functions (detection reads through the Env passed in).
+// Thread safety: pure functions.
 #pragma once
 
 #include <cstdint>
@@ -20,6 +19,7 @@
 #include "seedance/base/env.h"
 #include "seedance/base/report.h"
 #include "seedance/base/status.h"
+#include "seedance/topo/topology.h"
 
 namespace seedance::comm {
 
@@ -43,7 +43,13 @@ struct Topology {
 // topology: {nodes, gpus_per_node, nvlink, gpu_nic_affinity, nics: [{name, type, speed_gbps, up,
 // numa_node}]}
 base::StatusOr<Topology> ParseTopologyYaml(std::string_view text, const std::string& file);
-Topology DetectTopology(base::Env& env);
+// One node's topology in the advisor's terms (nodes = 1, source "detected"): its NICs in the
+// node topology's order (RDMA devices, then interfaces that are not an RDMA device's; wireless
+// ones left out), the NVIDIA GPUs, NVLink when any pair has links, and gpu_nic_affinity from
+// the PCI relation of each NVIDIA GPU to its nearest RDMA NIC whose port is up, the farthest
+// over the GPUs: PIX or PXB for every GPU -> same-pcie-switch; at worst PHB or NODE ->
+// same-numa; SYS -> cross-numa; no such GPU or NIC -> unknown.
+Topology FromNodeTopology(const topo::Topology& node);
 
 struct NcclAdvice {
   std::string variable;
