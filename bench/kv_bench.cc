@@ -87,9 +87,9 @@ void BM_ScoresOneGroupCached(benchmark::State& state) {
 BENCHMARK(BM_ScoresOneGroupCached);
 
 void BM_Dequant4Bit(benchmark::State& state) {
-  double gbps = 0;
-  for (auto _ : state) gbps = kv::MeasureCpuDequant(4, int64_t{kTokens} * kChannels / 8);
-  state.counters["fp32_out_GBps"] = gbps;
+  double gbytes_per_s = 0;
+  for (auto _ : state) gbytes_per_s = kv::MeasureCpuDequant(4, int64_t{kTokens} * kChannels / 8);
+  state.counters["fp32_out_gbytes_per_s"] = gbytes_per_s;
 }
 BENCHMARK(BM_Dequant4Bit)->Iterations(1);
 

@@ -26,7 +26,7 @@ def catalog(n: int) -> str:
     for i in range(n):
         lines.append(
             f"  - {{id: G{i}, name: Gpu {i}, vendor: nvidia, form_factor: sxm, memory_gb: 80, "
-            "memory_type: HBM3, memory_bandwidth_gbps: 3350, dense_tflops: {fp16: 989, bf16: 989}, "
+            "memory_type: HBM3, memory_bandwidth_gbytes_per_s: 3350, dense_tflops: {fp16: 989, bf16: 989}, "
             f"tdp_watts: 700, price_per_hour_usd: {1 + i % 7}.0, price_date: 2026-11-01, "
             f"price_source: contract, datasheet: https://example.com/{i}}}")
     return "\n".join(lines) + "\n"

@@ -63,21 +63,21 @@ def main() -> int:
         row = {"format": fmt}
         for kernel in ("auto", "scalar"):
             s = best(lambda: sp.encode(x, fmt, kernel=kernel, out=out), args.repeat)
-            row[f"seedance_{kernel}_gbps"] = round(gb / s, 2)
+            row[f"seedance_{kernel}_gbytes_per_s"] = round(gb / s, 2)
         row["seedance_vs_memcpy"] = round(memcpy_s / best(
             lambda: sp.encode(x, fmt, out=out), args.repeat), 3)
         dtype = TORCH_DTYPE[fmt]
         if dtype is not None:
             tout = torch.empty(n, dtype=dtype)
             ts = best(lambda: tout.copy_(xt), args.repeat)
-            row["torch_gbps"] = round(gb / ts, 2)
-            row["seedance_vs_torch"] = round(ts / (gb / row["seedance_auto_gbps"]), 2)
+            row["torch_gbytes_per_s"] = round(gb / ts, 2)
+            row["seedance_vs_torch"] = round(ts / (gb / row["seedance_auto_gbytes_per_s"]), 2)
         else:
-            row["torch_gbps"] = None  # this torch has no such dtype
+            row["torch_gbytes_per_s"] = None  # this torch has no such dtype
         rows.append(row)
     print(json.dumps({"buffer_mib": args.mib, "values": n, "kernel": sp.kernel(),
                       "torch": torch.__version__, "torch_threads": args.threads,
-                      "memcpy_gbps": round(gb / memcpy_s, 2), "conversions": rows}, indent=1))
+                      "memcpy_gbytes_per_s": round(gb / memcpy_s, 2), "conversions": rows}, indent=1))
     return 0
 
 

@@ -40,11 +40,17 @@ base::StatusOr<Topology> ParseTopologyYaml(std::string_view text, const std::str
     SEEDANCE_ASSIGN_OR_RETURN(std::vector<base::YamlMap> nics, m.GetMapList("nics"));
     static constexpr std::array<std::string_view, 3> kTypes = {"infiniband", "roce", "ethernet"};
     for (const auto& n : nics) {
-      SEEDANCE_RETURN_IF_ERROR(n.CheckKeys({"name", "type", "speed_gbps", "up", "numa_node"}));
+      if (n.Has("speed_gbps")) {  // the old, ambiguous spelling
+        return base::InvalidArgumentError(
+            "speed_gbps is now speed_gbits_per_s (the line rate in Gb/s)", n.Where("speed_gbps"));
+      }
+      SEEDANCE_RETURN_IF_ERROR(
+          n.CheckKeys({"name", "type", "speed_gbits_per_s", "up", "numa_node"}));
       Nic nic;
       SEEDANCE_ASSIGN_OR_RETURN(nic.name, n.GetString("name"));
       SEEDANCE_ASSIGN_OR_RETURN(nic.type, n.GetChoice("type", kTypes));
-      SEEDANCE_ASSIGN_OR_RETURN(nic.speed_gbps, n.GetNumber("speed_gbps", 0.0, 0.0, 1e6));
+      SEEDANCE_ASSIGN_OR_RETURN(nic.speed_gbits_per_s,
+                                n.GetNumber("speed_gbits_per_s", 0.0, 0.0, 1e6));
       SEEDANCE_ASSIGN_OR_RETURN(nic.up, n.GetBool("up", true));
       SEEDANCE_ASSIGN_OR_RETURN(int64_t numa, n.GetInt("numa_node", -1, -1, 1024));
       nic.numa_node = static_cast<int>(numa);
@@ -59,7 +65,7 @@ Topology FromNodeTopology(const topo::Topology& node) {
   t.source = "detected";
   for (const topo::Nic& n : node.nics) {
     if (n.kind != "infiniband" && n.kind != "roce" && n.kind != "ethernet") continue;
-    t.nics.push_back(Nic{n.name, n.kind, n.speed_gbps, n.up, n.numa_node});
+    t.nics.push_back(Nic{n.name, n.kind, n.speed_gbits_per_s, n.up, n.numa_node});
   }
   std::vector<const topo::Gpu*> gpus;
   for (const topo::Gpu& g : node.gpus) {
@@ -111,10 +117,10 @@ std::vector<NcclAdvice> AdviseNccl(const Topology& t) {
     if (!n.up) continue;
     if (n.type == "infiniband") ib.push_back(n.name);
     if (n.type == "roce") roce.push_back(n.name);
-    if (n.type == "ethernet") eth_best = std::max(eth_best, n.speed_gbps);
+    if (n.type == "ethernet") eth_best = std::max(eth_best, n.speed_gbits_per_s);
   }
   for (const auto& n : t.nics) {
-    if (n.up && n.type == "ethernet" && n.speed_gbps == eth_best) eth.push_back(n.name);
+    if (n.up && n.type == "ethernet" && n.speed_gbits_per_s == eth_best) eth.push_back(n.name);
   }
   std::vector<std::string> hcas = ib;
   hcas.insert(hcas.end(), roce.begin(), roce.end());
@@ -188,7 +194,7 @@ base::Report TopologyToReport(const Topology& t) {
   for (const auto& n : t.nics) {
     r["nics"].push_back({{"name", n.name},
                          {"type", n.type},
-                         {"speed_gbps", n.speed_gbps},
+                         {"speed_gbits_per_s", n.speed_gbits_per_s},
                          {"up", n.up},
                          {"numa_node", n.numa_node}});
   }

@@ -34,12 +34,12 @@ topo::Topology TwoGpuNode() {
   t.gpus = {gpu(0, "nvidia", {"pci0000:00", "0000:00:01.0", "0000:01:00.0", "0000:02:00.0"}, 0),
             gpu(1, "nvidia", {"pci0000:00", "0000:00:02.0"}, 0),
             gpu(2, "aspeed", {"pci0000:00", "0000:00:04.0"}, 0)};
-  auto nic = [](std::string name, std::string kind, double gbps, bool up,
+  auto nic = [](std::string name, std::string kind, double gbits_per_s, bool up,
                 std::vector<std::string> path, int numa) {
     topo::Nic n;
     n.name = std::move(name);
     n.kind = std::move(kind);
-    n.speed_gbps = gbps;
+    n.speed_gbits_per_s = gbits_per_s;
     n.up = up;
     n.pci_path = std::move(path);
     n.numa_node = numa;
@@ -61,7 +61,7 @@ TEST(NcclAdvisor, FromTheNodeTopology) {
   EXPECT_FALSE(t.nvlink);
   ASSERT_EQ(t.nics.size(), 3u);  // wireless left out
   EXPECT_EQ(t.nics[0].name, "mlx5_0");
-  EXPECT_EQ(t.nics[0].speed_gbps, 400);
+  EXPECT_EQ(t.nics[0].speed_gbits_per_s, 400);
   EXPECT_FALSE(t.nics[1].up);
   EXPECT_EQ(t.nics[2].type, "ethernet");
   // GPU 0 reaches mlx5_0 through its switch (PXB), GPU 1 only through the host bridge (PHB): the
@@ -92,8 +92,8 @@ TEST(NcclAdvisor, SocketsOnlyClusterFromAFile) {
   gpus_per_node: 8
   nvlink: true
   nics:
-    - {name: ens1f0, type: ethernet, speed_gbps: 100}
-    - {name: eno1, type: ethernet, speed_gbps: 1}
+    - {name: ens1f0, type: ethernet, speed_gbits_per_s: 100}
+    - {name: eno1, type: ethernet, speed_gbits_per_s: 1}
 )";
   auto t = ParseTopologyYaml(yaml, "topo.yaml");
   ASSERT_TRUE(t.ok()) << t.status().ToString();
@@ -109,7 +109,7 @@ TEST(NcclAdvisor, RoceAndGpuDirect) {
   const char* yaml = R"(topology:
   nodes: 2
   gpu_nic_affinity: same-pcie-switch
-  nics: [{name: mlx5_2, type: roce, speed_gbps: 200}]
+  nics: [{name: mlx5_2, type: roce, speed_gbits_per_s: 200}]
 )";
   auto t = ParseTopologyYaml(yaml, "t.yaml");
   ASSERT_TRUE(t.ok());

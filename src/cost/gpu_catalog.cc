@@ -66,7 +66,8 @@ Status ApplyEntry(const YamlMap& entry, bool is_new, GpuSpec& gpu) {
   SEEDANCE_RETURN_IF_ERROR(str("form_factor", gpu.form_factor));
   SEEDANCE_RETURN_IF_ERROR(str("memory_type", gpu.memory_type));
   SEEDANCE_RETURN_IF_ERROR(num("memory_gb", gpu.memory_gb, 0.001));
-  SEEDANCE_RETURN_IF_ERROR(num("memory_bandwidth_gbps", gpu.memory_bandwidth_gbps, 0.001));
+  SEEDANCE_RETURN_IF_ERROR(
+      num("memory_bandwidth_gbytes_per_s", gpu.memory_bandwidth_gbytes_per_s, 0.001));
   SEEDANCE_RETURN_IF_ERROR(num("tdp_watts", gpu.tdp_watts, 0.001));
   SEEDANCE_RETURN_IF_ERROR(num("price_per_hour_usd", gpu.price_per_hour_usd, 0.0));
   SEEDANCE_RETURN_IF_ERROR(str("price_date", gpu.price_date));
@@ -116,10 +117,15 @@ StatusOr<GpuCatalog> GpuCatalog::WithOverrides(const GpuCatalog& base_catalog,
   for (size_t i = 0; i < out.gpus_.size(); ++i) index.emplace(AsciiLower(out.gpus_[i].id), i);
   std::unordered_set<std::string> seen;
   for (const YamlMap& entry : entries) {
-    SEEDANCE_RETURN_IF_ERROR(
-        entry.CheckKeys({"id", "name", "vendor", "form_factor", "memory_gb", "memory_type",
-                         "memory_bandwidth_gbps", "dense_tflops", "sparse_tflops", "tdp_watts",
-                         "price_per_hour_usd", "price_date", "price_source", "datasheet"}));
+    if (entry.Has("memory_bandwidth_gbps")) {  // the old, ambiguous spelling
+      return base::InvalidArgumentError(
+          "memory_bandwidth_gbps is now memory_bandwidth_gbytes_per_s (GB/s)",
+          entry.Where("memory_bandwidth_gbps"));
+    }
+    SEEDANCE_RETURN_IF_ERROR(entry.CheckKeys(
+        {"id", "name", "vendor", "form_factor", "memory_gb", "memory_type",
+         "memory_bandwidth_gbytes_per_s", "dense_tflops", "sparse_tflops", "tdp_watts",
+         "price_per_hour_usd", "price_date", "price_source", "datasheet"}));
     SEEDANCE_ASSIGN_OR_RETURN(std::string id, entry.GetString("id"));
     const std::string key = AsciiLower(id);
     if (!seen.insert(key).second) {
@@ -166,7 +172,7 @@ Report GpuSpecToReport(const GpuSpec& gpu) {
   r["form_factor"] = gpu.form_factor;
   r["memory_gb"] = gpu.memory_gb;
   r["memory_type"] = gpu.memory_type;
-  r["memory_bandwidth_gbps"] = gpu.memory_bandwidth_gbps;
+  r["memory_bandwidth_gbytes_per_s"] = gpu.memory_bandwidth_gbytes_per_s;
   r["dense_tflops"] = PeaksToReport(gpu.dense_tflops);
   r["sparse_tflops"] = PeaksToReport(gpu.sparse_tflops);
   r["tdp_watts"] = gpu.tdp_watts;

@@ -16,7 +16,7 @@ using base::NumericFormat;
 // dense BF16-or-FP16 tensor peak (TFLOPS), TDP (W).
 struct Headline {
   const char* id;
-  double memory_gb, bandwidth_gbps, fp16_dense, tdp;
+  double memory_gb, bandwidth_gbytes_per_s, fp16_dense, tdp;
 };
 constexpr Headline kHeadlines[] = {
     {"V100", 16, 900, 125, 300},        {"A100-40GB", 40, 1555, 312, 400},
@@ -33,7 +33,7 @@ TEST(GpuCatalogTest, BuiltInHasEveryRequiredGpuWithItsHeadlineFigures) {
     const GpuSpec* g = c.Find(h.id);
     ASSERT_NE(g, nullptr) << h.id;
     EXPECT_DOUBLE_EQ(g->memory_gb, h.memory_gb) << h.id;
-    EXPECT_DOUBLE_EQ(g->memory_bandwidth_gbps, h.bandwidth_gbps) << h.id;
+    EXPECT_DOUBLE_EQ(g->memory_bandwidth_gbytes_per_s, h.bandwidth_gbytes_per_s) << h.id;
     EXPECT_DOUBLE_EQ(*g->DenseTflops(NumericFormat::kFp16), h.fp16_dense) << h.id;
     EXPECT_DOUBLE_EQ(g->tdp_watts, h.tdp) << h.id;
   }
@@ -118,9 +118,17 @@ TEST(GpuCatalogTest, DuplicateIdsInAnyCaseAndManyEntries) {
   for (int i = 0; i < 3000; ++i) {
     many += "  - {id: G" + std::to_string(i) +
             ", name: G, vendor: nvidia, form_factor: sxm, memory_gb: 80, memory_type: HBM3, "
-            "memory_bandwidth_gbps: 3350, dense_tflops: {bf16: 989}, tdp_watts: 700, "
+            "memory_bandwidth_gbytes_per_s: 3350, dense_tflops: {bf16: 989}, tdp_watts: 700, "
             "price_per_hour_usd: 2, price_date: 2026-11-01, price_source: list, datasheet: x}\n";
   }
+  // The old spelling of the bandwidth is refused with the new one named.
+  auto old_key = GpuCatalog::WithOverrides(
+      GpuCatalog::BuiltIn(), "gpus:\n  - id: H100-SXM\n    memory_bandwidth_gbps: 3350\n",
+      "o.yaml");
+  ASSERT_FALSE(old_key.ok());
+  EXPECT_NE(old_key.status().message().find("memory_bandwidth_gbytes_per_s"),
+            std::string_view::npos);
+  EXPECT_EQ(old_key.status().where(), "o.yaml:3: gpus[0].memory_bandwidth_gbps");
   auto c = GpuCatalog::WithOverrides(GpuCatalog::BuiltIn(), many, "many.yaml");
   ASSERT_TRUE(c.ok()) << c.status().ToString();
   EXPECT_EQ(c->gpus().size(), GpuCatalog::BuiltIn().gpus().size() + 3000);
@@ -136,7 +144,7 @@ TEST(GpuCatalogTest, NewGpuNeedsEveryField) {
       "    form_factor: PCIe\n"
       "    memory_gb: 32\n"
       "    memory_type: HBM3\n"
-      "    memory_bandwidth_gbps: 2000\n"
+      "    memory_bandwidth_gbytes_per_s: 2000\n"
       "    tdp_watts: 300\n"
       "    price_per_hour_usd: 1.0\n"
       "    price_date: 2026-01-02\n"

@@ -49,9 +49,10 @@ base::StatusOr<base::Report> EstimateDecompression(const EstimateInput& in) {
   }
   SEEDANCE_ASSIGN_OR_RETURN(HbmPreset hbm, FindHbm(in.hbm));
   double pcie = 0;
-  if (in.pcie_gbps) {
-    if (!(*in.pcie_gbps > 0)) return base::InvalidArgumentError("must be > 0", "--pcie-gbps");
-    pcie = *in.pcie_gbps;
+  if (in.pcie_gbytes_per_s) {
+    if (!(*in.pcie_gbytes_per_s > 0))
+      return base::InvalidArgumentError("must be > 0", "--pcie-gbytes-per-s");
+    pcie = *in.pcie_gbytes_per_s;
   } else {
     SEEDANCE_ASSIGN_OR_RETURN(pcie, PcieLineRateGbps(in.pcie));
   }
@@ -61,15 +62,16 @@ base::StatusOr<base::Report> EstimateDecompression(const EstimateInput& in) {
   const double n_access = std::ceil(compressed / in.access_bytes);
   const double t_pcie_us = compressed / (pcie * 1e9) * 1e6;
   const double t_hbm_us = n_access * access_ns / 1e3;
-  const double hbm_gbps = hbm.stack_gbps * in.stacks;
+  const double hbm_gbytes_per_s = hbm.stack_gbytes_per_s * in.stacks;
   base::Report r;
   r["compressed_bytes"] = compressed;
   r["decompressed_bytes"] = decompressed;
   r["compression_ratio"] = decompressed / compressed;
-  r["pcie_gbps"] = pcie;
-  r["pcie_source"] = in.pcie_gbps ? "measured (--pcie-gbps)"
-                                  : "line rate, PCIe gen " + std::to_string(in.pcie.generation) +
-                                        " x" + std::to_string(in.pcie.lanes);
+  r["pcie_gbytes_per_s"] = pcie;
+  r["pcie_source"] = in.pcie_gbytes_per_s
+                         ? "measured (--pcie-gbytes-per-s)"
+                         : "line rate, PCIe gen " + std::to_string(in.pcie.generation) + " x" +
+                               std::to_string(in.pcie.lanes);
   r["t_pcie_us"] = t_pcie_us;
   r["hbm"] = hbm.name;
   r["hbm_access_ns"] = access_ns;
@@ -77,11 +79,11 @@ base::StatusOr<base::Report> EstimateDecompression(const EstimateInput& in) {
   r["t_hbm_us"] = t_hbm_us;
   r["t_decomp_us"] = t_pcie_us + t_hbm_us;  // the note's formula
   // Bandwidth view: read the compressed cache and write it out as FP32, at the memory's peak.
-  r["hbm_peak_gbps"] = hbm_gbps;
-  r["t_hbm_bandwidth_us"] = (compressed + decompressed) / (hbm_gbps * 1e9) * 1e6;
-  if (in.cpu_dequant_gbps) {
-    r["cpu_dequant_gbps"] = *in.cpu_dequant_gbps;
-    r["t_cpu_dequant_us"] = decompressed / (*in.cpu_dequant_gbps * 1e9) * 1e6;
+  r["hbm_peak_gbytes_per_s"] = hbm_gbytes_per_s;
+  r["t_hbm_bandwidth_us"] = (compressed + decompressed) / (hbm_gbytes_per_s * 1e9) * 1e6;
+  if (in.cpu_dequant_gbytes_per_s) {
+    r["cpu_dequant_gbytes_per_s"] = *in.cpu_dequant_gbytes_per_s;
+    r["t_cpu_dequant_us"] = decompressed / (*in.cpu_dequant_gbytes_per_s * 1e9) * 1e6;
   }
   return r;
 }

@@ -19,7 +19,7 @@ TEST(Estimate, TheNotesFormula) {
   EstimateInput in;
   in.values = 1 << 20;  // 1 Mi values at 4 bits: 512 KiB
   in.bits_per_value = 4;
-  in.pcie_gbps = 32.0;  // measured
+  in.pcie_gbytes_per_s = 32.0;  // measured
   in.hbm = "hbm2e";
   auto r = EstimateDecompression(in);
   ASSERT_TRUE(r.ok());

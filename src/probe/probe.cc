@@ -19,8 +19,8 @@ Probe::Probe(base::Env& env, std::unique_ptr<GpuSource> gpus, HostOptions option
   if (hostname_.empty()) hostname_ = "localhost";
   const topo::Topology t = topo::DiscoverTopology(env);
   for (const auto& nic : t.nics) {
-    if (!nic.interface.empty() && nic.speed_gbps > 0) {
-      line_rates_[nic.interface] = nic.speed_gbps * 1e9 / 8;
+    if (!nic.interface.empty() && nic.speed_gbits_per_s > 0) {
+      line_rates_[nic.interface] = nic.speed_gbits_per_s * 1e9 / 8;
     }
   }
 }

@@ -257,9 +257,9 @@ std::string RenderTopologyTable(const Topology& t) {
         const auto& n = t.nics[i];
         out << "  NIC" << i << ": " << n.name << " (" << n.kind;
         if (!n.interface.empty() && n.interface != n.name) out << ", " << n.interface;
-        if (n.speed_gbps > 0) {
+        if (n.speed_gbits_per_s > 0) {
           std::ostringstream s;
-          s << n.speed_gbps;
+          s << n.speed_gbits_per_s;
           out << ", " << s.str() << " Gb/s";
         }
         out << ", " << (n.up ? "up" : "down");

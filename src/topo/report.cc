@@ -66,7 +66,7 @@ base::Report TopologyToReport(const Topology& t) {
                     {"pci_vendor", Hex(n.pci_vendor, 4)},
                     {"numa_node", n.numa_node},
                     {"local_cpus", FormatCpuList(n.local_cpus)},
-                    {"speed_gbps", n.speed_gbps},
+                    {"speed_gbits_per_s", n.speed_gbits_per_s},
                     {"up", n.up}});
   }
   r["nics"] = nics;

@@ -217,10 +217,10 @@ void ReadNics(base::Env& env, Topology& t, Notes& notes) {
           ReadTrimmed(env, port + "state", notes).value_or("").find("ACTIVE") != std::string::npos;
       // "rate": "200 Gb/sec (4X HDR)".
       if (auto rate = ReadTrimmed(env, port + "rate", notes)) {
-        double gbps = 0;
+        double gbits_per_s = 0;
         std::istringstream in(*rate);
-        if (in >> gbps) {
-          nic.speed_gbps = gbps;
+        if (in >> gbits_per_s) {
+          nic.speed_gbits_per_s = gbits_per_s;
         } else {
           notes.Add(port + "rate: expected '<N> Gb/sec', got '" + rate->substr(0, 40) + "'");
         }
@@ -252,7 +252,7 @@ void ReadNics(base::Env& env, Topology& t, Notes& notes) {
       if (speed.ok()) {
         long long mbps = -1;
         std::istringstream in(*speed);
-        if ((in >> mbps) && mbps > 0) nic.speed_gbps = static_cast<double>(mbps) / 1000.0;
+        if ((in >> mbps) && mbps > 0) nic.speed_gbits_per_s = static_cast<double>(mbps) / 1000.0;
       }
       nic.pci_address = PciOfClassDevice(env, "/sys/class/net", name);
       FillPci(env, nic, notes);

@@ -78,11 +78,11 @@ TEST(DiscoverTest, ReadsNodesCachesGpusAndNics) {
   EXPECT_EQ(t.nics[0].name, "mlx5_0");
   EXPECT_EQ(t.nics[0].kind, "infiniband");
   EXPECT_TRUE(t.nics[0].up);
-  EXPECT_EQ(t.nics[0].speed_gbps, 200);
+  EXPECT_EQ(t.nics[0].speed_gbits_per_s, 200);
   EXPECT_EQ(t.nics[0].pci_address, "0000:04:00.0");
   EXPECT_EQ(t.nics[1].name, "eth0");
   EXPECT_EQ(t.nics[1].pci_address, "0000:00:03.0");  // the virtio device's PCI parent
-  EXPECT_EQ(t.nics[1].speed_gbps, 25);
+  EXPECT_EQ(t.nics[1].speed_gbits_per_s, 25);
   EXPECT_EQ(t.nics[1].numa_node, 0);
 }
 
@@ -101,7 +101,7 @@ TEST(DiscoverTest, GarbageAndMissingFilesBecomeNotes) {
   EXPECT_TRUE(t.nodes[0].distances.empty());
   EXPECT_EQ(t.nodes[0].memory_total_bytes, -1);
   EXPECT_EQ(t.gpus[2].numa_node, -1);
-  EXPECT_EQ(t.nics[0].speed_gbps, 0);
+  EXPECT_EQ(t.nics[0].speed_gbits_per_s, 0);
   auto has = [&t](const std::string& needle) {
     for (const auto& n : t.notes) {
       if (n.find(needle) != std::string::npos) return true;

@@ -18,8 +18,8 @@ def test_advise_from_a_topology_file(seedancectl, tmp_path):
     topo = tmp_path / "topo.yaml"
     topo.write_text("topology:\n  nodes: 2\n  gpus_per_node: 8\n  nvlink: true\n"
                     "  gpu_nic_affinity: same-pcie-switch\n"
-                    "  nics:\n    - {name: mlx5_0, type: infiniband, speed_gbps: 400}\n"
-                    "    - {name: mlx5_1, type: infiniband, speed_gbps: 400, up: false}\n")
+                    "  nics:\n    - {name: mlx5_0, type: infiniband, speed_gbits_per_s: 400}\n"
+                    "    - {name: mlx5_1, type: infiniband, speed_gbits_per_s: 400, up: false}\n")
     r = run(seedancectl, "comm", "advise", "--topology", topo, "-o", "json")
     assert r.returncode == 0, r.stderr
     report = json.loads(r.stdout)
@@ -71,6 +71,10 @@ def test_advise_errors(seedancectl, tmp_path):
     r = run(seedancectl, "comm", "advise", "--topology", bad)
     assert r.returncode == 1
     assert r.stderr.strip().endswith(f"({bad}:3: topology.nics[0].type)")
+    # The old, ambiguous spelling of the line rate is refused with the new one named.
+    bad.write_text("topology:\n  nics:\n    - {name: x, type: ethernet, speed_gbps: 10}\n")
+    r = run(seedancectl, "comm", "advise", "--topology", bad)
+    assert r.returncode == 1 and "speed_gbits_per_s" in r.stderr
 
 
 def test_nccl_log(seedancectl, tmp_path):

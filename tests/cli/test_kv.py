@@ -82,7 +82,7 @@ def test_estimate(seedancectl):
     values = 1024 * 4 * 64 * 2
     assert e["bits_per_value"] == 6.0  # 4 bits + 64 bits of min/scale per 32 values
     assert e["compressed_bytes"] == values * 6 / 8
-    assert abs(e["pcie_gbps"] - 31.508) < 1e-3
+    assert abs(e["pcie_gbytes_per_s"] - 31.508) < 1e-3
     assert abs(e["t_decomp_us"] - (e["t_pcie_us"] + e["t_hbm_us"])) < 1e-9
     bad = subprocess.run([str(seedancectl), "kv", "estimate", "--hbm", "ddr5"],
                          capture_output=True, text=True)

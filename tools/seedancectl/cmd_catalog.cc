@@ -17,7 +17,7 @@ base::Report TableView(const cost::GpuCatalog& catalog) {
   for (const auto& g : catalog.gpus()) {
     rows.push_back({{"id", g.id},
                     {"memory_gb", g.memory_gb},
-                    {"bandwidth_gbps", g.memory_bandwidth_gbps},
+                    {"memory_bandwidth_gbytes_per_s", g.memory_bandwidth_gbytes_per_s},
                     {"fp32_tflops", Peak(g, base::NumericFormat::kFp32)},
                     {"bf16_tflops", Peak(g, base::NumericFormat::kBf16)},
                     {"fp16_tflops", Peak(g, base::NumericFormat::kFp16)},

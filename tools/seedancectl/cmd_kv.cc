@@ -99,7 +99,7 @@ void RegisterEstimate(CLI::App* noun, Context& context) {
   struct Flags {
     int64_t tokens = 131072, layers = 32, kv_dim = 1024;
     int bits = 4, group = 32, pcie_gen = 5, lanes = 16, stacks = 5;
-    double pcie_gbps = 0, hbm_ns = 0;
+    double pcie_gbytes_per_s = 0, hbm_ns = 0;
     std::string hbm = "hbm3", output;
     bool measure_cpu = false;
   };
@@ -126,7 +126,8 @@ void RegisterEstimate(CLI::App* noun, Context& context) {
   cmd->add_option("--pcie-lanes", f->lanes, "PCIe lanes")
       ->check(IntIn(1, 32))
       ->capture_default_str();
-  cmd->add_option("--pcie-gbps", f->pcie_gbps, "Measured PCIe GB/s (overrides the line rate)")
+  cmd->add_option("--pcie-gbytes-per-s", f->pcie_gbytes_per_s,
+                  "Measured PCIe GB/s (overrides the line rate)")
       ->check(RealIn(0, 10000));
   cmd->add_option("--hbm", f->hbm, "hbm2, hbm2e, hbm3 or hbm3e")->capture_default_str();
   cmd->add_option("--hbm-stacks", f->stacks, "HBM stacks")
@@ -145,11 +146,11 @@ void RegisterEstimate(CLI::App* noun, Context& context) {
     in.values = f->tokens * f->layers * f->kv_dim * 2;
     in.bits_per_value = kv::PackedBitsPerValue(f->bits, f->group);
     in.pcie = {f->pcie_gen, f->lanes};
-    if (f->pcie_gbps > 0) in.pcie_gbps = f->pcie_gbps;
+    if (f->pcie_gbytes_per_s > 0) in.pcie_gbytes_per_s = f->pcie_gbytes_per_s;
     in.hbm = f->hbm;
     in.stacks = f->stacks;
     if (f->hbm_ns > 0) in.hbm_access_ns = f->hbm_ns;
-    if (f->measure_cpu) in.cpu_dequant_gbps = kv::MeasureCpuDequant(f->bits, 1 << 24);
+    if (f->measure_cpu) in.cpu_dequant_gbytes_per_s = kv::MeasureCpuDequant(f->bits, 1 << 24);
     auto r = kv::EstimateDecompression(in);
     if (Failed(r.status(), context)) return;
     (*r)["bits_per_value"] = in.bits_per_value;

@@ -26,7 +26,7 @@ namespace seedance::comm {
 struct Nic {
   std::string name;
   std::string type;  // "infiniband", "roce", "ethernet"
-  double speed_gbps = 0;
+  double speed_gbits_per_s = 0;
   bool up = true;
   int numa_node = -1;
 };
@@ -40,8 +40,8 @@ struct Topology {
   std::string source;  // the file, or "detected"
 };
 
-// topology: {nodes, gpus_per_node, nvlink, gpu_nic_affinity, nics: [{name, type, speed_gbps, up,
-// numa_node}]}
+// topology: {nodes, gpus_per_node, nvlink, gpu_nic_affinity, nics: [{name, type, speed_gbits_per_s,
+// up, numa_node}]}
 base::StatusOr<Topology> ParseTopologyYaml(std::string_view text, const std::string& file);
 // One node's topology in the advisor's terms (nodes = 1, source "detected"): its NICs in the
 // node topology's order (RDMA devices, then interfaces that are not an RDMA device's; wireless

@@ -36,13 +36,13 @@ namespace seedance::cost {
 using PeakTable = std::array<std::optional<double>, base::kAllNumericFormats.size()>;
 
 struct GpuSpec {
-  std::string id;                    // "H100-SXM"
-  std::string name;                  // "NVIDIA H100 SXM5 80GB"
-  std::string vendor;                // "nvidia", "amd"
-  std::string form_factor;           // "SXM5", "PCIe", "OAM"
-  double memory_gb = 0;              // datasheet GB; planners take it as 10^9 bytes (conservative)
-  std::string memory_type;           // "HBM3"
-  double memory_bandwidth_gbps = 0;  // GB/s
+  std::string id;           // "H100-SXM"
+  std::string name;         // "NVIDIA H100 SXM5 80GB"
+  std::string vendor;       // "nvidia", "amd"
+  std::string form_factor;  // "SXM5", "PCIe", "OAM"
+  double memory_gb = 0;     // datasheet GB; planners take it as 10^9 bytes (conservative)
+  std::string memory_type;  // "HBM3"
+  double memory_bandwidth_gbytes_per_s = 0;  // GB/s
   PeakTable dense_tflops{};
   PeakTable sparse_tflops{};
   double tdp_watts = 0;

@@ -31,9 +31,9 @@ struct PcieLink {
 base::StatusOr<double> PcieLineRateGbps(const PcieLink& link);
 
 struct HbmPreset {
-  std::string name;         // "hbm2", "hbm2e", "hbm3", "hbm3e"
-  double stack_gbps;        // peak bandwidth of one stack (JEDEC pin rate x 1024 bits)
-  double access_ns = 12.8;  // one row-buffer hit (the note's HBM2e figure, used for all)
+  std::string name;           // "hbm2", "hbm2e", "hbm3", "hbm3e"
+  double stack_gbytes_per_s;  // peak bandwidth of one stack (JEDEC pin rate x 1024 bits)
+  double access_ns = 12.8;    // one row-buffer hit (the note's HBM2e figure, used for all)
 };
 base::StatusOr<HbmPreset> FindHbm(const std::string& name);
 
@@ -41,12 +41,12 @@ struct EstimateInput {
   int64_t values = 0;  // values in the cache (tokens x layers x 2 x kv_dim)
   double bits_per_value = 4;
   PcieLink pcie;
-  std::optional<double> pcie_gbps;  // measured; overrides the line rate
+  std::optional<double> pcie_gbytes_per_s;  // measured; overrides the line rate
   std::string hbm = "hbm3";
   int stacks = 5;
   double access_bytes = 32;
-  std::optional<double> hbm_access_ns;     // overrides the preset
-  std::optional<double> cpu_dequant_gbps;  // measured output bandwidth, FP32 GB/s
+  std::optional<double> hbm_access_ns;             // overrides the preset
+  std::optional<double> cpu_dequant_gbytes_per_s;  // measured output bandwidth, FP32 GB/s
 };
 
 base::StatusOr<base::Report> EstimateDecompression(const EstimateInput& in);

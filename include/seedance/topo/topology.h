@@ -55,7 +55,7 @@ struct Nic {
   uint32_t pci_class = 0;   // e.g. 0x020700 (InfiniBand), 0x020000 (Ethernet)
   uint16_t pci_vendor = 0;
   int numa_node = -1;
-  double speed_gbps = 0;
+  double speed_gbits_per_s = 0;
   bool up = false;
   std::vector<int> local_cpus;
   std::vector<std::string> pci_path;
