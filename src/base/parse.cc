@@ -73,4 +73,33 @@ StatusOr<std::vector<std::pair<std::string, std::string>>> ParseKeyValueList(
   return out;
 }
 
+std::vector<std::string_view> SplitFields(std::string_view line) {
+  auto space = [](char c) {
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
+  };
+  std::vector<std::string_view> out;
+  size_t i = 0;
+  while (i < line.size()) {
+    while (i < line.size() && space(line[i])) ++i;
+    const size_t start = i;
+    while (i < line.size() && !space(line[i])) ++i;
+    if (i > start) out.push_back(line.substr(start, i - start));
+  }
+  return out;
+}
+
+std::vector<std::string_view> SplitLines(std::string_view text) {
+  std::vector<std::string_view> out;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t nl = text.find('\n', start);
+    if (nl == std::string_view::npos) nl = text.size();
+    std::string_view line = text.substr(start, nl - start);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    out.push_back(line);
+    start = nl + 1;
+  }
+  return out;
+}
+
 }  // namespace seedance::base

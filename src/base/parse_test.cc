@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <random>
 #include <regex>
+#include <sstream>
 #include <string>
 
 namespace seedance::base {
@@ -113,6 +114,33 @@ TEST(Parse, KeyValueList) {
     auto r = ParseKeyValueList(bad, "--slo");
     EXPECT_FALSE(r.ok()) << bad;
     EXPECT_EQ(r.status().where(), "--slo");
+  }
+}
+
+// SplitFields against the C++ stream's word extraction (the reader it replaces), and SplitLines
+// against std::getline with a CR stripped, on random texts of spaces, tabs, newlines and letters.
+TEST(Parse, SplitFieldsAndLinesAgreeWithStreams) {
+  std::mt19937_64 rng(7);
+  const std::string alphabet = " \t\r\nab1-";
+  for (int round = 0; round < 2000; ++round) {
+    std::string text;
+    const int n = static_cast<int>(rng() % 24);
+    for (int i = 0; i < n; ++i) text += alphabet[rng() % alphabet.size()];
+    std::vector<std::string> words;
+    std::istringstream in(text);
+    for (std::string w; in >> w;) words.push_back(w);
+    std::vector<std::string> fields;
+    for (auto f : SplitFields(text)) fields.emplace_back(f);
+    ASSERT_EQ(fields, words) << "'" << text << "'";
+    std::vector<std::string> lines;
+    std::istringstream li(text);
+    for (std::string l; std::getline(li, l);) {
+      if (!l.empty() && l.back() == '\r') l.pop_back();
+      lines.push_back(l);
+    }
+    std::vector<std::string> split;
+    for (auto l : SplitLines(text)) split.emplace_back(l);
+    ASSERT_EQ(split, lines) << "'" << text << "'";
   }
 }
 

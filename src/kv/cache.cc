@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "seedance/base/parse.h"
 #include "seedance/kv/adaptive.h"
 #include "seedance/port/simd_convert.h"
 #include "seedance/port/simd_kv.h"
@@ -175,7 +176,7 @@ class QuantizedCache final : public KvCache {
         c_(c),
         fp8_(c.bits == "fp8"),
         adaptive_(c.bits == "adaptive"),
-        bits_(fp8_ || adaptive_ ? 8 : std::stoi(c.bits)),
+        bits_(fp8_ || adaptive_ ? 8 : static_cast<int>(base::ParseInt64(c.bits).value_or(8))),
         ring_(c.window + c.group),
         layers_(s.layers) {
     // 4-bit key groups of 32 are stored in channel pairs (Codec::PairUp),

@@ -1,8 +1,10 @@
 #include "seedance/probe/host.h"
 
 #include <algorithm>
+#include <climits>
 #include <cstdint>
-#include <sstream>
+#include <optional>
+#include <string_view>
 
 #include "seedance/base/parse.h"
 
@@ -10,29 +12,36 @@ namespace seedance::probe {
 
 namespace {
 
+// A counter of a /proc file: a whole number >= 0.
+std::optional<uint64_t> Counter(std::string_view field) {
+  const std::optional<int64_t> v = base::ParseInt64(field);
+  if (!v || *v < 0) return std::nullopt;
+  return static_cast<uint64_t>(*v);
+}
+
 void ReadStat(base::Env& env, const HostOptions& o, HostReading& r) {
   auto text = env.ReadFile("/proc/stat");
   if (!text.ok()) {
     r.notes.push_back("/proc/stat: " + std::string(text.status().message()));
     return;
   }
-  std::istringstream in(*text);
-  std::string line;
   bool total_seen = false;
-  while (std::getline(in, line)) {
-    if (line.rfind("cpu", 0) != 0) continue;
+  for (std::string_view line : base::SplitLines(*text)) {
+    if (!line.starts_with("cpu")) continue;
     if (line.size() > 3 && line[3] != ' ') {
       ++r.cpu_count;  // "cpu0 ..."
       continue;
     }
-    std::istringstream words(line.substr(3));
+    const auto fields = base::SplitFields(line.substr(3));
     for (int m = 0; m < kCpuModeCount; ++m) {
-      uint64_t ticks = 0;
-      if (!(words >> ticks)) {
+      const std::optional<uint64_t> ticks = static_cast<size_t>(m) < fields.size()
+                                                ? Counter(fields[static_cast<size_t>(m)])
+                                                : std::nullopt;
+      if (!ticks) {
         if (m < 4) r.notes.push_back("/proc/stat: the cpu line has fewer than 4 counters");
         break;
       }
-      r.cpu_seconds[m] = static_cast<double>(ticks) / o.ticks_per_second;
+      r.cpu_seconds[m] = static_cast<double>(*ticks) / o.ticks_per_second;
     }
     total_seen = true;
   }
@@ -45,16 +54,13 @@ void ReadMeminfo(base::Env& env, HostReading& r) {
     r.notes.push_back("/proc/meminfo: " + std::string(text.status().message()));
     return;
   }
-  std::istringstream in(*text);
-  std::string key;
-  uint64_t kb = 0;
-  std::string unit;
-  std::string line;
-  while (std::getline(in, line)) {
-    std::istringstream words(line);
-    if (!(words >> key >> kb)) continue;
-    if (key == "MemTotal:") r.memory_total_bytes = kb * 1024;
-    if (key == "MemAvailable:") r.memory_available_bytes = kb * 1024;
+  for (std::string_view line : base::SplitLines(*text)) {
+    const auto fields = base::SplitFields(line);  // "MemTotal:", kB, "kB"
+    if (fields.size() < 2) continue;
+    const std::optional<uint64_t> kb = Counter(fields[1]);
+    if (!kb) continue;
+    if (fields[0] == "MemTotal:") r.memory_total_bytes = *kb * 1024;
+    if (fields[0] == "MemAvailable:") r.memory_available_bytes = *kb * 1024;
   }
   if (!r.memory_total_bytes) r.notes.push_back("/proc/meminfo: no MemTotal line");
 }
@@ -67,23 +73,21 @@ void ReadDiskstats(base::Env& env, HostReading& r) {
     return;
   }
   auto blocks = env.ListDirectory("/sys/block");
-  std::istringstream in(*text);
-  std::string line;
-  while (std::getline(in, line)) {
-    std::istringstream w(line);
-    unsigned major = 0, minor = 0;
-    std::string name;
+  for (std::string_view line : base::SplitLines(*text)) {
+    // major, minor, name, then the counters.
+    const auto fields = base::SplitFields(line);
+    if (fields.size() < 13 || !Counter(fields[0]) || !Counter(fields[1])) continue;
+    const std::string name(fields[2]);
     uint64_t f[10] = {};
-    if (!(w >> major >> minor >> name)) continue;
-    int got = 0;
-    while (got < 10 && (w >> f[got])) ++got;
-    if (got < 10) continue;
-    if (name.rfind("loop", 0) == 0 || name.rfind("ram", 0) == 0) continue;
-    if (blocks.ok()) {
-      bool whole = false;
-      for (const auto& b : *blocks) whole |= (b == name);
-      if (!whole) continue;
+    bool counters = true;
+    for (size_t k = 0; k < 10 && counters; ++k) {
+      const std::optional<uint64_t> v = Counter(fields[3 + k]);
+      counters = v.has_value();
+      f[k] = v.value_or(0);
     }
+    if (!counters) continue;
+    if (name.starts_with("loop") || name.starts_with("ram")) continue;
+    if (blocks.ok() && std::find(blocks->begin(), blocks->end(), name) == blocks->end()) continue;
     // Fields after the name: reads, merged, sectors read (2), ms reading,
     // writes, merged, sectors written (6), ms writing, in flight, io ms (9).
     DiskCounters d;
@@ -100,18 +104,20 @@ void ReadNetDev(base::Env& env, HostReading& r) {
     r.notes.push_back("/proc/net/dev: " + std::string(text.status().message()));
     return;
   }
-  std::istringstream in(*text);
-  std::string line;
-  while (std::getline(in, line)) {
+  for (std::string_view line : base::SplitLines(*text)) {
     const size_t colon = line.find(':');
-    if (colon == std::string::npos) continue;  // the two header lines
-    std::string name = line.substr(0, colon);
-    name.erase(0, name.find_first_not_of(' '));
-    if (name == "lo" || name.empty()) continue;
-    std::istringstream w(line.substr(colon + 1));
+    if (colon == std::string_view::npos) continue;  // the two header lines
+    const auto names = base::SplitFields(line.substr(0, colon));
+    if (names.size() != 1 || names[0] == "lo") continue;
+    const std::string name(names[0]);
+    const auto fields = base::SplitFields(line.substr(colon + 1));
     uint64_t v[9] = {};
-    int got = 0;
-    while (got < 9 && (w >> v[got])) ++got;
+    size_t got = 0;
+    for (; got < 9 && got < fields.size(); ++got) {
+      const std::optional<uint64_t> c = Counter(fields[got]);
+      if (!c) break;
+      v[got] = *c;
+    }
     if (got < 9) {
       r.notes.push_back("/proc/net/dev: short line for " + name);
       continue;
@@ -129,23 +135,23 @@ base::Status ReadTask(base::Env& env, const HostOptions& o, HostReading& r) {
   TaskCounters t;
   t.pid = o.task_pid;
   const size_t close = stat->rfind(')');
-  std::istringstream w(close == std::string::npos ? std::string() : stat->substr(close + 1));
-  std::string field;
-  double utime = 0, stime = 0;
-  for (int i = 3; i <= 20 && (w >> field); ++i) {
-    // Clock ticks and a thread count; a field that is not a number counts as 0.
-    if (i == 14) utime = base::ParseFiniteDouble(field).value_or(0);
-    if (i == 15) stime = base::ParseFiniteDouble(field).value_or(0);
-    if (i == 20) {
-      t.threads =
-          static_cast<int>(std::clamp<int64_t>(base::ParseInt64(field).value_or(0), 0, INT32_MAX));
-    }
-  }
+  const auto fields = base::SplitFields(
+      close == std::string::npos ? std::string_view() : std::string_view(*stat).substr(close + 1));
+  // Fields 3.. after the command: clock ticks (14, 15) and a thread count (20); a field that is
+  // not a number counts as 0.
+  auto field = [&](size_t number) {
+    return number - 3 < fields.size() ? fields[number - 3] : std::string_view();
+  };
+  const double utime = base::ParseFiniteDouble(field(14)).value_or(0);
+  const double stime = base::ParseFiniteDouble(field(15)).value_or(0);
+  t.threads =
+      static_cast<int>(std::clamp<int64_t>(base::ParseInt64(field(20)).value_or(0), 0, INT32_MAX));
   t.cpu_seconds = (utime + stime) / o.ticks_per_second;
   if (auto statm = env.ReadFile(dir + "/statm"); statm.ok()) {
-    std::istringstream s(*statm);
-    uint64_t size = 0, resident = 0;
-    if (s >> size >> resident) t.resident_bytes = resident * static_cast<uint64_t>(o.page_size);
+    const auto pages = base::SplitFields(*statm);  // size, resident, ...
+    const std::optional<uint64_t> resident =
+        pages.size() >= 2 && Counter(pages[0]) ? Counter(pages[1]) : std::nullopt;
+    if (resident) t.resident_bytes = *resident * static_cast<uint64_t>(o.page_size);
   }
   r.task = t;
   return base::OkStatus();

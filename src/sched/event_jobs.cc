@@ -1,6 +1,5 @@
 // Trace jobs as event-mode jobs, and Philly's cluster (event_sim.h).
 #include <algorithm>
-#include <sstream>
 #include <string>
 #include <unordered_set>
 
@@ -57,12 +56,10 @@ base::StatusOr<std::vector<Node>> PhillyNodes(std::string_view text, const std::
   if (gpus_per_node < 1) return base::InvalidArgumentError("GPUs per node must be >= 1", file);
   std::vector<Node> nodes;
   std::unordered_set<std::string> vcs;
-  std::istringstream in{std::string(text)};
-  std::string line;
   int line_no = 0;
-  while (std::getline(in, line)) {
+  for (std::string_view view : base::SplitLines(text)) {
+    std::string line(view);
     ++line_no;
-    if (!line.empty() && line.back() == '\r') line.pop_back();
     if (line_no == 1 && line.starts_with("\xEF\xBB\xBF")) line.erase(0, 3);  // a UTF-8 BOM
     if (line_no == 1) {
       if (line != "vc,node num") {

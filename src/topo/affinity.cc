@@ -1,11 +1,14 @@
 #include "seedance/topo/affinity.h"
 
 #include <algorithm>
-#include <charconv>
+#include <cctype>
+#include <climits>
 #include <cstdint>
+#include <optional>
 #include <set>
-#include <sstream>
+#include <string_view>
 
+#include "seedance/base/ascii.h"
 #include "seedance/base/parse.h"
 #include "src/topo/sysfs.h"
 
@@ -30,38 +33,29 @@ std::string StatusField(const std::string& status, const std::string& key) {
 int LastCpu(const std::string& stat) {
   const size_t close = stat.rfind(')');
   if (close == std::string::npos) return -1;
-  std::istringstream in(stat.substr(close + 1));
-  std::string field;
-  for (int i = 3; i <= 39; ++i) {
-    if (!(in >> field)) return -1;
-  }
-  int cpu = -1;
-  auto [p, ec] = std::from_chars(field.data(), field.data() + field.size(), cpu);
-  return ec == std::errc() ? cpu : -1;
+  const auto fields = base::SplitFields(std::string_view(stat).substr(close + 1));
+  if (fields.size() < 37) return -1;  // fields 3 .. 39
+  const std::optional<int64_t> cpu = base::ParseInt64(fields[36]);
+  return cpu && *cpu >= 0 && *cpu <= INT32_MAX ? static_cast<int>(*cpu) : -1;
 }
 
 // numa_maps: "7f... default anon=3 dirty=3 N0=2 N1=1 kernelpagesize_kB=4".
 void AddNumaMaps(const std::string& text, std::map<int, int64_t>& bytes) {
-  std::istringstream in(text);
-  std::string line;
-  while (std::getline(in, line)) {
-    std::istringstream words(line);
-    std::string w;
+  for (std::string_view line : base::SplitLines(text)) {
     int64_t page_kb = 4;
     std::vector<std::pair<int, int64_t>> pages;
-    while (words >> w) {
+    for (std::string_view w : base::SplitFields(line)) {
       if (w.size() > 1 && w[0] == 'N' && std::isdigit(static_cast<unsigned char>(w[1]))) {
         const size_t eq = w.find('=');
-        if (eq == std::string::npos) continue;
-        int node = 0;
-        int64_t n = 0;
-        auto a = std::from_chars(w.data() + 1, w.data() + eq, node);
-        auto b = std::from_chars(w.data() + eq + 1, w.data() + w.size(), n);
-        if (a.ec == std::errc() && b.ec == std::errc() && n >= 0) pages.push_back({node, n});
-      } else if (w.rfind("kernelpagesize_kB=", 0) == 0) {
-        int64_t kb = 0;
-        auto r = std::from_chars(w.data() + 18, w.data() + w.size(), kb);
-        if (r.ec == std::errc() && kb > 0) page_kb = kb;
+        if (eq == std::string_view::npos) continue;
+        const std::optional<int64_t> node = base::ParseInt64(w.substr(1, eq - 1));
+        const std::optional<int64_t> n = base::ParseInt64(w.substr(eq + 1));
+        if (node && *node <= INT32_MAX && n && *n >= 0) {
+          pages.push_back({static_cast<int>(*node), *n});
+        }
+      } else if (w.starts_with("kernelpagesize_kB=")) {
+        const std::optional<int64_t> kb = base::ParseInt64(w.substr(18));
+        if (kb && *kb > 0) page_kb = *kb;
       }
     }
     for (auto [node, n] : pages) bytes[node] += n * page_kb * 1024;
@@ -90,13 +84,11 @@ std::map<int, std::string> NvidiaMinors(base::Env& env) {
   for (const auto& pci : *gpus) {
     auto info = env.ReadFile("/proc/driver/nvidia/gpus/" + pci + "/information");
     if (!info.ok()) continue;
-    const std::string v = StatusField(*info, "Device Minor");
-    int minor = -1;
-    auto r = std::from_chars(v.data(), v.data() + v.size(), minor);
-    if (r.ec == std::errc() && minor >= 0) {
-      std::string lower = pci;
-      std::transform(lower.begin(), lower.end(), lower.begin(), ::tolower);
-      minors[minor] = lower;
+    const auto fields = base::SplitFields(StatusField(*info, "Device Minor"));
+    const std::optional<int64_t> minor =
+        fields.empty() ? std::nullopt : base::ParseInt64(fields[0]);
+    if (minor && *minor >= 0 && *minor <= INT32_MAX) {
+      minors[static_cast<int>(*minor)] = base::AsciiLower(pci);
     }
   }
   return minors;
@@ -120,8 +112,9 @@ base::StatusOr<ProcessPlacement> ReadProcessPlacement(base::Env& env, int pid,
   if (auto tids = env.ListDirectory(dir + "/task"); tids.ok()) {
     for (const auto& tid : *tids) {
       ThreadPlacement th;
-      auto r = std::from_chars(tid.data(), tid.data() + tid.size(), th.tid);
-      if (r.ec != std::errc()) continue;
+      const std::optional<int64_t> id = base::ParseInt64(tid);
+      if (!id || *id < 0 || *id > INT32_MAX) continue;
+      th.tid = static_cast<int>(*id);
       const std::string tdir = dir + "/task/" + tid;
       auto ts = env.ReadFile(tdir + "/status");
       if (!ts.ok()) continue;  // the thread exited meanwhile

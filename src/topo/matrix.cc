@@ -4,6 +4,7 @@
 #include <charconv>
 #include <sstream>
 
+#include "seedance/base/parse.h"
 #include "seedance/base/report.h"
 
 namespace seedance::topo {
@@ -111,9 +112,7 @@ std::vector<std::string> SplitCells(const std::string& line) {
     while (!cells.empty() && cells.back().empty()) cells.pop_back();
     return cells;
   }
-  std::istringstream in(line);
-  std::string cell;
-  while (in >> cell) cells.push_back(cell);
+  for (std::string_view cell : base::SplitFields(line)) cells.emplace_back(cell);
   return cells;
 }
 
@@ -121,15 +120,13 @@ std::vector<std::string> SplitCells(const std::string& line) {
 
 base::StatusOr<std::vector<std::vector<int>>> ParseNvidiaSmiTopo(const std::string& text,
                                                                  const std::string& file) {
-  std::istringstream in(text);
-  std::string raw;
   int line_no = 0;
   int gpu_columns = -1;
   std::vector<std::vector<int>> rows;
   std::vector<int> row_lines;
-  while (std::getline(in, raw)) {
+  for (std::string_view raw : base::SplitLines(text)) {
     ++line_no;
-    const std::string line = StripAnsi(raw);
+    const std::string line = StripAnsi(std::string(raw));
     auto cells = SplitCells(line);
     if (cells.empty()) continue;
     if (gpu_columns < 0) {

@@ -3,10 +3,13 @@
 
 #include <algorithm>
 #include <charconv>
+#include <climits>
 #include <map>
+#include <optional>
 #include <set>
-#include <sstream>
+#include <string_view>
 
+#include "seedance/base/parse.h"
 #include "src/topo/sysfs.h"
 
 namespace seedance::topo {
@@ -52,10 +55,13 @@ void ReadNodes(base::Env& env, Topology& t, Notes& notes) {
       notes.Add(dir + "/cpulist: missing (node listed online)");
     }
     if (auto d = ReadTrimmed(env, dir + "/distance", notes)) {
-      std::istringstream in(*d);
-      int v;
-      while (in >> v) n.distances.push_back(v);
-      if (!in.eof() || n.distances.size() != online->size()) {
+      bool numbers = true;
+      for (std::string_view f : base::SplitFields(*d)) {
+        const std::optional<int64_t> v = base::ParseInt64(f);
+        numbers = numbers && v && *v >= 0 && *v <= INT32_MAX;
+        if (numbers) n.distances.push_back(static_cast<int>(*v));
+      }
+      if (!numbers || n.distances.size() != online->size()) {
         notes.Add(dir + "/distance: expected " + std::to_string(online->size()) +
                   " integers, got '" + d->substr(0, 40) + "'");
         n.distances.clear();
@@ -64,10 +70,10 @@ void ReadNodes(base::Env& env, Topology& t, Notes& notes) {
     // meminfo: "Node 0 MemTotal:       32768000 kB"
     if (auto m = ReadTrimmed(env, dir + "/meminfo", notes)) {
       const auto pos = m->find("MemTotal:");
-      long long kb = -1;
+      int64_t kb = -1;
       if (pos != std::string::npos) {
-        std::istringstream in(m->substr(pos + 9));
-        if (!(in >> kb)) kb = -1;
+        const auto fields = base::SplitFields(std::string_view(*m).substr(pos + 9));
+        if (!fields.empty()) kb = base::ParseInt64(fields[0]).value_or(-1);
       }
       if (kb >= 0) {
         n.memory_total_bytes = kb * 1024;
@@ -217,10 +223,11 @@ void ReadNics(base::Env& env, Topology& t, Notes& notes) {
           ReadTrimmed(env, port + "state", notes).value_or("").find("ACTIVE") != std::string::npos;
       // "rate": "200 Gb/sec (4X HDR)".
       if (auto rate = ReadTrimmed(env, port + "rate", notes)) {
-        double gbits_per_s = 0;
-        std::istringstream in(*rate);
-        if (in >> gbits_per_s) {
-          nic.speed_gbits_per_s = gbits_per_s;
+        const auto fields = base::SplitFields(*rate);
+        const std::optional<double> gbits_per_s =
+            fields.empty() ? std::nullopt : base::ParseFiniteDouble(fields[0]);
+        if (gbits_per_s && *gbits_per_s >= 0) {
+          nic.speed_gbits_per_s = *gbits_per_s;
         } else {
           notes.Add(port + "rate: expected '<N> Gb/sec', got '" + rate->substr(0, 40) + "'");
         }
@@ -250,9 +257,9 @@ void ReadNics(base::Env& env, Topology& t, Notes& notes) {
       // "speed" is Mb/s; reading it fails (EINVAL) or gives -1 when the link is down.
       auto speed = env.ReadFile(dir + "speed");
       if (speed.ok()) {
-        long long mbps = -1;
-        std::istringstream in(*speed);
-        if ((in >> mbps) && mbps > 0) nic.speed_gbits_per_s = static_cast<double>(mbps) / 1000.0;
+        const auto fields = base::SplitFields(*speed);
+        const int64_t mbps = fields.empty() ? -1 : base::ParseInt64(fields[0]).value_or(-1);
+        if (mbps > 0) nic.speed_gbits_per_s = static_cast<double>(mbps) / 1000.0;
       }
       nic.pci_address = PciOfClassDevice(env, "/sys/class/net", name);
       FillPci(env, nic, notes);

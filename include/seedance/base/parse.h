@@ -25,6 +25,13 @@ std::optional<double> ParseFiniteDouble(std::string_view text);
 // units "ms", "s", "m", "h", or by nothing (seconds): "5s", "500ms", "1.5m", "10".
 std::optional<double> ParseDurationSeconds(std::string_view text);
 
+// The whitespace-separated fields of a line (space, tab, CR, LF, VT, FF), empty ones skipped:
+// how /proc and sysfs files lay out their numbers. Views into `line`.
+std::vector<std::string_view> SplitFields(std::string_view line);
+// The lines of a text, without their '\n' or "\r\n"; a last line without '\n' counts, an empty
+// text has none. Views into `text`.
+std::vector<std::string_view> SplitLines(std::string_view text);
+
 // "key=value,key=value": keys non-empty and unique, values as written (possibly empty). An empty
 // text is an empty list. Errors quote the bad item and carry `where` (a flag or file:line).
 StatusOr<std::vector<std::pair<std::string, std::string>>> ParseKeyValueList(
