@@ -28,12 +28,26 @@ endif()
 # seedance_add_library(NAME SOURCES ... DEPS ...)
 # Creates the static library seedance_NAME with the alias seedance::NAME.
 # Public headers live under include/seedance/NAME/.
+# The private include root of module `name`: a folder in the build tree whose only entry is
+# src/<name>, a link to the module's sources. A module's code (and its tests) can include its own
+# private headers as "src/<name>/x.h" and no other module's; scripts/check_rules.py checks the
+# public headers against the declared dependencies.
+function(seedance_private_include_root name out)
+  set(root "${CMAKE_BINARY_DIR}/private_include/${name}")
+  if(NOT EXISTS "${root}/src/${name}")
+    file(MAKE_DIRECTORY "${root}/src")
+    file(CREATE_LINK "${PROJECT_SOURCE_DIR}/src/${name}" "${root}/src/${name}" SYMBOLIC)
+  endif()
+  set(${out} "${root}" PARENT_SCOPE)
+endfunction()
+
 function(seedance_add_library name)
   cmake_parse_arguments(ARG "" "" "SOURCES;DEPS;PRIVATE_DEPS" ${ARGN})
   add_library(seedance_${name} STATIC ${ARG_SOURCES})
   add_library(seedance::${name} ALIAS seedance_${name})
+  seedance_private_include_root(${name} _private)
   target_include_directories(seedance_${name} PUBLIC "${PROJECT_SOURCE_DIR}/include"
-                             PRIVATE "${PROJECT_SOURCE_DIR}")
+                             PRIVATE "${_private}")
   target_link_libraries(seedance_${name} PUBLIC ${ARG_DEPS}
                         PRIVATE seedance_compile_options ${ARG_PRIVATE_DEPS})
 endfunction()
@@ -47,8 +61,10 @@ function(seedance_add_test name)
   endif()
   cmake_parse_arguments(ARG "" "" "SOURCES;DEPS" ${ARGN})
   add_executable(${name} ${ARG_SOURCES})
-  # A module's tests may include its private headers (src/<module>/x.h).
-  target_include_directories(${name} PRIVATE "${PROJECT_SOURCE_DIR}")
+  # A module's tests may include its private headers (src/<module>/x.h), and only its own.
+  get_filename_component(module "${CMAKE_CURRENT_SOURCE_DIR}" NAME)
+  seedance_private_include_root(${module} private)
+  target_include_directories(${name} PRIVATE "${private}")
   target_link_libraries(${name} PRIVATE ${ARG_DEPS} GTest::gtest GTest::gtest_main GTest::gmock
                         seedance_compile_options)
   set_target_properties(${name} PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}/tests")

@@ -4,8 +4,8 @@
 
 namespace seedance::kv {
 
-int BatchSizeNow(const BatcherConfig& c, int queued, std::chrono::steady_clock::time_point oldest,
-                 std::chrono::steady_clock::time_point now, bool stopping) {
+int BatchSizeNow(const BatcherConfig& c, int queued, int64_t oldest_ns, int64_t now_ns,
+                 bool stopping) {
   if (queued <= 0) return 0;
   if (queued >= c.max_batch_size) return c.max_batch_size;
   int preferred = 0;
@@ -13,7 +13,9 @@ int BatchSizeNow(const BatcherConfig& c, int queued, std::chrono::steady_clock::
     if (p <= queued) preferred = std::max(preferred, p);
   }
   if (preferred > 0) return preferred;
-  if (stopping || now - oldest >= c.max_queue_delay) return queued;
+  const int64_t delay_ns =
+      std::chrono::duration_cast<std::chrono::nanoseconds>(c.max_queue_delay).count();
+  if (stopping || now_ns - oldest_ns >= delay_ns) return queued;
   return 0;
 }
 

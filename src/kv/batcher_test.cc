@@ -10,24 +10,26 @@ namespace seedance::kv {
 namespace {
 
 using std::chrono::microseconds;
-using Clock = std::chrono::steady_clock;
+
+constexpr int64_t kUs = 1000;             // nanoseconds
+using Clock = std::chrono::steady_clock;  // the threaded test measures real waits
 
 TEST(Batcher, TritonRules) {
   BatcherConfig c;
   c.max_batch_size = 8;
   c.preferred_batch_sizes = {4, 6};
   c.max_queue_delay = microseconds(1000);
-  const auto t0 = Clock::now();
+  const int64_t t0 = 123'456'789;  // any monotonic reading
   EXPECT_EQ(BatchSizeNow(c, 0, t0, t0, false), 0);
-  EXPECT_EQ(BatchSizeNow(c, 3, t0, t0, false), 0);  // below every preferred: wait
-  EXPECT_EQ(BatchSizeNow(c, 3, t0, t0 + microseconds(1000), false), 3);  // delay expired: take all
-  EXPECT_EQ(BatchSizeNow(c, 4, t0, t0, false), 4);                       // a preferred size: now
-  EXPECT_EQ(BatchSizeNow(c, 5, t0, t0, false), 4);  // largest preferred that fits
+  EXPECT_EQ(BatchSizeNow(c, 3, t0, t0, false), 0);               // below every preferred: wait
+  EXPECT_EQ(BatchSizeNow(c, 3, t0, t0 + 1000 * kUs, false), 3);  // delay expired: take all
+  EXPECT_EQ(BatchSizeNow(c, 4, t0, t0, false), 4);               // a preferred size: now
+  EXPECT_EQ(BatchSizeNow(c, 5, t0, t0, false), 4);               // largest preferred that fits
   EXPECT_EQ(BatchSizeNow(c, 7, t0, t0, false), 6);
   EXPECT_EQ(BatchSizeNow(c, 20, t0, t0, false), 8);  // the maximum
   EXPECT_EQ(BatchSizeNow(c, 2, t0, t0, true), 2);    // stopping: drain
   c.preferred_batch_sizes.clear();
-  EXPECT_EQ(BatchSizeNow(c, 7, t0, t0 + microseconds(999), false), 0);  // no preference: wait for 8
+  EXPECT_EQ(BatchSizeNow(c, 7, t0, t0 + 999 * kUs, false), 0);  // no preference: wait for 8
   EXPECT_EQ(BatchSizeNow(c, 8, t0, t0, false), 8);
 }
 

@@ -1,9 +1,10 @@
 #include "seedance/kv/estimate.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <vector>
+
+#include "seedance/base/env.h"
 
 namespace seedance::kv {
 
@@ -96,15 +97,16 @@ double MeasureCpuDequant(int bits, int64_t values) {
   for (auto& w : words) w = (x = x * 1664525u + 1013904223u);
   std::vector<float> out(static_cast<size_t>(values));
   const float lo = -1.0f, scale = 2.0f / static_cast<float>(mask);
+  base::Env& env = *base::Env::Default();
   double best = 1e30;
   for (int rep = 0; rep < 5; ++rep) {
-    const auto t0 = std::chrono::steady_clock::now();
+    const int64_t t0 = env.NowMonotonicNanos();
     for (int64_t i = 0; i < values; ++i) {
       const uint32_t code =
           (words[static_cast<size_t>(i / per_word)] >> ((i % per_word) * bits)) & mask;
       out[static_cast<size_t>(i)] = lo + scale * static_cast<float>(code);
     }
-    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const double s = static_cast<double>(env.NowMonotonicNanos() - t0) / 1e9;
     best = std::min(best, s);
   }
   volatile float sink = out[static_cast<size_t>(values / 2)];

@@ -1,9 +1,10 @@
 #include "seedance/kv/eval.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <map>
+
+#include "seedance/base/env.h"
 
 namespace seedance::kv {
 namespace {
@@ -18,9 +19,7 @@ std::vector<double> Softmax(const std::vector<float>& logits) {
   return p;
 }
 
-double Seconds(std::chrono::steady_clock::duration d) {
-  return std::chrono::duration<double>(d).count();
-}
+double Seconds(int64_t nanos) { return static_cast<double>(nanos) / 1e9; }
 
 }  // namespace
 
@@ -49,12 +48,13 @@ base::StatusOr<base::Report> EvaluateKvCache(const LlamaModel& model, const Toke
   std::vector<double> layer_err(c.n_layers, 0.0);
   int agree = 0, n = 0;
   int64_t bytes_full = 0, bytes_quant = 0;
+  base::Env& env = *base::Env::Default();  // the timings' clock
   for (int pos = 0; pos + 1 < o.tokens; ++pos) {
-    auto a = std::chrono::steady_clock::now();
+    const int64_t a = env.NowMonotonicNanos();
     SEEDANCE_RETURN_IF_ERROR(model.Forward(seq[pos], pos, *full, logits, &trace_full));
-    auto b = std::chrono::steady_clock::now();
+    const int64_t b = env.NowMonotonicNanos();
     SEEDANCE_RETURN_IF_ERROR(model.Forward(seq[pos], pos, *quant, qlogits, &trace_quant));
-    auto e = std::chrono::steady_clock::now();
+    const int64_t e = env.NowMonotonicNanos();
     for (int l = 0; l < c.n_layers; ++l) {
       double diff = 0, norm = 0;
       for (int i = 0; i < c.dim; ++i) {

@@ -7,11 +7,9 @@
 namespace seedance::kv {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
 struct Request {
   int id = 0;
-  Clock::time_point arrival;
+  int64_t arrival_ns = 0;  // monotonic
   std::vector<int> prompt;
 };
 
@@ -37,7 +35,8 @@ base::StatusOr<base::Report> ServeBench(const LlamaModel& model, const ServeOpti
   }
   if (o.batcher.max_batch_size < 1)
     return base::InvalidArgumentError("must be >= 1", "--max-batch");
-  DynamicBatcher<Request> batcher(o.batcher);
+  base::Env& env = *base::Env::Default();
+  DynamicBatcher<Request> batcher(o.batcher, env);
   std::vector<double> latencies_ms;
   int64_t tokens = 0, batches = 0, batched_requests = 0;
   base::Status failure;
@@ -76,9 +75,9 @@ base::StatusOr<base::Report> ServeBench(const LlamaModel& model, const ServeOpti
           }
         }
       }
-      const auto done = Clock::now();
+      const int64_t done = env.NowMonotonicNanos();
       for (const Request& r : batch) {
-        latencies_ms.push_back(std::chrono::duration<double, std::milli>(done - r.arrival).count());
+        latencies_ms.push_back(static_cast<double>(done - r.arrival_ns) / 1e6);
       }
       ++batches;
       batched_requests += B;
@@ -89,23 +88,24 @@ base::StatusOr<base::Report> ServeBench(const LlamaModel& model, const ServeOpti
   std::mt19937_64 rng(o.seed);
   std::exponential_distribution<double> gap(o.rate_per_s);
   std::uniform_int_distribution<int> token(3, c.vocab_size - 1);
-  const auto start = Clock::now();
-  auto next = start;
+  const int64_t start = env.NowMonotonicNanos();
+  double next_s = 0;  // since start
   int sent = 0;
   while (true) {
-    next += std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(gap(rng)));
-    if (next - start > std::chrono::duration<double>(o.duration_s)) break;
-    std::this_thread::sleep_until(next);
+    next_s += gap(rng);
+    if (next_s > o.duration_s) break;
+    const int64_t wait = start + static_cast<int64_t>(next_s * 1e9) - env.NowMonotonicNanos();
+    if (wait > 0) env.SleepFor(std::chrono::nanoseconds(wait));
     Request r;
     r.id = sent++;
-    r.arrival = Clock::now();
+    r.arrival_ns = env.NowMonotonicNanos();
     for (int i = 0; i < o.prompt_tokens; ++i) r.prompt.push_back(token(rng));
     batcher.Enqueue(std::move(r));
   }
   batcher.Stop();
   server.join();
   SEEDANCE_RETURN_IF_ERROR(failure);
-  const double wall = std::chrono::duration<double>(Clock::now() - start).count();
+  const double wall = static_cast<double>(env.NowMonotonicNanos() - start) / 1e9;
   base::Report r;
   r["requests"] = sent;
   r["completed"] = latencies_ms.size();

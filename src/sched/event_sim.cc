@@ -2,10 +2,10 @@
 // simulation.h and the files it lists.
 #include "seedance/sched/event_sim.h"
 
-#include <chrono>
 #include <string>
 #include <vector>
 
+#include "seedance/base/env.h"
 #include "seedance/sched/policy.h"
 #include "src/sched/simulation.h"
 
@@ -95,7 +95,7 @@ base::Status TooManyEvents(const EventRun& run) {
 
 base::StatusOr<EventRun> RunEvents(const std::vector<Node>& nodes, std::vector<EventJob> jobs,
                                    const EventRunOptions& o) {
-  const auto start = std::chrono::steady_clock::now();
+  const int64_t start = base::Env::Default()->NowMonotonicNanos();
   if (jobs.empty()) return base::InvalidArgumentError("no jobs");
   std::vector<Pod> workload;  // built only for a policy that reads it (a copy of every pod)
   if (PolicyUsesWorkload(o.policy)) {
@@ -143,8 +143,7 @@ base::StatusOr<EventRun> RunEvents(const std::vector<Node>& nodes, std::vector<E
   }
   FinishReport(sim, t0, last_effect);
   EventRun run = std::move(sim.run());
-  run.runtime_ms =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  run.runtime_ms = static_cast<double>(base::Env::Default()->NowMonotonicNanos() - start) / 1e6;
   return run;
 }
 

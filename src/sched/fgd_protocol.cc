@@ -1,10 +1,10 @@
 #include "seedance/sched/fgd_protocol.h"
 
 #include <algorithm>
-#include <chrono>
 #include <random>
 #include <string>
 
+#include "seedance/base/env.h"
 #include "seedance/sched/cluster.h"
 #include "seedance/sched/policy.h"
 #include "seedance/sched/scheduler.h"
@@ -14,7 +14,7 @@ namespace seedance::sched {
 
 base::StatusOr<FgdRun> RunFgdProtocol(const std::vector<Node>& nodes, const std::vector<Pod>& pods,
                                       const FgdRunOptions& o) {
-  const auto start = std::chrono::steady_clock::now();
+  const int64_t start = base::Env::Default()->NowMonotonicNanos();
   if (pods.empty()) return base::InvalidArgumentError("no pods");
   SEEDANCE_ASSIGN_OR_RETURN(auto policy, MakePolicy(o.policy, pods));
   SchedulerOptions options;
@@ -107,8 +107,7 @@ base::StatusOr<FgdRun> RunFgdProtocol(const std::vector<Node>& nodes, const std:
       }
     }
   }
-  run.runtime_ms =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  run.runtime_ms = static_cast<double>(base::Env::Default()->NowMonotonicNanos() - start) / 1e6;
   return run;
 }
 

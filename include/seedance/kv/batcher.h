@@ -5,9 +5,13 @@
 //   - the oldest request has waited max_queue_delay (it takes what is there, up to the maximum);
 // on Stop() whatever is left leaves in batches. FIFO order throughout.
 //
+// Time comes from the Env it is given (monotonic nanoseconds), so a test can drive BatchSizeNow
+// with its own clock.
+//
 // Thread safety: Enqueue, NextBatch and Stop may be called from any threads.
 #pragma once
 
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -15,6 +19,8 @@
 #include <mutex>
 #include <optional>
 #include <vector>
+
+#include "seedance/base/env.h"
 
 namespace seedance::kv {
 
@@ -25,20 +31,20 @@ struct BatcherConfig {
 };
 
 // The pure decision, for tests: how many of `queued` requests (the oldest
-// enqueued at `oldest`) leave at `now`; 0 = wait.
-int BatchSizeNow(const BatcherConfig& config, int queued,
-                 std::chrono::steady_clock::time_point oldest,
-                 std::chrono::steady_clock::time_point now, bool stopping);
+// enqueued at `oldest_ns`) leave at `now_ns` (monotonic nanoseconds); 0 = wait.
+int BatchSizeNow(const BatcherConfig& config, int queued, int64_t oldest_ns, int64_t now_ns,
+                 bool stopping);
 
 template <typename Request>
 class DynamicBatcher {
  public:
-  explicit DynamicBatcher(BatcherConfig config) : config_(std::move(config)) {}
+  explicit DynamicBatcher(BatcherConfig config, base::Env& env = *base::Env::Default())
+      : config_(std::move(config)), env_(env) {}
 
   void Enqueue(Request r) {
     {
       std::lock_guard<std::mutex> lock(mu_);
-      queue_.push_back({std::move(r), std::chrono::steady_clock::now()});
+      queue_.push_back({std::move(r), env_.NowMonotonicNanos()});
     }
     cv_.notify_all();
   }
@@ -47,7 +53,7 @@ class DynamicBatcher {
   std::vector<Request> NextBatch() {
     std::unique_lock<std::mutex> lock(mu_);
     while (true) {
-      const auto now = std::chrono::steady_clock::now();
+      const int64_t now = env_.NowMonotonicNanos();
       const int n = static_cast<int>(queue_.size());
       if (n == 0 && stopping_) return {};
       const int take =
@@ -64,7 +70,10 @@ class DynamicBatcher {
       if (n == 0) {
         cv_.wait(lock);
       } else {
-        cv_.wait_until(lock, queue_.front().enqueued + config_.max_queue_delay);
+        const int64_t deadline =
+            queue_.front().enqueued +
+            std::chrono::duration_cast<std::chrono::nanoseconds>(config_.max_queue_delay).count();
+        cv_.wait_for(lock, std::chrono::nanoseconds(std::max<int64_t>(0, deadline - now)));
       }
     }
   }
@@ -80,9 +89,10 @@ class DynamicBatcher {
  private:
   struct Entry {
     Request request;
-    std::chrono::steady_clock::time_point enqueued;
+    int64_t enqueued;  // monotonic nanoseconds
   };
   BatcherConfig config_;
+  base::Env& env_;
   std::mutex mu_;
   std::condition_variable cv_;
   std::deque<Entry> queue_;
