@@ -84,7 +84,8 @@ std::map<int, std::string> NvidiaMinors(base::Env& env) {
   for (const auto& pci : *gpus) {
     auto info = env.ReadFile("/proc/driver/nvidia/gpus/" + pci + "/information");
     if (!info.ok()) continue;
-    const auto fields = base::SplitFields(StatusField(*info, "Device Minor"));
+    const std::string value = StatusField(*info, "Device Minor");  // the fields view into it
+    const auto fields = base::SplitFields(value);
     const std::optional<int64_t> minor =
         fields.empty() ? std::nullopt : base::ParseInt64(fields[0]);
     if (minor && *minor >= 0 && *minor <= INT32_MAX) {
