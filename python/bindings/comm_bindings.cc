@@ -26,14 +26,7 @@ class PyCompressor {
   PyCompressor(const std::string& kind, double ratio, double sample_ratio, uint32_t chunk,
                bool stochastic, bool fp16_values) {
     comm::CompressorConfig c;
-    const auto k = comm::ParseCompressor(kind);
-    if (!k) {
-      Raise(base::InvalidArgumentError(
-          "unknown compressor '" + kind +
-              "' (topk, topk-sampled, randomk, int8, int4, sign, fp16-int4)",
-          "compressor"));
-    }
-    c.kind = *k;
+    c.kind = ValueOrRaise(comm::ParseCompressor(kind));
     c.ratio = ratio;
     c.sample_ratio = sample_ratio;
     c.chunk = chunk;

@@ -98,25 +98,7 @@ std::string MemReplay(const std::string& csv, const std::string& source,
   return base::DumpJson(r);
 }
 
-py::dict CudaInfo() {
-  const port::CudaInfo info = port::QueryCuda();
-  py::list devices;
-  for (const auto& d : info.devices) {
-    py::dict dev;
-    dev["index"] = d.index;
-    dev["name"] = d.name;
-    dev["memory_bytes"] = d.memory_bytes;
-    dev["compute_capability"] = py::make_tuple(d.compute_major, d.compute_minor);
-    devices.append(dev);
-  }
-  py::dict out;
-  out["compiled"] = info.compiled;
-  out["compiled_version"] = info.compiled_version;
-  out["driver_version"] = info.driver_version;
-  out["devices"] = devices;
-  out["error"] = info.error;
-  return out;
-}
+std::string CudaInfoJson() { return base::DumpJson(port::CudaInfoToReport(port::QueryCuda())); }
 
 }  // namespace
 }  // namespace seedance::python
@@ -131,7 +113,8 @@ PYBIND11_MODULE(_core, m) {
   m.def("default_job_yaml", [] { return std::string(seedance::plan::DefaultJobYaml()); });
   m.def("gpu_catalog", &GpuCatalogJson, py::arg("catalog_yaml"), py::arg("catalog_source"),
         "Every GPU of the catalog as JSON text");
-  m.def("cuda_info", &CudaInfo, "What CUDA this build and machine offer");
+  m.def("cuda_info_json", &CudaInfoJson,
+        "What CUDA this build and machine offer: the \"cuda\" object of `seedancectl version`");
   m.def("mem_plan", &MemPlan, py::arg("csv"), py::arg("source"), py::arg("algo"),
         py::arg("time_limit_s"), py::arg("alignment"), py::arg("capacity_bytes"),
         py::arg("threads"), "Offline plan of a lifetime CSV, as JSON");

@@ -24,12 +24,7 @@ namespace seedance::python {
 namespace {
 
 precision::Format FormatOrRaise(const std::string& name) {
-  auto f = precision::ParseFormat(name);
-  if (!f) {
-    Raise(base::InvalidArgumentError("unknown format '" + name +
-                                     "' (fp32, fp16, bf16, fp8_e4m3, fp8_e5m2)"));
-  }
-  return *f;
+  return ValueOrRaise(precision::ParseFormat(name));
 }
 
 precision::Kernel KernelOrRaise(const std::string& name) {

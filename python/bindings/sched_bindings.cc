@@ -64,13 +64,7 @@ const std::map<std::string, Setter>& Setters() {
        [](S& s, const py::handle& v) {
          s.tier_of.clear();
          for (const auto& [group, tier] : v.cast<std::map<std::string, std::string>>()) {
-           const std::optional<sched::Tier> t = sched::ParseTier(tier);
-           if (!t) {
-             Raise(base::InvalidArgumentError(
-                 "expected gold, silver or bronze, got '" + tier + "' for group " + group,
-                 "tier_of"));
-           }
-           s.tier_of[group] = *t;
+           s.tier_of[group] = ValueOrRaise(sched::ParseTier(tier, "tier_of." + group));
          }
        }},
   };

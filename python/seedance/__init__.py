@@ -69,8 +69,9 @@ def default_job_yaml() -> str:
 
 
 def cuda_info() -> dict[str, Any]:
-    """What CUDA this build of Seedance and this machine offer."""
-    return _core.cuda_info()
+    """What CUDA this build of Seedance and this machine offer: the ``cuda`` object of
+    ``seedancectl version -o json`` (compiled, versions, device_count, status, devices)."""
+    return json.loads(_core.cuda_info_json())
 
 
 def _catalog(catalog: Optional[PathLike]) -> tuple[Optional[str], str]:

@@ -1,32 +1,25 @@
 #include "seedance/base/numeric_format.h"
 
+#include "seedance/base/enum_names.h"
+
 namespace seedance::base {
 
-std::string_view NumericFormatName(NumericFormat format) {
-  switch (format) {
-    case NumericFormat::kFp64:
-      return "fp64";
-    case NumericFormat::kFp32:
-      return "fp32";
-    case NumericFormat::kTf32:
-      return "tf32";
-    case NumericFormat::kBf16:
-      return "bf16";
-    case NumericFormat::kFp16:
-      return "fp16";
-    case NumericFormat::kFp8:
-      return "fp8";
-    case NumericFormat::kInt8:
-      return "int8";
-  }
-  return "unknown";
-}
+namespace {
 
-std::optional<NumericFormat> ParseNumericFormat(std::string_view name) {
-  for (NumericFormat f : kAllNumericFormats) {
-    if (NumericFormatName(f) == name) return f;
-  }
-  return std::nullopt;
+constexpr EnumTable<NumericFormat, 7> kNames = {{{NumericFormat::kFp64, "fp64"},
+                                                 {NumericFormat::kFp32, "fp32"},
+                                                 {NumericFormat::kTf32, "tf32"},
+                                                 {NumericFormat::kBf16, "bf16"},
+                                                 {NumericFormat::kFp16, "fp16"},
+                                                 {NumericFormat::kFp8, "fp8"},
+                                                 {NumericFormat::kInt8, "int8"}}};
+
+}  // namespace
+
+std::string_view NumericFormatName(NumericFormat format) { return EnumName(kNames, format); }
+
+StatusOr<NumericFormat> ParseNumericFormat(std::string_view name, std::string_view where) {
+  return ParseEnum(kNames, name, where);
 }
 
 int NumericFormatBytes(NumericFormat format) {

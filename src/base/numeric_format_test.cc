@@ -13,11 +13,15 @@ TEST(NumericFormatTest, NamesRoundTripAndSizesMatchTheFormats) {
   for (size_t i = 0; i < kAllNumericFormats.size(); ++i) {
     NumericFormat f = kAllNumericFormats[i];
     EXPECT_EQ(NumericFormatName(f), table[i].first);
-    EXPECT_EQ(ParseNumericFormat(table[i].first), f);
+    EXPECT_EQ(*ParseNumericFormat(table[i].first), f);
     EXPECT_EQ(NumericFormatBytes(f), table[i].second);
   }
-  EXPECT_FALSE(ParseNumericFormat("FP32").has_value());
-  EXPECT_FALSE(ParseNumericFormat("fp4").has_value());
+  EXPECT_FALSE(ParseNumericFormat("FP32").ok());
+  const auto fp4 = ParseNumericFormat("fp4", "precision");
+  ASSERT_FALSE(fp4.ok());
+  EXPECT_EQ(fp4.status().message(),
+            "expected fp64, fp32, tf32, bf16, fp16, fp8 or int8, got 'fp4'");
+  EXPECT_EQ(fp4.status().where(), "precision");
 }
 
 }  // namespace

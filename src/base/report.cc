@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <vector>
 
+#include "seedance/base/enum_names.h"
+
 namespace seedance::base {
 namespace {
 
@@ -184,10 +186,10 @@ void RenderObject(const Report& obj, const std::string& indent, std::string& out
 
 }  // namespace
 
-std::optional<OutputFormat> ParseOutputFormat(std::string_view text) {
-  if (text == "table") return OutputFormat::kTable;
-  if (text == "json") return OutputFormat::kJson;
-  return std::nullopt;
+StatusOr<OutputFormat> ParseOutputFormat(std::string_view text, std::string_view where) {
+  static constexpr EnumTable<OutputFormat, 2> kNames = {
+      {{OutputFormat::kTable, "table"}, {OutputFormat::kJson, "json"}}};
+  return ParseEnum(kNames, text, where);
 }
 
 std::string DumpJson(const Report& report, int indent) {

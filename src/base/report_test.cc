@@ -70,9 +70,12 @@ TEST(ReportTest, HumanBytes) {
 }
 
 TEST(ReportTest, ParseOutputFormat) {
-  EXPECT_EQ(ParseOutputFormat("json"), OutputFormat::kJson);
-  EXPECT_EQ(ParseOutputFormat("table"), OutputFormat::kTable);
-  EXPECT_FALSE(ParseOutputFormat("yaml").has_value());
+  EXPECT_EQ(*ParseOutputFormat("json"), OutputFormat::kJson);
+  EXPECT_EQ(*ParseOutputFormat("table"), OutputFormat::kTable);
+  const auto yaml = ParseOutputFormat("yaml");
+  ASSERT_FALSE(yaml.ok());
+  EXPECT_EQ(yaml.status().message(), "expected table or json, got 'yaml'");
+  EXPECT_EQ(yaml.status().where(), "--output");
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <string>
 
+#include "seedance/base/enum_names.h"
 #include "seedance/comm/wire_format.h"
 #include "seedance/port/simd_convert.h"
 #include "seedance/port/simd_quantize.h"
@@ -268,33 +269,25 @@ class Fp16Int4 : public Compressor {
 
 }  // namespace
 
+namespace {
+
+constexpr base::EnumTable<CompressorKind, 7> kCompressorNames = {
+    {{CompressorKind::kTopK, "topk"},
+     {CompressorKind::kTopKSampled, "topk-sampled"},
+     {CompressorKind::kRandomK, "randomk"},
+     {CompressorKind::kInt8, "int8"},
+     {CompressorKind::kInt4, "int4"},
+     {CompressorKind::kSign, "sign"},
+     {CompressorKind::kFp16Int4, "fp16-int4"}}};
+
+}  // namespace
+
 std::string_view CompressorName(CompressorKind kind) {
-  switch (kind) {
-    case CompressorKind::kTopK:
-      return "topk";
-    case CompressorKind::kTopKSampled:
-      return "topk-sampled";
-    case CompressorKind::kRandomK:
-      return "randomk";
-    case CompressorKind::kInt8:
-      return "int8";
-    case CompressorKind::kInt4:
-      return "int4";
-    case CompressorKind::kSign:
-      return "sign";
-    case CompressorKind::kFp16Int4:
-      return "fp16-int4";
-  }
-  return "topk";
+  return base::EnumName(kCompressorNames, kind);
 }
 
-std::optional<CompressorKind> ParseCompressor(std::string_view name) {
-  for (CompressorKind k : {CompressorKind::kTopK, CompressorKind::kTopKSampled,
-                           CompressorKind::kRandomK, CompressorKind::kInt8, CompressorKind::kInt4,
-                           CompressorKind::kSign, CompressorKind::kFp16Int4}) {
-    if (CompressorName(k) == name) return k;
-  }
-  return std::nullopt;
+base::StatusOr<CompressorKind> ParseCompressor(std::string_view name, std::string_view where) {
+  return base::ParseEnum(kCompressorNames, name, where);
 }
 
 base::Status CompressorConfig::Validate() const {

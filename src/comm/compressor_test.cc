@@ -217,8 +217,11 @@ TEST(Compressor, ConfigValidation) {
   c = {};
   c.chunk = 0;
   EXPECT_EQ(Compressor::Create(c).status().where(), "chunk");
-  EXPECT_EQ(ParseCompressor("topk-sampled"), CompressorKind::kTopKSampled);
-  EXPECT_FALSE(ParseCompressor("powersgd").has_value());
+  EXPECT_EQ(*ParseCompressor("topk-sampled"), CompressorKind::kTopKSampled);
+  const auto bad = ParseCompressor("powersgd");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message(),
+            "expected topk, topk-sampled, randomk, int8, int4, sign or fp16-int4, got 'powersgd'");
   EXPECT_EQ(KeepCount(25'000'000, 0.01), 250'000u);
   EXPECT_EQ(KeepCount(10, 0.01), 1u);
 }

@@ -11,33 +11,27 @@
 #include <unordered_map>
 #include <vector>
 
+#include "seedance/base/enum_names.h"
+
 namespace seedance::mem {
 
+namespace {
+
+constexpr base::EnumTable<AllocatorPolicy, 5> kPolicyNames = {
+    {{AllocatorPolicy::kSeedance, "seedance"},
+     {AllocatorPolicy::kSeedanceStitch, "seedance-stitch"},
+     {AllocatorPolicy::kBestFit, "best-fit"},
+     {AllocatorPolicy::kFirstFit, "first-fit"},
+     {AllocatorPolicy::kCaching2MiB, "caching-2mib"}}};
+
+}  // namespace
+
 std::string_view AllocatorPolicyName(AllocatorPolicy policy) {
-  switch (policy) {
-    case AllocatorPolicy::kSeedance:
-      return "seedance";
-    case AllocatorPolicy::kSeedanceStitch:
-      return "seedance-stitch";
-    case AllocatorPolicy::kBestFit:
-      return "best-fit";
-    case AllocatorPolicy::kFirstFit:
-      return "first-fit";
-    case AllocatorPolicy::kCaching2MiB:
-      return "caching-2mib";
-  }
-  return "?";
+  return base::EnumName(kPolicyNames, policy);
 }
 
 base::StatusOr<AllocatorPolicy> ParseAllocatorPolicy(std::string_view name) {
-  for (AllocatorPolicy p :
-       {AllocatorPolicy::kSeedance, AllocatorPolicy::kSeedanceStitch, AllocatorPolicy::kBestFit,
-        AllocatorPolicy::kFirstFit, AllocatorPolicy::kCaching2MiB}) {
-    if (AllocatorPolicyName(p) == name) return p;
-  }
-  return base::InvalidArgumentError(
-      "policy must be one of seedance, seedance-stitch, best-fit, first-fit, caching-2mib; got '" +
-      std::string(name) + "'");
+  return base::ParseEnum(kPolicyNames, name, "--policy");
 }
 
 namespace {

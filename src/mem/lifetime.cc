@@ -4,6 +4,7 @@
 #include <unordered_map>
 
 #include "seedance/base/csv.h"
+#include "seedance/base/enum_names.h"
 
 namespace seedance::mem {
 
@@ -13,8 +14,13 @@ using base::StatusOr;
 
 namespace {
 
-constexpr std::string_view kKindNames[] = {"unspecified", "weight",          "activation",
-                                           "gradient",    "optimizer_state", "workspace"};
+constexpr base::EnumTable<BufferKind, 6> kKindNames = {
+    {{BufferKind::kUnspecified, "unspecified"},
+     {BufferKind::kWeight, "weight"},
+     {BufferKind::kActivation, "activation"},
+     {BufferKind::kGradient, "gradient"},
+     {BufferKind::kOptimizerState, "optimizer_state"},
+     {BufferKind::kWorkspace, "workspace"}}};
 
 Status CheckOne(const Buffer& b, const std::string& where_lower, const std::string& where_size) {
   if (b.lower >= b.upper) {
@@ -49,13 +55,10 @@ std::string CsvField(const std::string& text) {
 
 }  // namespace
 
-std::string_view BufferKindName(BufferKind kind) { return kKindNames[static_cast<int>(kind)]; }
+std::string_view BufferKindName(BufferKind kind) { return base::EnumName(kKindNames, kind); }
 
-std::optional<BufferKind> ParseBufferKind(std::string_view name) {
-  for (size_t i = 0; i < std::size(kKindNames); ++i) {
-    if (kKindNames[i] == name) return static_cast<BufferKind>(i);
-  }
-  return std::nullopt;
+base::StatusOr<BufferKind> ParseBufferKind(std::string_view name, std::string_view where) {
+  return base::ParseEnum(kKindNames, name, where);
 }
 
 StatusOr<LifetimeFile> ParseLifetimeCsv(std::string_view text, const std::string& file) {
@@ -89,15 +92,8 @@ StatusOr<LifetimeFile> ParseLifetimeCsv(std::string_view text, const std::string
     SEEDANCE_ASSIGN_OR_RETURN(b.upper, table.Int(r, c_upper));
     SEEDANCE_ASSIGN_OR_RETURN(b.size, table.Int(r, c_size));
     if (c_kind) {
-      auto kind = ParseBufferKind(r.fields[*c_kind]);
-      if (!kind) {
-        return InvalidArgumentError(
-            "'kind' must be one of weight, activation, gradient, "
-            "optimizer_state, workspace, unspecified; got '" +
-                r.fields[*c_kind] + "'",
-            table.Where(r, *c_kind));
-      }
-      b.kind = *kind;
+      SEEDANCE_ASSIGN_OR_RETURN(b.kind,
+                                ParseBufferKind(r.fields[*c_kind], table.Where(r, *c_kind)));
     }
     SEEDANCE_RETURN_IF_ERROR(CheckOne(b, table.Where(r, c_lower), table.Where(r, c_size)));
     if (__builtin_add_overflow(total_size, b.size, &total_size) || total_size > kMaxArenaBytes) {

@@ -60,7 +60,8 @@ TEST(LifetimeTest, EachDefectNamesFileLineAndField) {
       {"id,lower,upper,size\na,0,x1,4\n", "d.csv:2: upper", "must be an integer"},
       {"id,lower,upper,size\na,0,1.5,4\n", "d.csv:2: upper", "must be an integer"},
       {"id,lower,upper,size,colour\na,0,1,4,red\n", "d.csv:1", "unknown column 'colour'"},
-      {"id,lower,upper,size,kind\na,0,1,4,cache\n", "d.csv:2: kind", "'kind' must be one of"},
+      {"id,lower,upper,size,kind\na,0,1,4,cache\n", "d.csv:2: kind",
+       "expected unspecified, weight"},
       // Hardening finding 1: ends and sums that would overflow int64.
       {"id,lower,upper,size,offset\na,0,1,1000,9223372036854775000\n", "d.csv:2: offset",
        "exceeds the supported arena"},

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "seedance/base/enum_names.h"
 #include "src/mem/exact_search.h"
 #include "src/mem/greedy_planner.h"
 
@@ -10,24 +11,17 @@ namespace seedance::mem {
 
 using base::StatusOr;
 
-std::string_view PlanAlgoName(PlanAlgo algo) {
-  switch (algo) {
-    case PlanAlgo::kAuto:
-      return "auto";
-    case PlanAlgo::kGreedy:
-      return "greedy";
-    case PlanAlgo::kExact:
-      return "exact";
-  }
-  return "?";
-}
+namespace {
+
+constexpr base::EnumTable<PlanAlgo, 3> kAlgoNames = {
+    {{PlanAlgo::kAuto, "auto"}, {PlanAlgo::kGreedy, "greedy"}, {PlanAlgo::kExact, "exact"}}};
+
+}  // namespace
+
+std::string_view PlanAlgoName(PlanAlgo algo) { return base::EnumName(kAlgoNames, algo); }
 
 StatusOr<PlanAlgo> ParsePlanAlgo(std::string_view name) {
-  for (PlanAlgo a : {PlanAlgo::kAuto, PlanAlgo::kGreedy, PlanAlgo::kExact}) {
-    if (PlanAlgoName(a) == name) return a;
-  }
-  return base::InvalidArgumentError("algorithm must be auto, greedy or exact, got '" +
-                                    std::string(name) + "'");
+  return base::ParseEnum(kAlgoNames, name, "--algo");
 }
 
 namespace {

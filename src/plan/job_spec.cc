@@ -96,7 +96,7 @@ StatusOr<TrainingSpec> ParseTraining(const YamlMap& m, const cost::GpuSpec& gpu)
   SEEDANCE_ASSIGN_OR_RETURN(t.global_batch, Count(m, "global_batch"));
   SEEDANCE_ASSIGN_OR_RETURN(t.micro_batch, Count(m, "micro_batch"));
   SEEDANCE_ASSIGN_OR_RETURN(std::string precision, m.GetChoice("precision", kTrainingPrecisions));
-  t.precision = *base::ParseNumericFormat(precision);
+  SEEDANCE_ASSIGN_OR_RETURN(t.precision, base::ParseNumericFormat(precision, m.Where("precision")));
   SEEDANCE_RETURN_IF_ERROR(CheckGpuRuns(m, "precision", t.precision, gpu));
   SEEDANCE_ASSIGN_OR_RETURN(t.optimizer, m.GetChoice("optimizer", kOptimizers, "adamw"));
   if (t.micro_batch > t.global_batch) {
@@ -115,7 +115,7 @@ StatusOr<ServingSpec> ParseServing(const YamlMap& m, const cost::GpuSpec& gpu) {
   SEEDANCE_ASSIGN_OR_RETURN(s.concurrent_requests, Count(m, "concurrent_requests"));
   SEEDANCE_ASSIGN_OR_RETURN(std::string precision,
                             m.GetChoice("precision", kServingPrecisions, "bf16"));
-  s.precision = *base::ParseNumericFormat(precision);
+  SEEDANCE_ASSIGN_OR_RETURN(s.precision, base::ParseNumericFormat(precision, m.Where("precision")));
   SEEDANCE_RETURN_IF_ERROR(CheckGpuRuns(m, "precision", s.precision, gpu));
   return s;
 }

@@ -1,5 +1,6 @@
 #include "seedance/plan/optimize.h"
 
+#include "seedance/base/enum_names.h"
 #include "seedance/mem/planner.h"
 #include "seedance/mem/training_step.h"
 #include "seedance/plan/model_figures.h"
@@ -155,13 +156,17 @@ ProfileSettings SettingsFor(Profile profile) {
   return s;
 }
 
-std::string_view ProfileName(Profile profile) { return profile == Profile::kProd ? "prod" : "dev"; }
+namespace {
+
+constexpr base::EnumTable<Profile, 2> kProfileNames = {
+    {{Profile::kDev, "dev"}, {Profile::kProd, "prod"}}};
+
+}  // namespace
+
+std::string_view ProfileName(Profile profile) { return base::EnumName(kProfileNames, profile); }
 
 base::StatusOr<Profile> ParseProfile(std::string_view text) {
-  if (text == "dev") return Profile::kDev;
-  if (text == "prod") return Profile::kProd;
-  return base::InvalidArgumentError("profile must be dev or prod, got '" + std::string(text) + "'",
-                                    "--profile");
+  return base::ParseEnum(kProfileNames, text, "--profile");
 }
 
 base::StatusOr<Report> Optimize(const JobSpec& spec, const cost::GpuCatalog& catalog,

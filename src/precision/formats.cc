@@ -16,6 +16,8 @@
 #include <cmath>
 #include <limits>
 
+#include "seedance/base/enum_names.h"
+
 namespace seedance::precision {
 namespace {
 
@@ -99,13 +101,16 @@ const FormatInfo& Info(Format format) {
   return kFp32Info;
 }
 
-std::optional<Format> ParseFormat(std::string_view name) {
-  for (Format f : {Format::kFp32, Format::kFp16, Format::kBf16, Format::kE4M3, Format::kE5M2}) {
-    if (Info(f).name == name) return f;
-  }
-  if (name == "e4m3") return Format::kE4M3;
-  if (name == "e5m2") return Format::kE5M2;
-  return std::nullopt;
+base::StatusOr<Format> ParseFormat(std::string_view name, std::string_view where) {
+  // The FormatInfo names, then the short spellings of the FP8 formats.
+  static constexpr base::EnumTable<Format, 7> kNames = {{{Format::kFp32, "fp32"},
+                                                         {Format::kFp16, "fp16"},
+                                                         {Format::kBf16, "bf16"},
+                                                         {Format::kE4M3, "fp8_e4m3"},
+                                                         {Format::kE5M2, "fp8_e5m2"},
+                                                         {Format::kE4M3, "e4m3"},
+                                                         {Format::kE5M2, "e5m2"}}};
+  return base::ParseEnum(kNames, name, where);
 }
 
 uint32_t Encode(Format format, float x, bool saturate) {

@@ -49,9 +49,15 @@ TEST(Formats, KnownCodes) {
   EXPECT_EQ(FloatToHalf(std::nanf("")), 0x7FFF);
   EXPECT_EQ(FloatToBf16(1.0f + std::ldexp(1.0f, -8)), 0x3F80);  // tie to even
   EXPECT_EQ(FloatToBf16(1.0f + 3 * std::ldexp(1.0f, -8)), 0x3F82);
-  EXPECT_EQ(ParseFormat("e4m3"), Format::kE4M3);
-  EXPECT_EQ(ParseFormat("fp8_e5m2"), Format::kE5M2);
-  EXPECT_FALSE(ParseFormat("fp4").has_value());
+  EXPECT_EQ(*ParseFormat("e4m3"), Format::kE4M3);
+  EXPECT_EQ(*ParseFormat("fp8_e5m2"), Format::kE5M2);
+  for (Format f : {Format::kFp32, Format::kFp16, Format::kBf16, Format::kE4M3, Format::kE5M2}) {
+    EXPECT_EQ(*ParseFormat(Info(f).name), f) << Info(f).name;
+  }
+  const auto fp4 = ParseFormat("fp4");
+  ASSERT_FALSE(fp4.ok());
+  EXPECT_EQ(fp4.status().message(),
+            "expected fp32, fp16, bf16, fp8_e4m3, fp8_e5m2, e4m3 or e5m2, got 'fp4'");
 }
 
 // Every non-NaN code decodes to a value that encodes back to the same code,

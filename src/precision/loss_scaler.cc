@@ -6,6 +6,8 @@
 #include <utility>
 #include <vector>
 
+#include "seedance/base/enum_names.h"
+
 namespace seedance::precision {
 namespace {
 
@@ -16,23 +18,18 @@ base::Status Positive(double v, const char* field) {
 
 }  // namespace
 
-std::string_view ScalerModeName(ScalerMode mode) {
-  switch (mode) {
-    case ScalerMode::kStatic:
-      return "static";
-    case ScalerMode::kDynamic:
-      return "dynamic";
-    case ScalerMode::kGradNorm:
-      return "grad-norm";
-  }
-  return "dynamic";
-}
+namespace {
 
-std::optional<ScalerMode> ParseScalerMode(std::string_view name) {
-  for (ScalerMode m : {ScalerMode::kStatic, ScalerMode::kDynamic, ScalerMode::kGradNorm}) {
-    if (ScalerModeName(m) == name) return m;
-  }
-  return std::nullopt;
+constexpr base::EnumTable<ScalerMode, 3> kModeNames = {{{ScalerMode::kStatic, "static"},
+                                                        {ScalerMode::kDynamic, "dynamic"},
+                                                        {ScalerMode::kGradNorm, "grad-norm"}}};
+
+}  // namespace
+
+std::string_view ScalerModeName(ScalerMode mode) { return base::EnumName(kModeNames, mode); }
+
+base::StatusOr<ScalerMode> ParseScalerMode(std::string_view name, std::string_view where) {
+  return base::ParseEnum(kModeNames, name, where);
 }
 
 base::Status LossScalerConfig::Validate() const {
@@ -252,12 +249,8 @@ base::StatusOr<LossScalerConfig> LossScalerConfigFromJson(const base::Report& js
   LossScalerConfig c;
   std::string mode(ScalerModeName(c.mode));
   if (json.contains("mode")) SEEDANCE_RETURN_IF_ERROR(Read(wrapped, "config", "mode", mode));
-  const auto parsed = ParseScalerMode(mode);
-  if (!parsed) {
-    return base::InvalidArgumentError("unknown mode '" + mode + "' (static, dynamic, grad-norm)",
-                                      "config.mode");
-  }
-  if (*parsed == ScalerMode::kGradNorm) {
+  SEEDANCE_ASSIGN_OR_RETURN(const ScalerMode parsed, ParseScalerMode(mode, "config.mode"));
+  if (parsed == ScalerMode::kGradNorm) {
     // Without a sequence length: the note's general advice, 2^12 (the 512..2048 row).
     int64_t seq = 512;
     if (json.contains("sequence_length")) {
@@ -265,7 +258,7 @@ base::StatusOr<LossScalerConfig> LossScalerConfigFromJson(const base::Report& js
     }
     c = GradNormConfigForSequenceLength(seq);
   }
-  c.mode = *parsed;
+  c.mode = parsed;
   const Fields<LossScalerConfig>& fields = ConfigFields();
   for (const auto& [key, value] : json.items()) {
     bool known = key == "mode" || key == "sequence_length";

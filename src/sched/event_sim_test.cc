@@ -170,8 +170,11 @@ TEST(QosTiers, FormulasAndNames) {
   EXPECT_EQ(TierOfQos(Qos::kGuaranteed), Tier::kGold);
   EXPECT_EQ(TierOfQos(Qos::kBurstable), Tier::kSilver);
   EXPECT_EQ(TierOfQos(Qos::kBestEffort), Tier::kBronze);
-  for (Tier t : {Tier::kGold, Tier::kSilver, Tier::kBronze}) EXPECT_EQ(ParseTier(TierName(t)), t);
-  EXPECT_FALSE(ParseTier("platinum").has_value());
+  for (Tier t : {Tier::kGold, Tier::kSilver, Tier::kBronze}) EXPECT_EQ(*ParseTier(TierName(t)), t);
+  const auto bad = ParseTier("platinum", "--tier-of");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message(), "expected gold, silver or bronze, got 'platinum'");
+  EXPECT_EQ(bad.status().where(), "--tier-of");
 }
 
 EventJob TierJob(std::string id, std::string group, Tier tier, int64_t t, double d, int gpus) {

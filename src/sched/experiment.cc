@@ -206,8 +206,8 @@ base::StatusOr<std::map<std::string, Tier>> ParseTierList(std::string_view text,
   SEEDANCE_ASSIGN_OR_RETURN(auto items, base::ParseKeyValueList(text, std::string(where)));
   std::map<std::string, Tier> out;
   for (const auto& [group, value] : items) {
-    const std::optional<Tier> tier = ParseTier(value);
-    if (!tier) {
+    const base::StatusOr<Tier> tier = ParseTier(value, where);
+    if (!tier.ok()) {
       return base::InvalidArgumentError(
           "expected GROUP=gold|silver|bronze, got '" + group + "=" + value + "'",
           std::string(where));

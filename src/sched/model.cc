@@ -1,26 +1,21 @@
 #include "seedance/sched/model.h"
 
+#include "seedance/base/enum_names.h"
+
 namespace seedance::sched {
+namespace {
 
-std::string_view QosName(Qos q) {
-  switch (q) {
-    case Qos::kLatencySensitive:
-      return "LS";
-    case Qos::kBestEffort:
-      return "BE";
-    case Qos::kBurstable:
-      return "Burstable";
-    case Qos::kGuaranteed:
-      return "Guaranteed";
-  }
-  return "LS";
-}
+constexpr base::EnumTable<Qos, 4> kQosNames = {{{Qos::kLatencySensitive, "LS"},
+                                                {Qos::kBestEffort, "BE"},
+                                                {Qos::kBurstable, "Burstable"},
+                                                {Qos::kGuaranteed, "Guaranteed"}}};
 
-std::optional<Qos> ParseQos(std::string_view name) {
-  for (Qos q : {Qos::kLatencySensitive, Qos::kBestEffort, Qos::kBurstable, Qos::kGuaranteed}) {
-    if (QosName(q) == name) return q;
-  }
-  return std::nullopt;
+}  // namespace
+
+std::string_view QosName(Qos q) { return base::EnumName(kQosNames, q); }
+
+base::StatusOr<Qos> ParseQos(std::string_view name, std::string_view where) {
+  return base::ParseEnum(kQosNames, name, where);
 }
 
 }  // namespace seedance::sched

@@ -2,25 +2,21 @@
 
 #include <algorithm>
 
+#include "seedance/base/enum_names.h"
+
 namespace seedance::sched {
 
-std::string_view TierName(Tier t) {
-  switch (t) {
-    case Tier::kGold:
-      return "gold";
-    case Tier::kSilver:
-      return "silver";
-    case Tier::kBronze:
-      return "bronze";
-  }
-  return "silver";
-}
+namespace {
 
-std::optional<Tier> ParseTier(std::string_view name) {
-  for (Tier t : {Tier::kGold, Tier::kSilver, Tier::kBronze}) {
-    if (TierName(t) == name) return t;
-  }
-  return std::nullopt;
+constexpr base::EnumTable<Tier, 3> kTierNames = {
+    {{Tier::kGold, "gold"}, {Tier::kSilver, "silver"}, {Tier::kBronze, "bronze"}}};
+
+}  // namespace
+
+std::string_view TierName(Tier t) { return base::EnumName(kTierNames, t); }
+
+base::StatusOr<Tier> ParseTier(std::string_view name, std::string_view where) {
+  return base::ParseEnum(kTierNames, name, where);
 }
 
 Tier TierOfQos(Qos q) {

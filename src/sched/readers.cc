@@ -140,13 +140,7 @@ base::StatusOr<std::vector<Pod>> ReadAlibabaPods(std::string_view text, const st
         if (m.empty())
           return base::InvalidArgumentError("empty GPU type in 'gpu_spec'", t.Where(r, 5));
       }
-      const auto q = ParseQos(r.fields[6]);
-      if (!q) {
-        return base::InvalidArgumentError(
-            "'qos' must be LS, BE, Burstable or Guaranteed, got '" + r.fields[6] + "'",
-            t.Where(r, 6));
-      }
-      p.qos = *q;
+      SEEDANCE_ASSIGN_OR_RETURN(p.qos, ParseQos(r.fields[6], t.Where(r, 6)));
       p.phase = r.fields[7];
       if (p.phase != "Running" && p.phase != "Failed" && p.phase != "Pending" &&
           p.phase != "Succeeded") {

@@ -86,7 +86,8 @@ void AddOutputFlag(CLI::App* command, std::string* output) {
 }
 
 int PrintReport(const base::Report& report, const std::string& output) {
-  const auto format = base::ParseOutputFormat(output).value_or(base::OutputFormat::kTable);
+  const auto parsed = base::ParseOutputFormat(output);
+  const base::OutputFormat format = parsed.ok() ? *parsed : base::OutputFormat::kTable;
   std::cout << base::Render(report, format);
   return StdoutWritten() ? 0 : kExitFailure;
 }

@@ -4,15 +4,6 @@
 #include "tools/seedancectl/cli.h"
 
 namespace seedance::cli {
-namespace {
-
-// CUDA encodes versions as 1000 * major + 10 * minor: 13000 is "13.0".
-std::string VersionText(int version) {
-  if (version <= 0) return "none";
-  return std::to_string(version / 1000) + "." + std::to_string(version % 1000 / 10);
-}
-
-}  // namespace
 
 void RegisterVersion(CLI::App& app, Context& context) {
   struct Flags {
@@ -30,24 +21,8 @@ void RegisterVersion(CLI::App& app, Context& context) {
     r["git_commit"] = std::string(kGitCommit);
     r["build_type"] = std::string(kBuildType);
     r["compiler"] = std::string(kCompiler);
-    const port::CudaInfo cuda = port::QueryCuda();
+    r["cuda"] = port::CudaInfoToReport(port::QueryCuda());
     base::Report& c = r["cuda"];
-    c["compiled"] = cuda.compiled;
-    c["compiled_version"] = VersionText(cuda.compiled_version);
-    c["driver_version"] = VersionText(cuda.driver_version);
-    c["device_count"] = cuda.devices.size();
-    if (!cuda.error.empty()) c["status"] = cuda.error;
-    if (!cuda.devices.empty()) {
-      base::Report devices = base::Report::array();
-      for (const auto& d : cuda.devices) {
-        devices.push_back({{"index", d.index},
-                           {"name", d.name},
-                           {"memory_bytes", d.memory_bytes},
-                           {"compute_capability", std::to_string(d.compute_major) + "." +
-                                                      std::to_string(d.compute_minor)}});
-      }
-      r["cuda_devices"] = devices;
-    }
     if (flags->check_gpu) {
       const base::Status s = port::CudaSelfTest();
       c["self_test"] = s.ok() ? "passed" : std::string(s.message());

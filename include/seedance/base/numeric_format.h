@@ -3,8 +3,9 @@
 #pragma once
 
 #include <array>
-#include <optional>
 #include <string_view>
+
+#include "seedance/base/status.h"
 
 namespace seedance::base {
 
@@ -16,8 +17,9 @@ inline constexpr std::array<NumericFormat, 7> kAllNumericFormats = {
 
 // "fp64", "fp32", "tf32", "bf16", "fp16", "fp8", "int8".
 std::string_view NumericFormatName(NumericFormat format);
-// The inverse of NumericFormatName (lower case only); nullopt for anything else.
-std::optional<NumericFormat> ParseNumericFormat(std::string_view name);
+// The inverse of NumericFormatName (lower case only); an error listing the names otherwise.
+StatusOr<NumericFormat> ParseNumericFormat(std::string_view name,
+                                           std::string_view where = "format");
 // Bytes one value occupies in memory. TF32 is a compute mode: it is stored as FP32.
 int NumericFormatBytes(NumericFormat format);
 

@@ -18,14 +18,17 @@
 #include <string>
 #include <string_view>
 
+#include "seedance/base/status.h"
+
 namespace seedance::base {
 
 using Report = nlohmann::ordered_json;
 
 enum class OutputFormat { kTable, kJson };
 
-// "table" or "json"; nullopt for anything else.
-std::optional<OutputFormat> ParseOutputFormat(std::string_view text);
+// "table" or "json"; an error listing them otherwise.
+StatusOr<OutputFormat> ParseOutputFormat(std::string_view text,
+                                         std::string_view where = "--output");
 
 // Pretty-printed JSON (2-space indent) with a trailing newline.
 std::string RenderJson(const Report& report);

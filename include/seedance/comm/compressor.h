@@ -37,7 +37,8 @@ namespace seedance::comm {
 enum class CompressorKind { kTopK, kTopKSampled, kRandomK, kInt8, kInt4, kSign, kFp16Int4 };
 
 std::string_view CompressorName(CompressorKind kind);  // "topk", "topk-sampled", ...
-std::optional<CompressorKind> ParseCompressor(std::string_view name);
+base::StatusOr<CompressorKind> ParseCompressor(std::string_view name,
+                                               std::string_view where = "compressor");
 
 struct CompressorConfig {
   CompressorKind kind = CompressorKind::kTopK;

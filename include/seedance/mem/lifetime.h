@@ -31,7 +31,7 @@ enum class BufferKind {
 };
 
 std::string_view BufferKindName(BufferKind kind);
-std::optional<BufferKind> ParseBufferKind(std::string_view name);
+base::StatusOr<BufferKind> ParseBufferKind(std::string_view name, std::string_view where = "kind");
 
 struct Buffer {
   std::string id;

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "seedance/base/report.h"
 #include "seedance/base/status.h"
 
 namespace seedance::port {
@@ -30,6 +31,12 @@ struct CudaInfo {
 
 // Never fails: an absent driver or device is reported in `error`.
 CudaInfo QueryCuda();
+
+// The report of `seedancectl version`'s "cuda" object and of seedance.cuda_info(): compiled,
+// compiled_version and driver_version as "major.minor" ("none" when absent), device_count,
+// status (only when no device is usable: why), devices [{index, name, memory_bytes,
+// compute_capability "major.minor"}].
+base::Report CudaInfoToReport(const CudaInfo& info);
 
 // Runs y = a*x + y over 2^20 floats on device 0 and compares every element
 // with the same computation done on the host. Unavailable when the build has

@@ -28,6 +28,8 @@
 #include <optional>
 #include <string_view>
 
+#include "seedance/base/status.h"
+
 namespace seedance::precision {
 
 enum class Format { kFp32, kFp16, kBf16, kE4M3, kE5M2 };
@@ -48,8 +50,8 @@ struct FormatInfo {
 };
 
 const FormatInfo& Info(Format format);
-// Accepts the names above plus "e4m3" and "e5m2".
-std::optional<Format> ParseFormat(std::string_view name);
+// Accepts the names above plus "e4m3" and "e5m2"; an error listing them otherwise.
+base::StatusOr<Format> ParseFormat(std::string_view name, std::string_view where = "format");
 
 // The code of `x` in `format` (in the low `bits` bits). For kFp32 the float's bits.
 uint32_t Encode(Format format, float x, bool saturate = false);

@@ -40,7 +40,7 @@ namespace seedance::precision {
 enum class ScalerMode { kStatic, kDynamic, kGradNorm };
 
 std::string_view ScalerModeName(ScalerMode mode);  // "static", "dynamic", "grad-norm"
-std::optional<ScalerMode> ParseScalerMode(std::string_view name);
+base::StatusOr<ScalerMode> ParseScalerMode(std::string_view name, std::string_view where = "mode");
 
 struct LossScalerConfig {
   ScalerMode mode = ScalerMode::kDynamic;

@@ -11,11 +11,13 @@
 #include <string_view>
 #include <vector>
 
+#include "seedance/base/status.h"
+
 namespace seedance::sched {
 
 enum class Qos { kLatencySensitive, kBestEffort, kBurstable, kGuaranteed };
 std::string_view QosName(Qos q);  // "LS", "BE", "Burstable", "Guaranteed"
-std::optional<Qos> ParseQos(std::string_view name);
+base::StatusOr<Qos> ParseQos(std::string_view name, std::string_view where = "qos");
 
 struct Node {
   std::string name;

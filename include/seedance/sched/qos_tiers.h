@@ -21,6 +21,7 @@
 #include <optional>
 #include <string_view>
 
+#include "seedance/base/status.h"
 #include "seedance/sched/model.h"
 
 namespace seedance::sched {
@@ -28,7 +29,7 @@ namespace seedance::sched {
 enum class Tier { kGold = 0, kSilver = 1, kBronze = 2 };  // lower value first in the queue
 
 std::string_view TierName(Tier t);  // "gold", "silver", "bronze"
-std::optional<Tier> ParseTier(std::string_view name);
+base::StatusOr<Tier> ParseTier(std::string_view name, std::string_view where = "tier");
 
 // Alibaba 2023 QoS classes: LS and Guaranteed -> Gold, Burstable -> Silver,
 // BE -> Bronze.

@@ -1,0 +1,94 @@
+"""One report, two faces: each reporting verb's `-o json` equals what the Python function of the
+same name returns (one builder in the library), on the same inputs.
+
+Run times (`runtime_ms`, `solve_ms`, `time_to_best_ms`, `ns_per_op`, `wall_s`) are left out, as
+they differ from run to run; so is the `offsets` map `seedance.mem.plan` adds (the command writes
+it to a file)."""
+
+from __future__ import annotations
+
+import json
+import pathlib
+import subprocess
+import sys
+
+import pytest
+
+import seedance
+import seedance.mem
+import seedance.precision
+import seedance.sched
+import seedance.topo
+from conftest import BUILD, DATA, REPO, require_data
+
+SECONDS = ("runtime_ms", "wall_s", "solve_ms", "time_to_best_ms", "ns_per_op")
+
+
+def strip(value):
+    if isinstance(value, dict):
+        return {k: strip(v) for k, v in value.items() if k not in SECONDS}
+    if isinstance(value, list):
+        return [strip(v) for v in value]
+    return value
+
+
+def cli(*args) -> dict:
+    r = subprocess.run([str(BUILD / "bin" / "seedancectl"), *map(str, args), "-o", "json"],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    return json.loads(r.stdout)
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory) -> pathlib.Path:
+    root = tmp_path_factory.mktemp("server")
+    subprocess.run([sys.executable, str(REPO / "tests" / "fixtures" / "fake_node.py"), "server",
+                    str(root)], check=True)
+    return root
+
+
+@pytest.fixture(scope="module")
+def lifetimes(tmp_path_factory) -> pathlib.Path:
+    f = tmp_path_factory.mktemp("mem") / "lifetimes.csv"
+    f.write_text("id,lower,upper,size\na,0,10,64\nb,5,15,32\nc,10,20,64\nd,15,25,32\n")
+    return f
+
+
+def cases(server: pathlib.Path, lifetimes: pathlib.Path):
+    alibaba = DATA / "alibaba-gpu-2023"
+    return {
+        "version (cuda)": (lambda: cli("version")["cuda"], seedance.cuda_info),
+        "optimize": (lambda: cli("optimize"), seedance.optimize),
+        "optimize --dry-run": (lambda: cli("optimize", "--dry-run"),
+                               lambda: seedance.optimize(dry_run=True)),
+        "topo show": (lambda: cli("topo", "show", "--root", server),
+                      lambda: seedance.topo.topology(root=str(server))),
+        # Python also returns the offsets, which the command writes with --offsets-out.
+        "mem plan": (lambda: cli("mem", "plan", "--input", lifetimes),
+                     lambda: {k: v for k, v in seedance.mem.plan(lifetimes).items()
+                              if k != "offsets"}),
+        "mem replay": (lambda: cli("mem", "replay", "--input", lifetimes),
+                       lambda: seedance.mem.replay(lifetimes)),
+        "simulate": (lambda: cli("simulate", "--nodes", alibaba / "openb_node_list_gpu_node.csv",
+                                 "--pods", alibaba / "openb_pod_list_default.csv", "--policy",
+                                 "bestfit", "--seeds", "1"),
+                     lambda: seedance.sched.simulate(
+                         alibaba / "openb_node_list_gpu_node.csv",
+                         alibaba / "openb_pod_list_default.csv", policies=["bestfit"], seeds=1)),
+    }
+
+
+NAMES = ["version (cuda)", "optimize", "optimize --dry-run", "topo show", "mem plan",
+         "mem replay", "simulate"]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_cli_json_equals_the_python_result(name, server, lifetimes):
+    if name == "simulate":
+        require_data(DATA / "alibaba-gpu-2023")
+    from_cli, from_python = cases(server, lifetimes)[name]
+    assert strip(from_cli()) == strip(from_python())
+
+
+def test_every_case_is_listed(server, lifetimes):
+    assert sorted(cases(server, lifetimes)) == sorted(NAMES)
