@@ -11,6 +11,10 @@
    outside src/base/env_posix.cc (tests, benchmarks and tools measure real time and may).
 3. Numbers are read by base's strict parsers: no stoi/stol/stod/stof, atoi/atof, strtol/strtod or
    istringstream in the library's sources (tests may use them as references).
+4. The repository stands on its own: no tracked text file points at documents outside it (the
+   product specification, the design notes, the seed notes); features are cited by their id in
+   docs/features.md, and every id cited ("feature MEM-2", "features KV-*") is one listed there.
+   Data sets under SEEDANCE_DATA_DIR are data, not documents, and may be named.
 """
 
 from __future__ import annotations
@@ -24,6 +28,10 @@ INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 CLOCK = re.compile(r"\b(steady_clock|system_clock|high_resolution_clock)\b")
 AD_HOC = re.compile(r"\b(std::sto[ilfd]l?|std::stoll|std::stoul|std::stoull|atoi|atof|atol|"
                     r"strto[ld]|strtoull?|strtoll|istringstream)\b")
+OUTSIDE = re.compile(r"SPEC\.md|DESIGN\.md|shared/(?:notes|seeds)\b|\bSPEC [A-Z]+-\d|"
+                     r"\b(?:seed )?notes? 0\d\d\b|\bseeds? 0\d\d\b|fgd-protocol\.md")
+CITED = re.compile(r"\bfeatures? ([A-Z]+)-(\d+|\*)")
+TEXT_SUFFIXES = {".cc", ".h", ".cu", ".py", ".md", ".sh", ".txt", ".cmake", ".yaml", ".json", ""}
 COMMENT = re.compile(r"//.*?$|/\*.*?\*/", re.S | re.M)
 
 
@@ -55,6 +63,35 @@ def closure(deps: dict[str, set[str]]) -> dict[str, set[str]]:
 
 def code(path: pathlib.Path) -> str:
     return COMMENT.sub("", path.read_text(errors="replace"))
+
+
+def tracked_files() -> list[pathlib.Path]:
+    import subprocess
+    out = subprocess.run(["git", "ls-files"], cwd=REPO, capture_output=True, text=True, check=True)
+    return [REPO / line for line in out.stdout.splitlines()]
+
+
+def standalone_breaches() -> list[str]:
+    """Rule 4: pointers to documents outside the repository, and cited ids that do not exist."""
+    features = (REPO / "docs" / "features.md").read_text()
+    ids = set(re.findall(r"^\| ([A-Z]+-\d+) \|", features, re.M))
+    prefixes = {i.split("-")[0] for i in ids}
+    breaches = []
+    for f in tracked_files():
+        rel = f.relative_to(REPO)
+        if f.suffix not in TEXT_SUFFIXES or not f.is_file() or rel.parts[0] == "tests" and \
+                "golden" in rel.parts or str(rel) == "scripts/check_rules.py":
+            continue
+        for n, line in enumerate(f.read_text(errors="replace").splitlines(), 1):
+            if m := OUTSIDE.search(line):
+                breaches.append(f"{rel}:{n}: points outside the repository ('{m.group(0)}'); "
+                                "cite a feature id of docs/features.md")
+            for prefix, number in CITED.findall(line):
+                known = prefix in prefixes if number == "*" else f"{prefix}-{number}" in ids
+                if not known:
+                    breaches.append(f"{rel}:{n}: cites feature {prefix}-{number}, which "
+                                    "docs/features.md does not list")
+    return breaches
 
 
 def main() -> int:
@@ -92,6 +129,7 @@ def main() -> int:
         rel = f.relative_to(REPO)
         if CLOCK.search(code(f)) and "base" not in rel.parts:
             breaches.append(f"{rel}: reads a clock directly; use base::Env")
+    breaches += standalone_breaches()
     for b in breaches:
         print(b)
     print(f"rules: {len(deps)} modules checked, {len(breaches)} breach(es)")

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Compression speed (SPEC COMM-1 evaluation).
+"""Compression speed (feature COMM-1 evaluation).
 
 In one process, on N float32 values drawn from a normal distribution
 (1M and 25M by default), best of --repeat runs:

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Compressed data-parallel training on Fashion-MNIST (SPEC COMM-3 evaluation).
+"""Compressed data-parallel training on Fashion-MNIST (feature COMM-3 evaluation).
 
 For each compressor, --world gloo ranks on this machine train the same MLP
 (784-256-256-10, SGD with momentum 0.9) with DistributedDataParallel and

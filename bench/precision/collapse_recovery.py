@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Collapse guard on a real training run (SPEC PREC-5 acceptance).
+"""Collapse guard on a real training run (feature PREC-5 acceptance).
 
 Trains an MLP on Fashion-MNIST three times from the same weights and batch
 order, printing one JSON object with each run's test accuracy:

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Loss scaling on a real training run (SPEC PREC-2 acceptance).
+"""Loss scaling on a real training run (feature PREC-2 acceptance).
 
 Trains one network on Fashion-MNIST three ways, from the same initial weights
 and batch order:

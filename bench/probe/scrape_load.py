@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Load test of `seedancectl probe --listen` (SPEC PROBE-2).
+"""Load test of `seedancectl probe --listen` (feature PROBE-2).
 
 Starts the exporter with a 5 s sampling interval, then
   1. scrapes /metrics N times back to back over one keep-alive connection (as

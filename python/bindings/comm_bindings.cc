@@ -1,4 +1,4 @@
-// seedance._core's gradient-compression functions (SPEC COMM-1..3). Buffers
+// seedance._core's gradient-compression functions (feature COMM-1..3). Buffers
 // cross as (address, element count); the Python side owns them and checks
 // dtype and contiguity.
 #include <pybind11/pybind11.h>

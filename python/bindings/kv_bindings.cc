@@ -1,4 +1,4 @@
-// seedance._core's KV-cache functions (SPEC KV): the tiny inference engine's
+// seedance._core's KV-cache functions (features KV-*): the tiny inference engine's
 // logits, for tests against an independent NumPy forward pass.
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>

@@ -1,4 +1,4 @@
-// seedance._core's node-level functions (SPEC TOPO-1, TOPO-2): topology as
+// seedance._core's node-level functions (feature TOPO-1, TOPO-2): topology as
 // JSON text, affinity checks, and binding the calling thread.
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>

@@ -1,4 +1,4 @@
-"""Number formats of mixed precision (SPEC PREC-1) and QAT drift (PREC-7).
+"""Number formats of mixed precision (feature PREC-1) and QAT drift (PREC-7).
 
 Arrays are NumPy arrays or CPU torch tensors of float32; codes come back as
 NumPy arrays (uint16 for fp16/bf16, uint8 for fp8). The conversions are

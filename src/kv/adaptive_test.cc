@@ -29,7 +29,7 @@ TEST(Adaptive, NormalisedEntropyKnownValues) {
 
 TEST(Adaptive, RuleOfTheNote) {
   AdaptiveRule r;
-  auto d = DecideBits(r, 98304, 127892, 0.912);  // the note's log line
+  auto d = DecideBits(r, 98304, 127892, 0.912);  // an example decision log line
   EXPECT_EQ(d.target_bw, 4);
   EXPECT_EQ(d.reason, "high_entropy_long_context");
   EXPECT_EQ(DecideBits(r, 10, 70000, 0.5).reason, "low_entropy");

@@ -78,7 +78,7 @@ base::StatusOr<base::Report> EstimateDecompression(const EstimateInput& in) {
   r["hbm_access_ns"] = access_ns;
   r["n_access"] = n_access;
   r["t_hbm_us"] = t_hbm_us;
-  r["t_decomp_us"] = t_pcie_us + t_hbm_us;  // the note's formula
+  r["t_decomp_us"] = t_pcie_us + t_hbm_us;  // the KV-4 formula
   // Bandwidth view: read the compressed cache and write it out as FP32, at the memory's peak.
   r["hbm_peak_gbytes_per_s"] = hbm_gbytes_per_s;
   r["t_hbm_bandwidth_us"] = (compressed + decompressed) / (hbm_gbytes_per_s * 1e9) * 1e6;

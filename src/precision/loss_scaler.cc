@@ -251,7 +251,7 @@ base::StatusOr<LossScalerConfig> LossScalerConfigFromJson(const base::Report& js
   if (json.contains("mode")) SEEDANCE_RETURN_IF_ERROR(Read(wrapped, "config", "mode", mode));
   SEEDANCE_ASSIGN_OR_RETURN(const ScalerMode parsed, ParseScalerMode(mode, "config.mode"));
   if (parsed == ScalerMode::kGradNorm) {
-    // Without a sequence length: the note's general advice, 2^12 (the 512..2048 row).
+    // Without a sequence length: the general default, 2^12 (the 512..2048 row).
     int64_t seq = 512;
     if (json.contains("sequence_length")) {
       SEEDANCE_RETURN_IF_ERROR(Read(wrapped, "config", "sequence_length", seq));

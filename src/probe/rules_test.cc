@@ -28,19 +28,19 @@ TEST(RulesTest, EachRuleFiresAboveItsThresholdOnly) {
     std::vector<Value> values;
     R want;
   } cases[] = {
-      // gpu.mem_bw: > 90 warning (note 002), (70, 90] the saturation knee (note 001).
+      // gpu.mem_bw: > 90 warning, (70, 90] the saturation knee.
       {{V("gpu.mem_bw", 92, "0")}, R{"gpu_mem_bw_high"}},
       {{V("gpu.mem_bw", 90, "0")}, R{"gpu_mem_bw_knee"}},
       {{V("gpu.mem_bw", 70, "0")}, R{}},
       // net.share > 70 % of line rate.
       {{V("net.share", 71)}, R{"net_saturated"}},
       {{V("net.share", 70)}, R{}},
-      // iowait > 12 % (note 002 §2.3).
+      // iowait > 12 %.
       {{V("cpu.iowait", 12.5)}, R{"iowait_high"}},
       {{V("cpu.iowait", 12)}, R{}},
       // gpu.mem_used > 85 %.
       {{V("gpu.mem_used", 86, "0")}, R{"gpu_mem_pressure"}},
-      // gpu.util < 40 % (note 002 §4.4).
+      // gpu.util < 40 %.
       {{V("gpu.util", 39, "0")}, R{"gpu_underused"}},
       // util > 85 and memory < 60 on the same GPU -> mixed precision.
       {{V("gpu.util", 90, "0"), V("gpu.mem_used", 50, "0")}, R{"mixed_precision_candidate"}},
@@ -54,7 +54,7 @@ TEST(RulesTest, EachRuleFiresAboveItsThresholdOnly) {
 }
 
 TEST(RulesTest, SaturationModelMatchesTheNote) {
-  // Note 001 §2.1: k = 0.8, x = 1500 GB/s of B = 2048 GB/s -> 1 - e^(-0.5859) = 0.443.
+  // k = 0.8, x = 1500 GB/s of B = 2048 GB/s -> 1 - e^(-0.5859) = 0.443.
   EXPECT_NEAR(EffectiveComputeFraction(1500.0 / 2048.0), 1 - std::exp(-0.8 * 1500 / 2048), 1e-12);
   EXPECT_DOUBLE_EQ(EffectiveComputeFraction(0), 0);
   // The finding quotes it: 80 % busy -> 1 - e^-0.64 = 47 %.

@@ -1,4 +1,4 @@
-// FGD's expected fragmentation F_n(M) of node states (fgd-protocol.md §2.3),
+// FGD's expected fragmentation F_n(M) of node states (docs/design/sched.md),
 // memoised by node shape: shared by the FGD and Seedance policies and the
 // simulator's fragmentation metric. Private to seedance::sched.
 //
@@ -26,7 +26,7 @@ class FragmentationCache {
   // F after placing `pod` on `gpus` of `node`, minus F now (milli-GPU).
   double Increase(const Cluster& cluster, const Pod& pod, int node,
                   std::span<const int> gpus) const;
-  // FGD's score of placing `pod` on candidate `c` (fgd-protocol.md §2.3):
+  // FGD's score of placing `pod` on candidate `c` (docs/design/sched.md):
   // floor(100 sigma(-(increase + extra_cost) / 1000)). For a share every GPU
   // it fits on is tried (one per distinct milli left, in index order) and the
   // first best is written to c.gpus; other pods keep c.gpus.

@@ -1,4 +1,4 @@
-// GPU over-commit of shares (SPEC SCHED-3's safety margins; event_sim.h gives the model), as
+// GPU over-commit of shares (feature SCHED-3's safety margins; event_sim.h gives the model), as
 // framework plugins over a table of the shares on each GPU (private to seedance::sched).
 //
 //   ShareTable        what each share asks (request, tier, utilization) and which shares are on

@@ -1,4 +1,4 @@
-// Elastic quotas and QoS tiers with preemption (SPEC SCHED-3; event_sim.h gives the model): the
+// Elastic quotas and QoS tiers with preemption (feature SCHED-3; event_sim.h gives the model): the
 // guarantee rule and the PostFilter of a job that fits nowhere (private to seedance::sched).
 //
 //   Guaranteed     with quotas alone: the job keeps its group within its quota (the GPU of the

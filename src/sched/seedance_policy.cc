@@ -14,10 +14,9 @@
 //   packing = 8000 - the node's milli-GPU left after the pod (0 .. 8000), for
 //             CPU-only pods and GPU shares; 0 for whole-GPU pods
 //
-// dF is FGD's increase of expected fragmentation F_n(M) (fgd-protocol.md
-// §2.3), the best GPU tried for a share. Its steps are coarse, so many nodes
-// tie; among them a share goes where the least GPU stays free (shares gather
-// on nodes already cut up), while whole-GPU pods keep the simulator's
+// dF is FGD's increase of expected fragmentation F_n(M) (docs/design/sched.md), the best GPU tried
+// for a share. Its steps are coarse, so many nodes tie; among them a share goes where the least GPU
+// stays free (shares gather on nodes already cut up), while whole-GPU pods keep the simulator's
 // tie-break. A CPU-only pod barely moves F (the CPU-only class counts all
 // idle GPU wherever it goes), yet the CPU it takes from a GPU-rich node can
 // strand that node's GPUs later: it goes where the least GPU is free.

@@ -1,4 +1,4 @@
-// Seedance's own scoring policy (SPEC SCHED-2): FGD's fragmentation descent
+// Seedance's own scoring policy (feature SCHED-2): FGD's fragmentation descent
 // with reserves for GPU types that some pods cannot do without, GPU best fit
 // for shares among the nodes FGD scores equally, and GPU best fit alone for
 // CPU-only pods.

@@ -1,4 +1,4 @@
-// Spot capacity (SPEC SCHED-6; event_sim.h gives the model) as a filter plugin and an event
+// Spot capacity (feature SCHED-6; event_sim.h gives the model) as a filter plugin and an event
 // source (private to seedance::sched).
 //
 //   SpotCapacity  which nodes are spot and which are reclaimed now; the reclaim times, a

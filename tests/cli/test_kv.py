@@ -1,4 +1,4 @@
-"""`seedancectl kv eval` on the tiny Llama model: the targets of SPEC KV-1."""
+"""`seedancectl kv eval` on the tiny Llama model: the targets of feature KV-1."""
 
 from __future__ import annotations
 
@@ -56,7 +56,7 @@ def test_prompt_and_errors(seedancectl, tmp_path):
 
 def test_adaptive_widths_and_decision_log(seedancectl, tmp_path):
     log = tmp_path / "decisions.jsonl"
-    # The tiny model's context is 128 tokens: lower the note's 64K threshold to see both widths.
+    # The tiny model's context is 128 tokens: lower the default 64K threshold to see both widths.
     r = kv_eval(seedancectl, "--bits", "adaptive", "--window", "0", "--long-context", "32",
                 "--decision-log", log)
     lines = [json.loads(line) for line in log.read_text().splitlines()]
@@ -70,7 +70,7 @@ def test_adaptive_widths_and_decision_log(seedancectl, tmp_path):
             assert d["target_bw"] == 6
     assert 4 < r["bits_per_value"] < 8
     default = kv_eval(seedancectl, "--bits", "adaptive", "--window", "0")
-    assert default["block_widths"] == {"6": 12}  # below 64K tokens: the note's 6 bits
+    assert default["block_widths"] == {"6": 12}  # below 64K tokens: the default 6 bits
 
 
 def test_estimate(seedancectl):

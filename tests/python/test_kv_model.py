@@ -1,5 +1,5 @@
 """The C++ llama2.c engine against a NumPy forward pass written here from the
-checkpoint layout in ../shared/data/tiny-llama/SOURCE.md."""
+llama2.c checkpoint layout (include/seedance/kv/llama.h)."""
 
 from __future__ import annotations
 

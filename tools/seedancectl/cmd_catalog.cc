@@ -1,4 +1,4 @@
-// `seedancectl catalog list`: the GPU catalog (SPEC COST-1, data half).
+// `seedancectl catalog list`: the GPU catalog (feature COST-1, data half).
 #include "seedance/base/numeric_format.h"
 #include "tools/seedancectl/cli.h"
 

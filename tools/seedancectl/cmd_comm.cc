@@ -1,5 +1,5 @@
 // `seedancectl comm advise|nccl-log`: NCCL settings for a topology and a
-// reading of NCCL_DEBUG=INFO logs (SPEC COMM-5).
+// reading of NCCL_DEBUG=INFO logs (feature COMM-5).
 #include <cstdio>
 
 #include "seedance/base/env.h"

@@ -1,5 +1,5 @@
 // `seedancectl kv eval`: a quantized KV cache against the FP32 one on a real
-// model (SPEC KV-1, KV-3, KV-6).
+// model (feature KV-1, KV-3, KV-6).
 #include <cmath>
 #include <optional>
 
@@ -105,7 +105,7 @@ void RegisterEstimate(CLI::App* noun, Context& context) {
   };
   auto f = std::make_shared<Flags>();
   CLI::App* cmd = noun->add_subcommand(
-      "estimate", "Decompression cost of a quantized KV cache (note 001 §4.4's model)");
+      "estimate", "Decompression cost of a quantized KV cache (the model of feature KV-4)");
   cmd->add_option("--tokens", f->tokens, "Cached tokens")
       ->check(IntIn(1, int64_t{1} << 26))
       ->capture_default_str();
@@ -133,7 +133,7 @@ void RegisterEstimate(CLI::App* noun, Context& context) {
   cmd->add_option("--hbm-stacks", f->stacks, "HBM stacks")
       ->check(IntIn(1, 16))
       ->capture_default_str();
-  cmd->add_option("--hbm-ns", f->hbm_ns, "One HBM access in ns (default: the note's 12.8)")
+  cmd->add_option("--hbm-ns", f->hbm_ns, "One HBM access in ns (default 12.8)")
       ->check(RealIn(0, 1e6));
   cmd->add_flag("--measure-cpu", f->measure_cpu, "Also time the dequantization on this CPU");
   AddOutputFlag(cmd, &f->output);

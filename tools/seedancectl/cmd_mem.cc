@@ -1,5 +1,5 @@
 // `seedancectl mem plan|check`: the offline reuse planner and its checker
-// (SPEC MEM-2, MEM-4).
+// (feature MEM-2, MEM-4).
 
 #include "seedance/base/env.h"
 #include "seedance/mem/lifetime.h"

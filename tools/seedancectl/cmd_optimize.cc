@@ -1,4 +1,4 @@
-// `seedancectl optimize [JOB.yaml] [--profile dev|prod] [--dry-run]` (SPEC CLI-1).
+// `seedancectl optimize [JOB.yaml] [--profile dev|prod] [--dry-run]` (feature CLI-1).
 #include "seedance/base/env.h"
 #include "seedance/plan/optimize.h"
 #include "tools/seedancectl/cli.h"

@@ -1,5 +1,5 @@
 // `seedancectl precision show VALUE...`: each value's code and decoded value
-// in FP16, BF16, FP8 E4M3 and E5M2, with and without saturation (SPEC PREC-1).
+// in FP16, BF16, FP8 E4M3 and E5M2, with and without saturation (feature PREC-1).
 #include "seedance/precision/inspect.h"
 #include "tools/seedancectl/cli.h"
 

@@ -1,6 +1,6 @@
 // `seedancectl simulate`: the flags of a scheduler experiment (sched/experiment.h, which
-// builds the report) — the FGD paper's protocol (SPEC SCHED-7a) or the event mode with arrivals
-// and departures (SCHED-7b), each policy averaged over seeds.
+// builds the report) — the FGD paper's protocol (feature SCHED-7) or the event mode with arrivals
+// and departures (SCHED-7), each policy averaged over seeds.
 #include <algorithm>
 #include <string>
 #include <thread>

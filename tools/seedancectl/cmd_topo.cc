@@ -1,5 +1,5 @@
 // `seedancectl topo show|check`: the machine's topology in nvidia-smi's
-// legend (SPEC TOPO-1) and a process's affinity check (TOPO-2, TOPO-3).
+// legend (feature TOPO-1) and a process's affinity check (TOPO-2, TOPO-3).
 #include <unistd.h>
 
 #include <cstdio>
@@ -54,7 +54,7 @@ void RegisterCheck(CLI::App* noun, Context& context) {
   cmd->add_option("--root", f->root, "Read /sys and /proc under this directory")
       ->check(InputDirectory());
   cmd->add_option("--remote-limit", f->remote_limit,
-                  "Remote-to-local resident bytes above which memory is not local (note 003: 0.30)")
+                  "Remote-to-local resident bytes above which memory is not local")
       ->check(RealIn(0, 100));
   AddOutputFlag(cmd, &f->output);
   cmd->callback([f, &context] {

@@ -1,4 +1,4 @@
-// NCCL settings from a topology (SPEC COMM-5): `seedancectl comm advise`.
+// NCCL settings from a topology (feature COMM-5): `seedancectl comm advise`.
 //
 // The topology comes from a YAML file or from the node's topology (topo::Topology, the one
 // reader of sysfs, NVML and saved `nvidia-smi topo -m` printouts; FromNodeTopology): its NICs

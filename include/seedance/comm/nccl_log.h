@@ -1,4 +1,4 @@
-// Reading an NCCL_DEBUG=INFO log (SPEC COMM-5): `seedancectl comm nccl-log`.
+// Reading an NCCL_DEBUG=INFO log (feature COMM-5): `seedancectl comm nccl-log`.
 //
 // Recognised lines (anything else is ignored: NCCL's output is usually mixed
 // with the application's):

@@ -1,4 +1,4 @@
-// The wire format of compressed gradients (SPEC COMM-2): one self-describing,
+// The wire format of compressed gradients (feature COMM-2): one self-describing,
 // versioned payload per compressed tensor shard. Little-endian throughout;
 // docs/design/comm.md gives the layout byte by byte.
 //

@@ -1,4 +1,4 @@
-// The GPU catalog (the data half of SPEC COST-1): for each GPU model a job
+// The GPU catalog (the data half of feature COST-1): for each GPU model a job
 // spec may name, its memory, memory bandwidth, peak throughput per numeric
 // format, power, and a price per hour with the date and source of that price.
 //

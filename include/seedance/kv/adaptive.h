@@ -1,5 +1,4 @@
-// Statistics of KV blocks and the adaptive bit-width rule (SPEC KV-2, seed
-// note 001 §4.1-4.2).
+// Statistics of KV blocks and the adaptive bit-width rule (feature KV-2).
 //
 // Per block (a key group of G tokens):
 //   laplace_b  the scale of a Laplace fit, by maximum likelihood (which
@@ -7,7 +6,7 @@
 //              deviation from the median;
 //   entropy    the normalised Shannon entropy, in [0, 1], of the key vectors'
 //              L2 norms over the block taken as a distribution (1: all norms
-//              equal, the note's "dispersion of key norms in a sliding window").
+//              equal).
 // Rule (every threshold a setting): kv_len > long_context (65,536) and
 // entropy > entropy_threshold (0.85) -> long_bits (4), reason
 // "high_entropy_long_context"; otherwise default_bits (6), reason

@@ -1,5 +1,5 @@
 // A request batcher with the semantics of NVIDIA Triton's dynamic batcher
-// (SPEC KV-5): requests queue up; a batch leaves as soon as
+// (feature KV-5): requests queue up; a batch leaves as soon as
 //   - max_batch_size requests are waiting (it takes that many), or
 //   - the queue holds a preferred batch size (it takes the largest one that fits), or
 //   - the oldest request has waited max_queue_delay (it takes what is there, up to the maximum);

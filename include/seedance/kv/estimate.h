@@ -1,12 +1,12 @@
-// The KV decompression-cost estimator (SPEC KV-4, seed note 001 §4.4):
+// The KV decompression-cost estimator (feature KV-4):
 //
 //   T_decomp = C_compressed / B_pcie + N_access * T_hbm
 //
 // C_compressed: bytes of the compressed cache moved; B_pcie: the link's
 // bandwidth (line rate of the generation and width, or a measured figure);
 // N_access = ceil(C_compressed / access_bytes) row accesses (access_bytes: one
-// HBM burst, 32 bytes); T_hbm: the time of one access (the note's 12.8 ns for
-// an HBM2e row-buffer hit is the default). Beside the note's formula the
+// HBM burst, 32 bytes); T_hbm: the time of one access (12.8 ns for
+// an HBM2e row-buffer hit is the default). Beside the KV-4 formula the
 // report gives a bandwidth view (bytes read and written over the memory's
 // peak) and, when asked, the dequantization time measured on this CPU.
 //
@@ -33,7 +33,7 @@ base::StatusOr<double> PcieLineRateGbps(const PcieLink& link);
 struct HbmPreset {
   std::string name;           // "hbm2", "hbm2e", "hbm3", "hbm3e"
   double stack_gbytes_per_s;  // peak bandwidth of one stack (JEDEC pin rate x 1024 bits)
-  double access_ns = 12.8;    // one row-buffer hit (the note's HBM2e figure, used for all)
+  double access_ns = 12.8;    // one row-buffer hit (an HBM2e figure, used for all)
 };
 base::StatusOr<HbmPreset> FindHbm(const std::string& name);
 

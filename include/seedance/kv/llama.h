@@ -1,4 +1,4 @@
-// A compact inference engine for llama2.c checkpoints (SPEC KV, item 5): the
+// A compact inference engine for llama2.c checkpoints (features KV-*): the
 // real model the KV-cache quantizers are measured on. FP32; RMSNorm (eps
 // 1e-5), RoPE on q and k (theta 10000, adjacent pairs), multi-head attention
 // with grouped KV heads, SwiGLU, tied or separate classifier. Attention reads
@@ -29,8 +29,11 @@ struct LlamaConfig {
 
 class LlamaModel {
  public:
-  // Reads a llama2.c "legacy" checkpoint: 7 int32 header values, then the
-  // tensors (see ../shared/data/tiny-llama/SOURCE.md). The file size must
+  // Reads a llama2.c "legacy" checkpoint: 7 int32 header values (dim,
+  // hidden_dim, n_layers, n_heads, n_kv_heads, vocab_size, seq_len; a negative
+  // vocab_size means a separate classifier), then float32 tensors in the order
+  // token embedding, rms_att, wq, wk, wv, wo, rms_ffn, w1, w2, w3, rms_final,
+  // freq_cis and, if not shared, the classifier. The file size must
   // match the header exactly; errors name the file and the field.
   static base::StatusOr<LlamaModel> Load(base::Env& env, const std::string& path);
   static base::StatusOr<LlamaModel> FromBytes(std::string_view bytes, const std::string& source);

@@ -1,5 +1,5 @@
 // A real threaded serving loop around a llama2.c model with the dynamic
-// batcher (SPEC KV-5): `seedancectl kv serve-bench`. A client thread sends
+// batcher (feature KV-5): `seedancectl kv serve-bench`. A client thread sends
 // requests with Poisson arrivals (exponential gaps, mean 1/rate) for
 // `duration`; a server thread takes batches from the batcher and runs them
 // to completion with LlamaModel::ForwardBatch (BOS and a short prompt, then

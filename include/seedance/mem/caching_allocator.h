@@ -1,4 +1,4 @@
-// The online caching allocator (SPEC MEM-3). Memory comes from a
+// The online caching allocator (feature MEM-3). Memory comes from a
 // SegmentBackend in segments; freed blocks are cached, split and coalesced,
 // never returned to the back end until EmptyCache().
 //

@@ -1,4 +1,4 @@
-// The buffer model of the memory engine (SPEC MEM-1, MEM-4): each buffer is
+// The buffer model of the memory engine (feature MEM-1, MEM-4): each buffer is
 // live over a half-open interval of abstract time [lower, upper) and needs
 // `size` bytes. Two buffers conflict when their lifetimes intersect:
 //   a.lower < b.upper && b.lower < a.upper.

@@ -1,4 +1,4 @@
-// An independent checker of memory plans (SPEC MEM-2): given buffers and
+// An independent checker of memory plans (feature MEM-2): given buffers and
 // their offsets, it verifies that no two buffers that are live at the same
 // time overlap in memory, that every offset is non-negative and aligned,
 // and computes the peak (max of offset + size). It shares no code with the

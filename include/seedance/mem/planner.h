@@ -1,4 +1,4 @@
-// The offline reuse planner (SPEC MEM-2): byte offsets in one arena for a
+// The offline reuse planner (feature MEM-2): byte offsets in one arena for a
 // set of buffers with known lifetimes, so that no two buffers live at the
 // same time overlap, with the smallest peak (max offset + size) it can find.
 //

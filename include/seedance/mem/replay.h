@@ -1,4 +1,4 @@
-// Replaying a lifetime file through a caching-allocator policy (SPEC MEM-4):
+// Replaying a lifetime file through a caching-allocator policy (feature MEM-4):
 // every buffer is allocated at `lower` and freed at `upper` (frees first at
 // equal times), on the virtual back end, so the replay measures the policy's
 // memory behaviour without using any memory.

@@ -1,4 +1,4 @@
-// The tensor lifecycle of one training step (SPEC MEM-1): which buffers a
+// The tensor lifecycle of one training step (feature MEM-1): which buffers a
 // transformer training step needs on one GPU, and when each is live, as
 // Buffers the planner can place.
 //

@@ -1,4 +1,4 @@
-// `optimize`: the pre-flight plan and cost report for one job (SPEC CLI-1).
+// `optimize`: the pre-flight plan and cost report for one job (feature CLI-1).
 // It composes the other modules; each engine adds its own section as it
 // arrives. Today: the normalised job spec, the hardware and price, and the
 // figures derived from the model shape (parameters, tokens and FLOPs per

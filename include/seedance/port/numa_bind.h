@@ -1,6 +1,6 @@
 // Binding the calling thread to CPUs and its memory to a NUMA node, through
 // sched_setaffinity and libnuma's memory policies. The only file that calls
-// libnuma (DESIGN.md: port/ holds every platform dependency).
+// libnuma (docs/architecture.md: port/ holds every platform dependency).
 //
 // Thread safety: each call changes the calling thread only (threads it creates
 // afterwards inherit both settings).

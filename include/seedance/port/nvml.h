@@ -1,4 +1,4 @@
-// NVML, loaded at run time with dlopen("libnvidia-ml.so.1") (SPEC PROBE-1):
+// NVML, loaded at run time with dlopen("libnvidia-ml.so.1") (feature PROBE-1):
 // nothing links against the driver, and a machine without it gets
 // Unavailable from Nvml::Load, not a failure to start.
 //

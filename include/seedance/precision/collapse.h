@@ -1,11 +1,11 @@
-// Gradient-collapse detection (SPEC PREC-5, note 001 §3.3): a layer's
+// Gradient-collapse detection (feature PREC-5): a layer's
 // gradient has collapsed when, over its last `window` (5) norms, the last
 // `consecutive` (3) step-to-step ratios ||g_t|| / ||g_t-1|| are all below
 // `ratio_threshold` (0.05) and the variance of its gradient values at the
 // latest step is below `variance_threshold` (1e-8).
 //
 // A ratio with ||g_t-1|| = 0 counts as 0 when ||g_t|| is 0 too (the gradient
-// stayed dead) and as infinite otherwise; the note's snippet skipped such
+// stayed dead) and as infinite otherwise; a naive ratio would skip such
 // ratios, which would let a gradient that falls to exactly zero go unseen.
 //
 // The rollback itself (restore the last good state, reset optimizer moments,

@@ -1,4 +1,4 @@
-// QAT drift detection (SPEC PREC-7, note 003 §4.1): how far a layer's current
+// QAT drift detection (feature PREC-7): how far a layer's current
 // activation or weight distribution has moved from its calibration
 // histogram, and what to do about it.
 //
@@ -10,9 +10,9 @@
 //   score >= recalibrate_at              recalibrate (this layer and the next)
 //
 // Both histograms are normalised to sum 1 over the same bins; KL adds eps
-// (1e-6) to every bin as the note does. Kurtosis is the excess kurtosis of the
+// (1e-6) to every bin as PREC-7 specifies. Kurtosis is the excess kurtosis of the
 // distribution the histogram describes (bin centres weighted by mass: 0 for a
-// normal, 3 for a Laplace). The note's snippet applied scipy's kurtosis to the
+// normal, 3 for a Laplace). A naive recipe applies scipy's kurtosis to the
 // bin heights instead, which measures how uneven the bars are, not the shape
 // of the data; we use the distribution's.
 //

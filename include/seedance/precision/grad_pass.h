@@ -1,4 +1,4 @@
-// One fused pass over a list of FP32 gradients (SPEC PREC-3): each value is
+// One fused pass over a list of FP32 gradients (feature PREC-3): each value is
 // read once, multiplied by 1/scale and written back, and the pass reports
 // whether any value is non-finite and the L2 norms (per tensor and global) of
 // the unscaled gradients.

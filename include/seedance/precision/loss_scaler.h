@@ -1,4 +1,4 @@
-// Loss scaling (SPEC PREC-2): the scale a loss is multiplied by before the
+// Loss scaling (feature PREC-2): the scale a loss is multiplied by before the
 // backward pass so that small FP16 gradients do not flush to zero, and the
 // rule that changes it. Three modes:
 //
@@ -13,7 +13,7 @@
 //             As in torch, the scale is a float32 value (each change is computed
 //             in double, then rounded to float) and never grows past float32's
 //             range: a growth that would overflow leaves it unchanged.
-//  grad-norm  seed note 000 §2.3: every eval_interval (50) clean steps compare
+//  grad-norm  every eval_interval (50) clean steps compare
 //             the unscaled global gradient norm with the one at the previous
 //             evaluation: above rise_ratio (0.1) times it, scale x2 (at most
 //             65536); below collapse_ratio (0.05) times it, scale x decay (at
@@ -66,7 +66,7 @@ struct LossScalerConfig {
 
 // A config from JSON: the fields of ToJson()["config"], each optional (the
 // defaults above), plus "sequence_length" which, in grad-norm mode, picks the
-// table's init_scale and decay first (without it: 4096 and 0.85, the note's
+// table's init_scale and decay first (without it: 4096 and 0.85, the
 // general advice). Unknown fields are errors.
 base::StatusOr<LossScalerConfig> LossScalerConfigFromJson(const base::Report& json);
 

@@ -1,4 +1,4 @@
-// The /metrics endpoint (SPEC PROBE-2): a sampler thread reads the probe every
+// The /metrics endpoint (feature PROBE-2): a sampler thread reads the probe every
 // interval and renders the exposition once; scrapes copy the latest rendering,
 // so a scrape never waits for NVML or procfs.
 //

@@ -1,4 +1,4 @@
-// Prometheus text exposition (format 0.0.4) of a probe snapshot (SPEC PROBE-2).
+// Prometheus text exposition (format 0.0.4) of a probe snapshot (feature PROBE-2).
 //
 // Seedance naming: `seedance_` prefix, base units in the name (bytes,
 // seconds, joules, hertz, ratio), `_total` on counters, HELP and TYPE lines

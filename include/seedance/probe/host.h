@@ -1,4 +1,4 @@
-// Host counters from procfs (SPEC PROBE-1): CPU time by mode (/proc/stat),
+// Host counters from procfs (feature PROBE-1): CPU time by mode (/proc/stat),
 // memory (/proc/meminfo), disk I/O (/proc/diskstats), network bytes per
 // interface (/proc/net/dev), and optionally one task (/proc/PID/stat, statm).
 // Everything is a raw reading; rates come from two readings (probe.h).

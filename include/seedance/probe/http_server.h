@@ -1,6 +1,6 @@
 // A small HTTP/1.1 server for endpoints that answer from memory (/metrics): one thread, one
 // epoll loop, non-blocking sockets, so a slow, idle or hostile client costs a file descriptor and
-// a few kilobytes, never a thread (SPEC PROBE-2; docs/design/hardening.md, finding 6).
+// a few kilobytes, never a thread (feature PROBE-2; docs/design/hardening.md, finding 6).
 //
 // Guarantees, each tested in http_server_test.cc:
 //  - connections <= max_connections. At the cap a new connection evicts the open connection that

@@ -1,4 +1,4 @@
-// The probe (SPEC PROBE-1): one Snapshot = host counters + GPU readings at an
+// The probe (feature PROBE-1): one Snapshot = host counters + GPU readings at an
 // instant; a window between two snapshots gives the values people read
 // ("gpu.util 93 %", "net.out_bytes 1.4 GB/s"): rates for counters, the later
 // reading for gauges. Rules (rules.h) turn window values into findings; the

@@ -1,4 +1,4 @@
-// Cluster state for scheduling (SPEC SCHED-2): what is left on every node —
+// Cluster state for scheduling (feature SCHED-2): what is left on every node —
 // CPU, memory and each GPU's milli-GPU — with the fit test, GPU choice and
 // binding that every policy and the simulator share.
 //

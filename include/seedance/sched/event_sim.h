@@ -1,4 +1,4 @@
-// Event mode of the simulator (SPEC SCHED-7b, first part): jobs arrive at
+// Event mode of the simulator (feature SCHED-7): jobs arrive at
 // their submit time, wait in a queue, run on the cluster for their duration
 // and leave. Deterministic for a seed. Jobs are placed through the live
 // Scheduler (scheduler.h); each mechanism below is a plugin or a post-pass
@@ -11,7 +11,7 @@
 // the pass goes on to the next (backfill) but looks at no more than
 // `backfill_window` waiting jobs, so that a long queue costs a bounded scan.
 //
-// Elastic quotas (SPEC SCHED-3), with `quotas` on: a group's guaranteed quota
+// Elastic quotas (feature SCHED-3), with `quotas` on: a group's guaranteed quota
 // is the GPU of the nodes in the pool of the same name (Node::pool). A job
 // that keeps its group within quota is guaranteed; beyond it, a job may
 // borrow idle GPU anywhere but can be preempted. When a guaranteed job does
@@ -21,14 +21,14 @@
 // loses the work since its last checkpoint (every checkpoint_interval_s of
 // run time), then pays restore_cost_s when it starts again.
 //
-// Spot capacity (SPEC SCHED-6): nodes with Node::spot are cheaper
+// Spot capacity (feature SCHED-6): nodes with Node::spot are cheaper
 // (spot_price_ratio of an on-demand GPU-hour) and are reclaimed at random
 // (a Poisson process of spot_interruptions_per_day per node, seeded): the
 // jobs on a reclaimed node are preempted as above and the node is gone for
 // spot_recovery_s. Jobs try spot nodes first (cheapest first), then
 // on-demand ones. Cost is reported in on-demand GPU-hours.
 //
-// QoS tiers (SPEC SCHED-3, `tiers` on; qos_tiers.h): the queue is ordered by
+// QoS tiers (feature SCHED-3, `tiers` on; qos_tiers.h): the queue is ordered by
 // tier (Gold, Silver, Bronze), then priority, then submit time. Gold jobs
 // are always guaranteed; a Silver job is guaranteed while its group's GPU use
 // stays within SilverQuotaScale(load) x the group's quota (its pool's GPU
@@ -38,8 +38,8 @@
 // another group. With `max_retries` >= 0, a job preempted that many times is
 // not chosen again (it keeps its place: a bound on thrashing).
 //
-// Consolidation of long-tail jobs (SPEC SCHED-5, `consolidate` on; seed 004
-// §4.3): a job whose GPU utilization (EventJob::gpu_util_pct, an input —
+// Consolidation of long-tail jobs (feature SCHED-5, `consolidate` on):
+// a job whose GPU utilization (EventJob::gpu_util_pct, an input —
 // the traces do not carry it) is below `consolidate_below_pct` is marked
 // long-tail once it has run `consolidate_after_s` since its last start, and
 // is moved at the next scheduling pass onto a GPU share of
@@ -47,8 +47,8 @@
 // lost), restored at restore_cost_s, its old GPUs freed for the queue. Only
 // single-pod jobs whose share is smaller than what they hold are moved, once.
 //
-// GPU over-commit of shares (`overcommit` on; SPEC SCHED-3's safety
-// margins, seed 004 §4.4): a single-GPU share of known utilization
+// GPU over-commit of shares (`overcommit` on; feature SCHED-3's safety
+// margins): a single-GPU share of known utilization
 // (EventJob::gpu_util_pct) books only ceil(request / OvercommitMargin(tier))
 // milli-GPU (Gold 1.15x, Silver 1.35x, Bronze 2x); one of unknown
 // utilization books its request. Shares on a GPU contend: with busy = sum of
@@ -61,8 +61,8 @@
 // checks the same. So no share runs beyond its margin; the report gives the
 // share run time slowed and (always 0 by construction) beyond margin.
 //
-// Load redistribution (`redistribute` on, with overcommit; SPEC SCHED-4,
-// seed 001 §2.3): a node's load is the busy milli-GPU of its shares over its
+// Load redistribution (`redistribute` on, with overcommit; feature SCHED-4):
+// a node's load is the busy milli-GPU of its shares over its
 // GPU capacity. After each scheduling pass, for each contended GPU (slowdown >
 // 1), hottest first, the share with the most busy time there moves to the
 // least loaded node whose load is at least `redistribute_gap` (0.15) x the
@@ -70,8 +70,7 @@
 // runs without contention, and with which the source node has not exchanged
 // a job in the last `redistribute_cooldown_s` (45 s). The move is a
 // checkpoint where the job stands plus restore_cost_s, like consolidation.
-//
-// Decided: each move is one job; the note's α-weighted amount is not used.
+// Each move is one job (docs/design/sched.md says why).
 //
 // Thread safety: a run owns its state.
 #pragma once

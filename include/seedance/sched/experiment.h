@@ -1,4 +1,4 @@
-// Scheduler experiments (SPEC SCHED-7): a node list and a pod or job trace, scheduled with each
+// Scheduler experiments (feature SCHED-7): a node list and a pod or job trace, scheduled with each
 // of several policies, once per seed, and averaged — the report of `seedancectl simulate` and of
 // `seedance.sched.simulate` in Python, built here once for both.
 //

@@ -1,4 +1,4 @@
-// The FGD paper's evaluation protocol (SPEC SCHED-7a, fgd-protocol.md §2.2):
+// The FGD paper's evaluation protocol (feature SCHED-7; docs/design/sched.md):
 // pods sorted by name and shuffled by the seed; topped up by sampling with
 // replacement (or trimmed at random) until the requested GPUs are `tune`
 // (1.3) times the cluster's; scheduled one by one with no departures; after

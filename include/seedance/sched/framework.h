@@ -1,4 +1,4 @@
-// The scheduling framework (SPEC SCHED-2), in the shape of the Kubernetes
+// The scheduling framework (feature SCHED-2), in the shape of the Kubernetes
 // scheduler framework: a few extension points, one small interface each, run
 // in this order for every pod:
 //

@@ -1,4 +1,4 @@
-// `seedancectl simulate --report FILE.html` (SPEC SCHED-7): one
+// `seedancectl simulate --report FILE.html` (feature SCHED-7): one
 // self-contained HTML page — inline SVG and CSS, no scripts, no external
 // resources — so it opens offline and can be attached to a ticket.
 //

@@ -1,4 +1,4 @@
-// The cluster model of the scheduler and simulator (SPEC SCHED-1): nodes with
+// The cluster model of the scheduler and simulator (feature SCHED-1): nodes with
 // CPU, memory and GPUs, pods (Alibaba 2023) and jobs (Philly) with their
 // requests and times.
 //
@@ -52,7 +52,7 @@ struct Pod {
   int64_t gpu_demand_milli() const { return static_cast<int64_t>(num_gpu) * gpu_milli; }
 };
 
-// A Philly job: submit time, run time and GPUs (SPEC SCHED-1, event mode).
+// A Philly job: submit time, run time and GPUs (feature SCHED-1, event mode).
 struct Job {
   int64_t submit_s = 0;  // seconds since the Unix epoch, the trace's local time read as UTC
   double duration_s = 0;

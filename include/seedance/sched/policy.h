@@ -1,8 +1,8 @@
 // Scheduling policies as score plugins in the style of the Kubernetes
-// scheduler framework (SPEC SCHED-2): the simulator filters the nodes a pod
+// scheduler framework (feature SCHED-2): the simulator filters the nodes a pod
 // fits on, each policy scores them (0..100, normalising if it says so), and
-// the highest score wins, ties broken as TieBreak says (below). Formulas follow
-// ../shared/notes/fgd-protocol.md and are written out in docs/design/sched.md.
+// the highest score wins, ties broken as TieBreak says (below). Formulas follow the
+// FGD paper (Weng et al., USENIX ATC 2023) and are written out in docs/design/sched.md.
 //
 //   random   one feasible node at random (and, for a share, a random GPU it fits on)
 //   bestfit  (1 - 0.5 (cpu_free - cpu_req)/128000 - 0.5 (gpu_free - gpu_req)/8000) x 100,
@@ -74,7 +74,7 @@ struct PodClass {
 };
 std::vector<PodClass> TypicalPods(const std::vector<Pod>& pods, double coverage = 1.0);
 
-// F_n(M) of one node state (fgd-protocol.md §2.3), in milli-GPU.
+// F_n(M) of one node state (docs/design/sched.md), in milli-GPU.
 double NodeFragmentation(const NodeState& state, const std::string& gpu_model,
                          const std::vector<PodClass>& classes);
 

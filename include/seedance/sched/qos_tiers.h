@@ -1,4 +1,4 @@
-// QoS tiers of the event simulator (SPEC SCHED-3; seeds 000 §4.3, 004 §4.4).
+// QoS tiers of the event simulator (feature SCHED-3).
 //
 //   Gold    guaranteed: never preempted, its quota is never scaled down;
 //   Silver  elastic: guaranteed while its group stays within

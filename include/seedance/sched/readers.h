@@ -1,4 +1,4 @@
-// Readers for the cluster traces in ../shared/data (SPEC SCHED-1). Every
+// Readers for the cluster traces in ../shared/data (feature SCHED-1). Every
 // reader is strict: the header must be exactly the documented one, every
 // field is checked, and an error names the file, the line and the column.
 //

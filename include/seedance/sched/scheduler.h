@@ -1,4 +1,4 @@
-// The live scheduler (SPEC SCHED-2, SCHED-8): a cache of nodes and pods, and one Framework
+// The live scheduler (feature SCHED-2, SCHED-8): a cache of nodes and pods, and one Framework
 // (framework.h) that places pods on it, in the shape of kube-scheduler's cache and cycle:
 //
 //   AddNode / UpdateNode / RemoveNode   the nodes, by name (an informer's events)

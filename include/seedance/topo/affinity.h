@@ -1,4 +1,4 @@
-// Process placement and the affinity check (SPEC TOPO-2, TOPO-3).
+// Process placement and the affinity check (feature TOPO-2, TOPO-3).
 //
 // ReadProcessPlacement reads, through Env, where a process may run and where
 // its memory lives: CPU and memory masks of every thread
@@ -13,8 +13,7 @@
 //   1  the machine gives no NUMA information (/sys/devices/system/node)
 //   2  the process is unbound: its CPU mask spans more than one NUMA node
 //   3  its memory is not local: resident bytes on nodes outside its CPUs'
-//      nodes exceed remote_to_local_limit x the local bytes (note 003 §2.1:
-//      remote traffic above 30% of local is a strong mismatch)
+//      nodes exceed remote_to_local_limit x the local bytes
 // Findings that do not change the exit code (warnings): a thread allowed on
 // one node while the GPU or NIC it drives sits on another, threads whose
 // masks disagree with the process's.
@@ -57,7 +56,7 @@ base::StatusOr<ProcessPlacement> ReadProcessPlacement(base::Env& env, int pid,
 
 struct AffinityOptions {
   // Remote-to-local resident bytes above which memory is "not local"
-  // (note 003 §2.1: 30%).
+  //.
   double remote_to_local_limit = 0.30;
 };
 

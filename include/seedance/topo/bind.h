@@ -1,4 +1,4 @@
-// Binding helpers (SPEC TOPO-2): put the calling thread on one NUMA node's
+// Binding helpers (feature TOPO-2): put the calling thread on one NUMA node's
 // CPUs and memory, or next to a GPU. Python: seedance.topo.bind_to_numa_node
 // and seedance.torch.numa_worker_init_fn (a DataLoader worker_init_fn).
 #pragma once

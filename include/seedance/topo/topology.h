@@ -1,4 +1,4 @@
-// Node topology (SPEC TOPO-1): NUMA nodes with their CPUs, caches, memory and
+// Node topology (feature TOPO-1): NUMA nodes with their CPUs, caches, memory and
 // distance matrix; the GPUs and NICs on the PCI bus with their NUMA node, local
 // CPUs and PCI path; and, where a source gives them, NVLink links between GPUs.
 //

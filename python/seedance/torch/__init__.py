@@ -1,6 +1,6 @@
 """Seedance for PyTorch users.
 
-Memory (SPEC MEM):
+Memory (features MEM-*):
 - :func:`record_lifetimes` records the storage lifetimes of one real step and
   writes them in the lifetime-CSV format that ``seedancectl mem plan`` and
   :mod:`seedance.mem` read.
@@ -8,15 +8,15 @@ Memory (SPEC MEM):
   PyTorch's CUDA allocator (torch >= 2.0, a CUDA build of Seedance), and
   :func:`memory_stats` reports its statistics.
 
-Mixed precision (SPEC PREC):
+Mixed precision (features PREC-*):
 - :class:`GradScaler`: loss scaling with torch's GradScaler API, on CPU too.
 - :func:`apply_precision_policy`: layer-wise fp8/fp16/bf16/fp32.
 - :class:`CollapseGuard`: gradient-collapse detection with rollback.
 
-Communication (SPEC COMM):
+Communication (features COMM-*):
 - :func:`comm_hook`: gradient compression with error feedback as a DDP hook.
 
-Node (SPEC TOPO):
+Node (features TOPO-*):
 - :func:`numa_worker_init_fn`: DataLoader workers on the CPUs local to the GPU.
 """
 

@@ -1,4 +1,4 @@
-"""Seedance's caching allocator as PyTorch's CUDA allocator (SPEC MEM-3).
+"""Seedance's caching allocator as PyTorch's CUDA allocator (feature MEM-3).
 
 The shared library ``libseedance_torch_allocator.so`` (built next to this
 file when Seedance is built with CUDA) exports the C functions that

@@ -1,12 +1,12 @@
-"""Loss scaling for PyTorch (SPEC PREC-2, PREC-3).
+"""Loss scaling for PyTorch (feature PREC-2, PREC-3).
 
 :class:`GradScaler` has the API of ``torch.amp.GradScaler`` (``scale``,
 ``unscale_``, ``step``, ``update``, ``get_scale``, the ``get_/set_growth_factor``,
 ``backoff_factor`` and ``growth_interval`` accessors, ``state_dict``,
 ``load_state_dict``) and three modes — ``dynamic`` (torch's rule, plus
-DeepSpeed's hysteresis and min/max bounds), ``static`` and ``grad-norm`` (seed
-note 000 §2.3) — decided by libseedance's LossScaler. One object serves every
-device (CPU included) and agrees across ranks.
+DeepSpeed's hysteresis and min/max bounds), ``static`` and ``grad-norm`` —
+decided by libseedance's LossScaler. One object serves every device (CPU
+included) and agrees across ranks.
 
 In ``dynamic`` mode with ``hysteresis=1`` it is step for step what
 ``torch.amp.GradScaler`` does: the same float32 scale after every update (each

@@ -1,4 +1,4 @@
-"""Gradient-collapse guard with rollback (SPEC PREC-5, note 001 §3.3).
+"""Gradient-collapse guard with rollback (feature PREC-5).
 
 Call :meth:`CollapseGuard.check` after ``backward()`` and before
 ``optimizer.step()``. It measures each layer's gradient norm and variance and

@@ -1,5 +1,5 @@
 """Gradient compression with error feedback as a DDP communication hook
-(SPEC COMM-1 to COMM-4).
+(feature COMM-1 to COMM-4).
 
     state, hook = seedance.torch.comm_hook(compressor="topk", ratio=0.01, warmup_steps=100)
     ddp_model.register_comm_hook(state, hook)

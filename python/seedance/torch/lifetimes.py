@@ -1,4 +1,4 @@
-"""Recording the storage lifetimes of one training step (SPEC MEM-1, MEM-4).
+"""Recording the storage lifetimes of one training step (feature MEM-1, MEM-4).
 
 On CPU, every operator call is intercepted below autograd (a
 ``TorchDispatchMode``), so forward, backward and optimizer kernels are all

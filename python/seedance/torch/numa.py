@@ -1,4 +1,4 @@
-"""NUMA-aware DataLoader workers (SPEC TOPO-2).
+"""NUMA-aware DataLoader workers (feature TOPO-2).
 
     loader = torch.utils.data.DataLoader(
         dataset, num_workers=8,

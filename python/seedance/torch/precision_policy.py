@@ -1,4 +1,4 @@
-"""Layer-wise precision for PyTorch models (SPEC PREC-4).
+"""Layer-wise precision for PyTorch models (feature PREC-4).
 
 :func:`apply_precision_policy` asks libseedance which format each leaf module
 computes in (rules from a YAML policy, the small-batch rule, the sensitivity
@@ -180,7 +180,7 @@ def apply_precision_policy(model: torch.nn.Module,
         model: the model; modified in place (hooks, and parameter casts in cast mode).
         policy: a YAML file path, a dict with the same structure
             ({"precision_policy": {...}}), or None for the built-in defaults.
-        micro_batch: the per-GPU batch; <= 8 keeps everything in fp32 (note 001).
+        micro_batch: the per-GPU batch; <= 8 keeps everything in fp32.
         mode: "auto", "cast" or "emulate" (module docstring).
 
     Returns:
