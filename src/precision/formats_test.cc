@@ -15,6 +15,14 @@ namespace {
 
 constexpr float kInf = std::numeric_limits<float>::infinity();
 
+TEST(Formats, EachEncodingBelongsToOneNumericFormat) {
+  // The storage size of the family is the encoding's: bits / 8 bytes.
+  for (Format f : {Format::kFp32, Format::kFp16, Format::kBf16, Format::kE4M3, Format::kE5M2}) {
+    EXPECT_EQ(base::NumericFormatBytes(FamilyOf(f)) * 8, Info(f).bits) << Info(f).name;
+    EXPECT_TRUE(Info(f).name.starts_with(base::NumericFormatName(FamilyOf(f)))) << Info(f).name;
+  }
+}
+
 TEST(Formats, KnownCodes) {
   EXPECT_EQ(E4M3ToFloat(0x7E), 448.0f);
   EXPECT_EQ(E4M3ToFloat(0x08), std::ldexp(1.0f, -6));  // smallest normal

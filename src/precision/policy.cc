@@ -4,13 +4,29 @@
 #include <array>
 #include <cctype>
 
+#include "seedance/base/enum_names.h"
 #include "seedance/base/yaml_map.h"
 
 namespace seedance::precision {
 namespace {
 
+// The policy's choices, as YAML accepts them (GetChoice lists them in its error).
 constexpr std::array<std::string_view, 4> kPrecisionNames = {"fp8", "fp16", "bf16", "fp32"};
-constexpr std::array<std::string_view, 5> kClassNames = {"qkv", "ffn", "norm", "io", "other"};
+inline constexpr base::EnumTable<ModuleClass, 5> kModuleClassNames = {{
+    {ModuleClass::kQkv, "qkv"},
+    {ModuleClass::kFfn, "ffn"},
+    {ModuleClass::kNorm, "norm"},
+    {ModuleClass::kIo, "io"},
+    {ModuleClass::kOther, "other"},
+}};
+constexpr auto kClassNames = [] {
+  std::array<std::string_view, kModuleClassNames.size()> names{};
+  for (size_t i = 0; i < names.size(); ++i) names[i] = kModuleClassNames[i].name;
+  return names;
+}();
+
+// A name of kPrecisionNames (GetChoice checked it) as its format.
+Precision PolicyPrecision(std::string_view name) { return *base::ParseNumericFormat(name); }
 
 std::string Lower(std::string_view s) {
   std::string out(s);
@@ -53,26 +69,17 @@ bool AnyPartStartsWith(const std::vector<std::string>& parts,
 
 }  // namespace
 
-std::string_view PrecisionName(Precision p) { return kPrecisionNames[static_cast<int>(p)]; }
-
-std::optional<Precision> ParsePrecision(std::string_view name) {
-  for (size_t i = 0; i < kPrecisionNames.size(); ++i) {
-    if (kPrecisionNames[i] == name) return static_cast<Precision>(i);
-  }
-  return std::nullopt;
-}
-
 Precision RaisePrecision(Precision p) {
-  return p == Precision::kFp32 ? p : static_cast<Precision>(static_cast<int>(p) + 1);
+  for (size_t i = 0; i + 1 < kPolicyPrecisions.size(); ++i) {
+    if (kPolicyPrecisions[i] == p) return kPolicyPrecisions[i + 1];
+  }
+  return p;
 }
 
-std::string_view ModuleClassName(ModuleClass c) { return kClassNames[static_cast<int>(c)]; }
+std::string_view ModuleClassName(ModuleClass c) { return base::EnumName(kModuleClassNames, c); }
 
-std::optional<ModuleClass> ParseModuleClass(std::string_view name) {
-  for (size_t i = 0; i < kClassNames.size(); ++i) {
-    if (kClassNames[i] == name) return static_cast<ModuleClass>(i);
-  }
-  return std::nullopt;
+base::StatusOr<ModuleClass> ParseModuleClass(std::string_view name, std::string_view where) {
+  return base::ParseEnum(kModuleClassNames, name, where);
 }
 
 ModuleClass ClassifyModule(std::string_view name, std::string_view type) {
@@ -127,7 +134,7 @@ base::StatusOr<PrecisionPolicy> ParsePolicyYaml(std::string_view text, const std
   PrecisionPolicy policy;
   policy.source = file;
   SEEDANCE_ASSIGN_OR_RETURN(std::string def, m.GetChoice("default", kPrecisionNames, "bf16"));
-  policy.default_precision = *ParsePrecision(def);
+  policy.default_precision = PolicyPrecision(def);
   SEEDANCE_ASSIGN_OR_RETURN(policy.small_batch_fp32, m.GetInt("small_batch_fp32", 8, 0));
   SEEDANCE_ASSIGN_OR_RETURN(policy.allow_fp8, m.GetBool("fp8", false));
   if (m.Has("rules")) {
@@ -146,14 +153,14 @@ base::StatusOr<PrecisionPolicy> ParsePolicyYaml(std::string_view text, const std
       }
       if (r.Has("class")) {
         SEEDANCE_ASSIGN_OR_RETURN(std::string v, r.GetChoice("class", kClassNames));
-        rule.module_class = *ParseModuleClass(v);
+        SEEDANCE_ASSIGN_OR_RETURN(rule.module_class, ParseModuleClass(v, r.Where("class")));
       }
       if (!rule.name && !rule.type && !rule.module_class) {
         return base::InvalidArgumentError("a rule needs at least one of name, type, class",
                                           r.WhereSelf());
       }
       SEEDANCE_ASSIGN_OR_RETURN(std::string p, r.GetChoice("precision", kPrecisionNames));
-      rule.precision = *ParsePrecision(p);
+      rule.precision = PolicyPrecision(p);
       if (rule.precision == Precision::kFp8 && !policy.allow_fp8) {
         return base::InvalidArgumentError("fp8 rules need 'fp8: true' in the policy",
                                           r.Where("precision"));
@@ -181,7 +188,7 @@ std::vector<PrecisionDecision> DecidePrecisions(const PrecisionPolicy& policy,
       d.rule = "small-batch";
       d.reason = "micro-batch " + std::to_string(micro_batch) +
                  " <= " + std::to_string(policy.small_batch_fp32) +
-                 ": casts would cost more than they save (note 001 ch.1)";
+                 ": casts would cost more than they save";
       out.push_back(std::move(d));
       continue;
     }
@@ -200,11 +207,11 @@ std::vector<PrecisionDecision> DecidePrecisions(const PrecisionPolicy& policy,
       switch (d.module_class) {
         case ModuleClass::kQkv:
           d.precision = Precision::kBf16;
-          d.reason = "QKV projections are the most precision-sensitive (note 001 §3.1)";
+          d.reason = "QKV projections are the most precision-sensitive";
           break;
         case ModuleClass::kFfn:
           d.precision = policy.allow_fp8 ? Precision::kFp8 : Precision::kFp16;
-          d.reason = "feed-forward layers tolerate low precision (note 001 §3.1)";
+          d.reason = "feed-forward layers tolerate low precision";
           break;
         case ModuleClass::kNorm:
           d.precision = Precision::kFp32;
@@ -212,7 +219,7 @@ std::vector<PrecisionDecision> DecidePrecisions(const PrecisionPolicy& policy,
           break;
         case ModuleClass::kIo:
           d.precision = Precision::kBf16;
-          d.reason = "input/output layers stay 16-bit (note 001 §3.2)";
+          d.reason = "input/output layers stay 16-bit";
           break;
         case ModuleClass::kOther:
           d.precision = policy.default_precision;
@@ -233,7 +240,7 @@ base::Report DecisionsToReport(const std::vector<PrecisionDecision>& decisions) 
     r.push_back({{"module", d.name},
                  {"type", d.type},
                  {"class", std::string(ModuleClassName(d.module_class))},
-                 {"precision", std::string(PrecisionName(d.precision))},
+                 {"precision", std::string(base::NumericFormatName(d.precision))},
                  {"rule", d.rule},
                  {"reason", d.reason}});
   }

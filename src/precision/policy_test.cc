@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 
 #include "seedance/base/testing/text_mutator.h"
@@ -76,7 +77,12 @@ TEST(Policy, DefaultOrderingAndSmallBatchRule) {
   for (bool fp8 : {false, true}) {
     p.allow_fp8 = fp8;
     const auto r = DecidePrecisions(p, mods, 64);
-    EXPECT_GT(static_cast<int>(r[0].precision), static_cast<int>(r[1].precision));
+    // Rank on the ladder fp8 < fp16 < bf16 < fp32.
+    auto rank = [](Precision x) {
+      return std::find(kPolicyPrecisions.begin(), kPolicyPrecisions.end(), x) -
+             kPolicyPrecisions.begin();
+    };
+    EXPECT_GT(rank(r[0].precision), rank(r[1].precision));
   }
 }
 
@@ -134,6 +140,11 @@ TEST(Policy, RaiseLadder) {
   EXPECT_EQ(RaisePrecision(Precision::kFp16), Precision::kBf16);
   EXPECT_EQ(RaisePrecision(Precision::kBf16), Precision::kFp32);
   EXPECT_EQ(RaisePrecision(Precision::kFp32), Precision::kFp32);
+  EXPECT_EQ(RaisePrecision(Precision::kTf32), Precision::kTf32);  // off the ladder: unchanged
+  auto bad = ParseModuleClass("attention", "rules[0].class");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().ToString().find("qkv, ffn, norm, io or other"), std::string::npos);
+  EXPECT_EQ(*ParseModuleClass(ModuleClassName(ModuleClass::kNorm), "x"), ModuleClass::kNorm);
 }
 
 }  // namespace

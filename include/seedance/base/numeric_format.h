@@ -1,5 +1,8 @@
 // The numeric formats that the GPU catalog, job specs and the precision
-// engine talk about, with their names and storage sizes.
+// engine talk about, with their names and storage sizes: the one family of
+// format names in Seedance. precision::Format adds the bit encodings of stored
+// values (fp8 has two, E4M3 and E5M2; precision::FamilyOf maps each back here),
+// and the precision policy chooses among fp8, fp16, bf16 and fp32 of this enum.
 #pragma once
 
 #include <array>

@@ -1,5 +1,5 @@
 // Scalar reference encoders and decoders for the floating-point formats of
-// mixed-precision training (SPEC PREC-1): FP16 (IEEE binary16), BF16, and the
+// mixed-precision training (feature PREC-1): FP16 (IEEE binary16), BF16, and the
 // two 8-bit formats of the OCP "OFP8" specification, E4M3 and E5M2.
 //
 // Every encoder rounds to nearest, ties to even. Out-of-range values follow
@@ -28,11 +28,30 @@
 #include <optional>
 #include <string_view>
 
+#include "seedance/base/numeric_format.h"
 #include "seedance/base/status.h"
 
 namespace seedance::precision {
 
+// The bit encodings of stored values. Each belongs to one base::NumericFormat (the name the
+// catalog, job specs and the precision policy use): E4M3 and E5M2 are the two encodings of fp8.
 enum class Format { kFp32, kFp16, kBf16, kE4M3, kE5M2 };
+
+// fp32, fp16, bf16, or fp8 for both 8-bit encodings.
+constexpr base::NumericFormat FamilyOf(Format format) {
+  switch (format) {
+    case Format::kFp32:
+      return base::NumericFormat::kFp32;
+    case Format::kFp16:
+      return base::NumericFormat::kFp16;
+    case Format::kBf16:
+      return base::NumericFormat::kBf16;
+    case Format::kE4M3:
+    case Format::kE5M2:
+      break;
+  }
+  return base::NumericFormat::kFp8;
+}
 
 inline constexpr std::array<Format, 4> kNarrowFormats = {Format::kFp16, Format::kBf16,
                                                          Format::kE4M3, Format::kE5M2};

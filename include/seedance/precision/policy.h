@@ -1,20 +1,20 @@
-// Layer-wise precision policy (SPEC PREC-4): which number format each module
+// Layer-wise precision policy (feature PREC-4): which number format each module
 // of a model computes in, and why.
 //
 // A decision is made per module from its qualified name ("layers.0.attn.q_proj")
 // and type ("Linear"), in this order (the first that applies wins):
 //
-//  1. small-batch rule (note 001 ch.1): micro-batch <= small_batch_fp32 (8)
+//  1. small-batch rule: micro-batch <= small_batch_fp32 (8)
 //     keeps every module in fp32 — the casts cost more than they save;
 //  2. the policy's own rules, in file order: `name` (a glob: * and ? match
 //     any characters, dots included), `type` (exact class name) and/or
 //     `class` (a sensitivity class below); all given keys must match;
-//  3. the sensitivity ordering of note 001 §3.1 (QKV > FFN > Norm), applied
+//  3. the sensitivity ordering (QKV > FFN > Norm), applied
 //     by class: qkv -> bf16 (gradients grow with d_k; bf16's range avoids
 //     overflow), ffn -> fp8 when the policy allows fp8, else fp16, norm ->
 //     fp32 (least sensitive but also the cheapest: nothing to gain; the same
 //     choice torch.autocast makes), io (embeddings, output head) -> bf16
-//     (note 001 §3.2 keeps input/output layers out of fp8);
+//     (input/output layers stay out of fp8);
 //  4. the policy's default (bf16) for everything else.
 //
 // Classes come from names and types: qkv (q_proj, k_proj, v_proj, qkv,
@@ -26,27 +26,31 @@
 // Thread safety: a PrecisionPolicy is immutable once parsed.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "seedance/base/numeric_format.h"
 #include "seedance/base/report.h"
 #include "seedance/base/status.h"
 
 namespace seedance::precision {
 
-// Compute precisions, from lowest to highest.
-enum class Precision { kFp8, kFp16, kBf16, kFp32 };
-std::string_view PrecisionName(Precision p);  // "fp8", "fp16", "bf16", "fp32"
-std::optional<Precision> ParsePrecision(std::string_view name);
-// One level up the ladder fp8 -> fp16 -> bf16 -> fp32 (fp32 stays).
+// A compute precision is a base::NumericFormat — the one family of format names that the GPU
+// catalog, job specs and this policy share (base::NumericFormatName gives "fp8", "bf16", ...).
+// A policy chooses among four of them, from lowest to highest: fp8, fp16, bf16, fp32.
+using Precision = base::NumericFormat;
+inline constexpr std::array<Precision, 4> kPolicyPrecisions = {Precision::kFp8, Precision::kFp16,
+                                                               Precision::kBf16, Precision::kFp32};
+// One level up the ladder fp8 -> fp16 -> bf16 -> fp32 (fp32, and a format off the ladder, stay).
 Precision RaisePrecision(Precision p);
 
 enum class ModuleClass { kQkv, kFfn, kNorm, kIo, kOther };
 std::string_view ModuleClassName(ModuleClass c);  // "qkv", "ffn", "norm", "io", "other"
-std::optional<ModuleClass> ParseModuleClass(std::string_view name);
+base::StatusOr<ModuleClass> ParseModuleClass(std::string_view name, std::string_view where);
 ModuleClass ClassifyModule(std::string_view name, std::string_view type);
 
 // Glob match: '*' any run of characters (dots included), '?' one character.
