@@ -1,5 +1,5 @@
 // Fused 4-bit attention scores against this machine's read bandwidth,
-// measured in the same run (SPEC KV, item 8).
+// measured in the same run (features KV-*).
 //
 //   BM_ReadBandwidth       AVX2 loads over a buffer as large as the packed keys
 //   BM_Scores4Bit/simd     q . k_t for every cached token, straight from 4-bit codes (AVX2)
@@ -31,7 +31,7 @@ constexpr int kChannels = 128;
 std::unique_ptr<kv::KvCache> MakeCache(bool simd) {
   const kv::CacheShape shape{1, kChannels, kChannels, kTokens};
   kv::QuantConfig c = kv::QuantConfig::Of("4", 32, 0);
-  c.simd = simd;
+  c.kernel = simd ? port::SimdKernel::kAuto : port::SimdKernel::kScalar;
   auto cache = std::move(*kv::NewQuantizedCache(shape, c));
   std::mt19937 rng(1);
   std::normal_distribution<float> g(0, 1);

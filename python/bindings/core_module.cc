@@ -9,6 +9,7 @@
 #include <string>
 
 #include "python/bindings/raise.h"
+#include "seedance/base/env.h"
 #include "seedance/base/report.h"
 #include "seedance/cost/gpu_catalog.h"
 #include "seedance/mem/lifetime.h"
@@ -17,6 +18,7 @@
 #include "seedance/mem/reports.h"
 #include "seedance/plan/optimize.h"
 #include "seedance/port/cuda_info.h"
+#include "seedance/port/simd.h"
 #include "seedance/version.h"
 
 namespace py = pybind11;
@@ -98,14 +100,24 @@ std::string MemReplay(const std::string& csv, const std::string& source,
   return base::DumpJson(r);
 }
 
+std::string SimdJson() { return base::DumpJson(port::SimdToReport()); }
+
+void SetSimd(const std::string& name) {
+  RaiseIfError(port::SetSimdKernel(ValueOrRaise(port::ParseSimdKernel(name, "simd"))));
+}
+
 std::string CudaInfoJson() { return base::DumpJson(port::CudaInfoToReport(port::QueryCuda())); }
 
 }  // namespace
 }  // namespace seedance::python
 
 PYBIND11_MODULE(_core, m) {
-  using namespace seedance::python;
+  using namespace seedance::python;  // NOLINT(google-build-using-namespace): the module's own
   m.doc() = "libseedance bindings (private: use the seedance package)";
+  // The process's SIMD choice from SEEDANCE_SIMD, as the CLI reads it; a bad value fails the
+  // import with the variable named.
+  RaiseIfError(seedance::port::SetSimdKernel(
+      ValueOrRaise(seedance::port::SimdKernelFromEnv(*seedance::base::Env::Default()))));
   m.attr("__version__") = std::string(seedance::kVersion);
   m.def("optimize", &Optimize, py::arg("job_yaml"), py::arg("source"), py::arg("profile"),
         py::arg("dry_run"), py::arg("catalog_yaml"), py::arg("catalog_source"),
@@ -120,6 +132,8 @@ PYBIND11_MODULE(_core, m) {
         py::arg("threads"), "Offline plan of a lifetime CSV, as JSON");
   m.def("mem_replay", &MemReplay, py::arg("csv"), py::arg("source"), py::arg("policy"),
         "Replay of a lifetime CSV through an allocator policy, as JSON");
+  m.def("simd_json", &SimdJson, "The SIMD kernel choice: the \"simd\" object of `version`");
+  m.def("set_simd", &SetSimd, py::arg("kernel"), "Set the process's SIMD kernel choice");
   BindPrecision(m);
   BindComm(m);
   BindKv(m);

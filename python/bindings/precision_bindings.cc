@@ -1,4 +1,4 @@
-// seedance._core's precision functions (SPEC PREC-1..7). Tensors cross as
+// seedance._core's precision functions (feature PREC-1..7). Tensors cross as
 // (data pointer, element count): the Python side checks dtype, device and
 // contiguity, so this file needs no libtorch and no NumPy headers.
 #include <pybind11/pybind11.h>
@@ -27,11 +27,8 @@ precision::Format FormatOrRaise(const std::string& name) {
   return ValueOrRaise(precision::ParseFormat(name));
 }
 
-precision::Kernel KernelOrRaise(const std::string& name) {
-  if (name == "auto") return precision::Kernel::kAuto;
-  if (name == "scalar") return precision::Kernel::kScalar;
-  if (name == "avx2") return precision::Kernel::kAvx2;
-  Raise(base::InvalidArgumentError("unknown kernel '" + name + "' (auto, scalar, avx2)"));
+port::SimdKernel KernelOrRaise(const std::string& name) {
+  return ValueOrRaise(port::ParseSimdKernel(name, "kernel"));
 }
 
 void Encode(uintptr_t src, size_t n, uintptr_t dst, const std::string& format, bool saturate,
@@ -122,7 +119,7 @@ void BindPrecision(py::module_& m) {
         "Encodes n float32 values at src into codes at dst");
   m.def("precision_decode", &Decode, py::arg("src"), py::arg("n"), py::arg("dst"),
         py::arg("format"), py::arg("kernel"), "Decodes n codes at src into float32 at dst");
-  m.def("precision_kernel", [] { return std::string(precision::AutoKernelName()); });
+  m.def("precision_kernel", [] { return std::string(port::ActiveSimdName()); });
   m.def("precision_describe", [](const std::string& text) {
     const float x = ValueOrRaise(precision::ParseValue(text));
     return base::DumpJson(precision::DescribeValue(text, x));

@@ -22,7 +22,7 @@ from seedance.errors import SeedanceError, read_text
 __version__: str = _core.__version__
 
 __all__ = ["SeedanceError", "__version__", "cuda_info", "default_job_yaml", "gpu_catalog",
-           "optimize"]
+           "optimize", "set_simd", "simd"]
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -72,6 +72,24 @@ def cuda_info() -> dict[str, Any]:
     """What CUDA this build of Seedance and this machine offer: the ``cuda`` object of
     ``seedancectl version -o json`` (compiled, versions, device_count, status, devices)."""
     return json.loads(_core.cuda_info_json())
+
+
+def simd() -> dict[str, Any]:
+    """Which vector kernels libseedance runs: the ``simd`` object of ``seedancectl version -o
+    json`` (``choice``: auto, scalar or avx2; ``active``: "avx2+f16c" or "scalar";
+    ``cpu_avx2_f16c``). The choice starts as ``SEEDANCE_SIMD`` (default auto) at import."""
+    return json.loads(_core.simd_json())
+
+
+def set_simd(kernel: str) -> None:
+    """Choose the vector kernels of every module for this process: "auto", "scalar" or "avx2".
+
+    Results do not depend on the choice (each kernel matches its scalar reference); speed does.
+
+    Raises:
+        SeedanceError: an unknown name, or "avx2" on a CPU without AVX2 and F16C.
+    """
+    _core.set_simd(kernel)
 
 
 def _catalog(catalog: Optional[PathLike]) -> tuple[Optional[str], str]:

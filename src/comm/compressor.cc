@@ -8,7 +8,6 @@
 
 #include "seedance/base/enum_names.h"
 #include "seedance/comm/wire_format.h"
-#include "seedance/port/simd_convert.h"
 #include "seedance/port/simd_quantize.h"
 #include "seedance/precision/convert.h"
 #include "seedance/precision/formats.h"
@@ -139,7 +138,7 @@ class Quantize : public Compressor {
     const uint64_t n = x.size();
     const uint32_t chunk = config_.chunk;
     const bool four = levels_ == 7;
-    const bool simd = port::CpuHasAvx2F16c() && !config_.stochastic;
+    const bool simd = port::UseAvx2(config_.kernel) && !config_.stochastic;
     BeginPayload(payload, four ? PayloadKind::kInt4 : PayloadKind::kInt8, 0, n, chunk);
     const uint64_t chunks = (n + chunk - 1) / chunk;
     const size_t scales_at = payload.size();
@@ -201,7 +200,7 @@ class Sign : public Compressor {
   using Compressor::Compressor;
   void Compress(std::span<const float> x, std::vector<uint8_t>& payload, uint64_t) const override {
     const uint64_t n = x.size();
-    const bool simd = port::CpuHasAvx2F16c();
+    const bool simd = port::UseAvx2(config_.kernel);
     BeginPayload(payload, PayloadKind::kSign, 0, n, 0);
     double l1 = 0;
     if (simd) {
@@ -296,6 +295,7 @@ base::Status CompressorConfig::Validate() const {
     return base::InvalidArgumentError("must be in (0, 1]", "sample_ratio");
   }
   if (chunk == 0) return base::InvalidArgumentError("must be > 0", "chunk");
+  SEEDANCE_RETURN_IF_ERROR(port::CheckSimdKernel(kernel));
   return base::OkStatus();
 }
 

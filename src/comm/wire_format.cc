@@ -10,7 +10,6 @@
 #include <cstring>
 #include <string>
 
-#include "seedance/port/simd_convert.h"
 #include "seedance/port/simd_quantize.h"
 #include "seedance/precision/convert.h"
 #include "seedance/precision/formats.h"
@@ -233,7 +232,7 @@ base::Status DecodeAdd(std::span<const uint8_t> payload, std::span<float> out, f
       const uint8_t* q = r.Take(four ? (n + 1) / 2 : n);
       if (!q) return Corrupt("quantized values truncated", r.where());
       SEEDANCE_RETURN_IF_ERROR(done());
-      const bool simd = port::CpuHasAvx2F16c();
+      const bool simd = port::UseAvx2();
       for (uint64_t c = 0; c < chunks; ++c) {
         const uint64_t begin = c * h.count, len = std::min<uint64_t>(h.count, n - begin);
         const float ws = weight * LoadF32(scales + 4 * c);
@@ -262,7 +261,7 @@ base::Status DecodeAdd(std::span<const uint8_t> payload, std::span<float> out, f
       if (!bits) return Corrupt("sign bits truncated", r.where());
       SEEDANCE_RETURN_IF_ERROR(done());
       const float value = weight * scale;
-      if (port::CpuHasAvx2F16c()) {
+      if (port::UseAvx2()) {
         port::Avx2SignAdd(bits, n, value, out.data());
       } else {
         for (uint64_t i = 0; i < n; ++i) out[i] += ((bits[i / 8] >> (i % 8)) & 1) ? -value : value;

@@ -8,7 +8,6 @@
 
 #include "seedance/base/parse.h"
 #include "seedance/kv/adaptive.h"
-#include "seedance/port/simd_convert.h"
 #include "seedance/port/simd_kv.h"
 #include "seedance/precision/formats.h"
 
@@ -101,7 +100,8 @@ struct Group {
 // Packing and unpacking of b-bit codes, floor(32 / b) per 32-bit word.
 class Codec {
  public:
-  // Packs n values x[i * stride] into words (appended) with `bits` (or E4M3).
+  // Packs n values x[static_cast<ptrdiff_t>(i) * stride] into words (appended) with `bits` (or
+  // E4M3).
   static Group Pack(const float* x, int stride, int n, int bits, bool fp8,
                     std::vector<uint32_t>& words) {
     Group g;
@@ -113,25 +113,28 @@ class Codec {
     uint32_t* w = words.data() + g.word;
     if (fp8) {
       float amax = 0;
-      for (int i = 0; i < n; ++i) amax = std::max(amax, std::fabs(x[i * stride]));
+      for (int i = 0; i < n; ++i)
+        amax = std::max(amax, std::fabs(x[static_cast<ptrdiff_t>(i) * stride]));
       g.scale = amax > 0 ? amax / 448.0f : 1.0f;
       for (int i = 0; i < n; ++i) {
-        const uint32_t code = precision::FloatToE4M3(x[i * stride] / g.scale, true);
+        const uint32_t code =
+            precision::FloatToE4M3(x[static_cast<ptrdiff_t>(i) * stride] / g.scale, true);
         w[i / per_word] |= code << ((i % per_word) * g.bits);
       }
       return g;
     }
     float lo = x[0], hi = x[0];
     for (int i = 1; i < n; ++i) {
-      lo = std::min(lo, x[i * stride]);
-      hi = std::max(hi, x[i * stride]);
+      lo = std::min(lo, x[static_cast<ptrdiff_t>(i) * stride]);
+      hi = std::max(hi, x[static_cast<ptrdiff_t>(i) * stride]);
     }
     const float levels = static_cast<float>((1u << g.bits) - 1);
     g.min = lo;
     g.scale = (hi - lo) / levels;
     const float inv = g.scale > 0 ? 1.0f / g.scale : 0.0f;
     for (int i = 0; i < n; ++i) {
-      const float q = std::clamp(std::nearbyint((x[i * stride] - lo) * inv), 0.0f, levels);
+      const float q = std::clamp(std::nearbyint((x[static_cast<ptrdiff_t>(i) * stride] - lo) * inv),
+                                 0.0f, levels);
       w[i / per_word] |= static_cast<uint32_t>(q) << ((i % per_word) * g.bits);
     }
     return g;
@@ -182,8 +185,8 @@ class QuantizedCache final : public KvCache {
     // 4-bit key groups of 32 are stored in channel pairs (Codec::PairUp),
     // when the pairs stay within heads; the AVX2 kernel reads that layout.
     pair_4bit_ = c.group == 32 && s.head_size % 2 == 0 && !fp8_;
-    simd_4bit_ = pair_4bit_ && c.simd && port::CpuHasAvx2F16c() && s.head_size % 8 == 0 &&
-                 s.head_size <= 256;
+    simd_4bit_ =
+        pair_4bit_ && port::UseAvx2(c.kernel) && s.head_size % 8 == 0 && s.head_size <= 256;
     for (auto& l : layers_) {
       l.bits = adaptive_ ? c.rule.default_bits : bits_;
       l.k_ring.assign(static_cast<size_t>(ring_) * s.kv_dim, 0.0f);
@@ -379,6 +382,7 @@ base::Status QuantConfig::Validate() const {
   }
   if (group < 1 || group > 256) return base::InvalidArgumentError("must be 1..256", "group");
   if (window < 0) return base::InvalidArgumentError("must be >= 0", "window");
+  SEEDANCE_RETURN_IF_ERROR(port::CheckSimdKernel(kernel));
   return base::OkStatus();
 }
 

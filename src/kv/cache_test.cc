@@ -78,7 +78,7 @@ TEST(QuantizedCache, ErrorWithinTheBoundForEveryWidth) {
       const auto data = Tokens(len, 3, kind);
       for (std::string bits : {"8", "6", "5", "4", "2"}) {
         QuantConfig qc = QuantConfig::Of(bits, group, 0);
-        qc.simd = simd;
+        qc.kernel = simd ? port::SimdKernel::kAuto : port::SimdKernel::kScalar;
         auto cache = NewQuantizedCache(kShape, qc);
         ASSERT_TRUE(cache.ok());
         for (int t = 0; t < len; ++t) ASSERT_TRUE((*cache)->Append(0, t, data[t], data[t]).ok());
@@ -164,7 +164,7 @@ TEST(QuantizedCache, Avx2ScoresMatchTheScalarPath) {
     }
     auto fast = NewQuantizedCache(shape, QuantConfig::Of("4", 32, 0));
     QuantConfig slow_cfg = QuantConfig::Of("4", 32, 0);
-    slow_cfg.simd = false;
+    slow_cfg.kernel = port::SimdKernel::kScalar;
     auto slow = NewQuantizedCache(shape, slow_cfg);
     ASSERT_TRUE(fast.ok() && slow.ok());
     for (int t = 0; t < 256; ++t) {

@@ -8,7 +8,6 @@
 #include <thread>
 #include <tuple>
 
-#include "seedance/port/simd_convert.h"
 #include "seedance/port/simd_search.h"
 #include "src/mem/lane_rounds.h"
 
@@ -47,7 +46,7 @@ struct Instance {
            std::span<const int64_t> buffer_sizes, int64_t arena)
       : sizes(buffer_sizes), capacity(arena), n(static_cast<int>(buffer_sizes.size())) {
     std::vector<int64_t> times;
-    times.reserve(2 * n);
+    times.reserve(2 * static_cast<size_t>(n));
     for (int i = 0; i < n; ++i) {
       times.push_back(lowers[i]);
       times.push_back(uppers[i]);
@@ -463,7 +462,7 @@ class Search {
   SliceGate* gate_;
   std::string_view preorder_ = kPreorders[0];
   // The span loop of the inference in AVX2 (a large share of the search time).
-  const bool avx2_ = port::CpuHasAvx2F16c();
+  const bool avx2_ = port::UseAvx2();
 
   std::vector<int> all_;  // 0 .. n - 1: the pool of the first partitions
   std::vector<int64_t> floor_, rem_, canonical_, lowest_;
@@ -514,7 +513,8 @@ DecisionResult DecideCapacity(std::span<const int64_t> lowers, std::span<const i
       jobs, threads,
       [&](std::span<const std::optional<int>> r) {
         return std::any_of(r.begin(), r.end(), [&](const std::optional<int>& x) {
-          return x == found || x == exhausted;
+          // Two different outcomes; the check misreads the optional's comparisons.
+          return x == found || x == exhausted;  // NOLINT(misc-redundant-expression)
         });
       },
       [&] { return env->NowMonotonicNanos() > deadline_nanos; });

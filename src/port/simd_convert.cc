@@ -1,10 +1,9 @@
 // AVX2/F16C number-format conversions (see seedance/port/simd_convert.h).
 // Functions carry target attributes instead of the whole file being compiled
 // with -mavx2, so the library still runs on CPUs without AVX2: the caller
-// checks CpuHasAvx2F16c() first.
+// checks port::UseAvx2() first.
 #include "seedance/port/simd_convert.h"
 
-#include <cpuid.h>
 #include <immintrin.h>
 
 #include <cstring>
@@ -12,17 +11,6 @@
 #define SEEDANCE_AVX2 __attribute__((target("avx2,f16c")))
 
 namespace seedance::port {
-
-bool CpuHasAvx2F16c() {
-  // F16C from CPUID leaf 1 (ECX bit 29): clang 14 does not know "f16c" in
-  // __builtin_cpu_supports. AVX2 through the builtin, which also checks the OS saves YMM.
-  static const bool has = [] {
-    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
-    const bool f16c = __get_cpuid(1, &eax, &ebx, &ecx, &edx) && (ecx & bit_F16C) != 0;
-    return f16c && __builtin_cpu_supports("avx2");
-  }();
-  return has;
-}
 
 namespace {
 

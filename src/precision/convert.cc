@@ -35,23 +35,15 @@ const float* Fp8Table(Format f) {
   return f == Format::kE4M3 ? tables[0].data() : tables[1].data();
 }
 
-bool UseAvx2(Kernel kernel) {
-  return kernel == Kernel::kAvx2 || (kernel == Kernel::kAuto && port::CpuHasAvx2F16c());
-}
-
 }  // namespace
-
-std::string_view AutoKernelName() { return port::CpuHasAvx2F16c() ? "avx2+f16c" : "scalar"; }
 
 size_t CodeBytes(Format format) { return static_cast<size_t>(Info(format).bits / 8); }
 
 base::Status ConvertFromFloat(Format to, std::span<const float> in, void* out, bool saturate,
-                              Kernel kernel) {
-  if (kernel == Kernel::kAvx2 && !port::CpuHasAvx2F16c()) {
-    return base::FailedPreconditionError("this CPU has no AVX2/F16C");
-  }
+                              port::SimdKernel kernel) {
+  SEEDANCE_RETURN_IF_ERROR(port::CheckSimdKernel(kernel));
   const size_t n = in.size();
-  const bool avx2 = UseAvx2(kernel);
+  const bool avx2 = port::UseAvx2(kernel);
   size_t done = 0;
   switch (to) {
     case Format::kFp32:
@@ -81,12 +73,11 @@ base::Status ConvertFromFloat(Format to, std::span<const float> in, void* out, b
   return base::InvalidArgumentError("unknown target format");
 }
 
-base::Status ConvertToFloat(Format from, const void* in, std::span<float> out, Kernel kernel) {
-  if (kernel == Kernel::kAvx2 && !port::CpuHasAvx2F16c()) {
-    return base::FailedPreconditionError("this CPU has no AVX2/F16C");
-  }
+base::Status ConvertToFloat(Format from, const void* in, std::span<float> out,
+                            port::SimdKernel kernel) {
+  SEEDANCE_RETURN_IF_ERROR(port::CheckSimdKernel(kernel));
   const size_t n = out.size();
-  const bool avx2 = UseAvx2(kernel);
+  const bool avx2 = port::UseAvx2(kernel);
   size_t done = 0;
   switch (from) {
     case Format::kFp32:
@@ -105,7 +96,7 @@ base::Status ConvertToFloat(Format from, const void* in, std::span<float> out, K
     case Format::kE4M3:
     case Format::kE5M2: {
       const auto* c = static_cast<const uint8_t*>(in);
-      if (kernel == Kernel::kScalar) {
+      if (kernel == port::SimdKernel::kScalar) {
         ScalarDecode(from, c, out.data(), n);
       } else {
         const float* table = Fp8Table(from);
@@ -172,6 +163,7 @@ base::StatusOr<Int8Tensor> QuantizeInt8(std::span<const float> in, size_t channe
 std::vector<float> DequantizeInt8(const Int8Tensor& q) {
   std::vector<float> out(q.values.size());
   const size_t per = q.channels == 0 ? 0 : q.values.size() / q.channels;
+  if (per == 0) return out;  // no whole channel (values empty, or fewer than channels)
   for (size_t i = 0; i < out.size(); ++i) out[i] = q.values[i] * q.scales[i / per];
   return out;
 }

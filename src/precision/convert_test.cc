@@ -33,12 +33,12 @@ TEST(Convert, KernelsAgreeWithScalarReference) {
   for (Format f : kNarrowFormats) {
     for (bool sat : {false, true}) {
       std::vector<uint8_t> a(xs.size() * CodeBytes(f)), b(a.size());
-      ASSERT_TRUE(ConvertFromFloat(f, xs, a.data(), sat, Kernel::kScalar).ok());
-      ASSERT_TRUE(ConvertFromFloat(f, xs, b.data(), sat, Kernel::kAvx2).ok());
+      ASSERT_TRUE(ConvertFromFloat(f, xs, a.data(), sat, port::SimdKernel::kScalar).ok());
+      ASSERT_TRUE(ConvertFromFloat(f, xs, b.data(), sat, port::SimdKernel::kAvx2).ok());
       ASSERT_EQ(a, b) << Info(f).name << " saturate=" << sat;
       std::vector<float> da(xs.size()), db(xs.size());
-      ASSERT_TRUE(ConvertToFloat(f, a.data(), da, Kernel::kScalar).ok());
-      ASSERT_TRUE(ConvertToFloat(f, a.data(), db, Kernel::kAvx2).ok());
+      ASSERT_TRUE(ConvertToFloat(f, a.data(), da, port::SimdKernel::kScalar).ok());
+      ASSERT_TRUE(ConvertToFloat(f, a.data(), db, port::SimdKernel::kAvx2).ok());
       for (size_t i = 0; i < xs.size(); ++i) {
         ASSERT_TRUE((std::isnan(da[i]) && std::isnan(db[i])) || da[i] == db[i]) << i;
       }
@@ -65,7 +65,7 @@ TEST(Convert, CudaKernelsAgreeWithScalarReference) {
     const Format f = kNarrowFormats[t];
     for (bool sat : {false, true}) {
       std::vector<uint8_t> host(xs.size() * CodeBytes(f)), dev(host.size());
-      ASSERT_TRUE(ConvertFromFloat(f, xs, host.data(), sat, Kernel::kScalar).ok());
+      ASSERT_TRUE(ConvertFromFloat(f, xs, host.data(), sat, port::SimdKernel::kScalar).ok());
       ASSERT_TRUE(
           port::CudaFloatToCodesHost(xs.data(), dev.data(), xs.size(), targets[t], sat).ok());
       ASSERT_EQ(host, dev) << Info(f).name << " saturate=" << sat;

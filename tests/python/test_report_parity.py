@@ -58,6 +58,11 @@ def cases(server: pathlib.Path, lifetimes: pathlib.Path):
     alibaba = DATA / "alibaba-gpu-2023"
     return {
         "version (cuda)": (lambda: cli("version")["cuda"], seedance.cuda_info),
+        "version (simd)": (lambda: cli("version")["simd"], seedance.simd),
+        "precision show": (lambda: cli("precision", "show", "1.5", "-inf", "nan", "65504"),
+                           lambda: {"values": seedance.precision.show(1.5, "-inf", "nan", 65504)}),
+        "catalog list": (lambda: cli("catalog", "list"),
+                         lambda: {"gpus": seedance.gpu_catalog()}),
         "optimize": (lambda: cli("optimize"), seedance.optimize),
         "optimize --dry-run": (lambda: cli("optimize", "--dry-run"),
                                lambda: seedance.optimize(dry_run=True)),
@@ -78,8 +83,8 @@ def cases(server: pathlib.Path, lifetimes: pathlib.Path):
     }
 
 
-NAMES = ["version (cuda)", "optimize", "optimize --dry-run", "topo show", "mem plan",
-         "mem replay", "simulate"]
+NAMES = ["version (cuda)", "version (simd)", "precision show", "catalog list", "optimize",
+         "optimize --dry-run", "topo show", "mem plan", "mem replay", "simulate"]
 
 
 @pytest.mark.parametrize("name", NAMES)

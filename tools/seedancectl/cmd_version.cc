@@ -1,5 +1,6 @@
 // `seedancectl version`: what was built, and what CUDA this machine offers.
 #include "seedance/port/cuda_info.h"
+#include "seedance/port/simd.h"
 #include "seedance/version.h"
 #include "tools/seedancectl/cli.h"
 
@@ -21,6 +22,7 @@ void RegisterVersion(CLI::App& app, Context& context) {
     r["git_commit"] = std::string(kGitCommit);
     r["build_type"] = std::string(kBuildType);
     r["compiler"] = std::string(kCompiler);
+    r["simd"] = port::SimdToReport();
     r["cuda"] = port::CudaInfoToReport(port::QueryCuda());
     base::Report& c = r["cuda"];
     if (flags->check_gpu) {

@@ -6,11 +6,13 @@
 #include <functional>
 #include <iostream>
 
+#include "seedance/base/env.h"
+#include "seedance/port/simd.h"
 #include "seedance/version.h"
 #include "tools/seedancectl/cli.h"
 
 int main(int argc, char** argv) {
-  using namespace seedance::cli;
+  using namespace seedance::cli;  // NOLINT(google-build-using-namespace): main wires the CLI
   // A write past the file-size limit (ulimit -f) then fails with EFBIG, which is reported and
   // cleaned up, instead of killing the process with a temporary file left behind.
   std::signal(SIGXFSZ, SIG_IGN);
@@ -18,6 +20,15 @@ int main(int argc, char** argv) {
   app.name("seedancectl");
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string(seedance::kVersion));
+
+  // The process's SIMD kernels (port/simd.h), from SEEDANCE_SIMD, before any work.
+  const auto simd = seedance::port::SimdKernelFromEnv(*seedance::base::Env::Default());
+  const seedance::base::Status simd_set =
+      simd.ok() ? seedance::port::SetSimdKernel(*simd) : simd.status();
+  if (!simd_set.ok()) {
+    PrintError(simd_set);
+    return kExitUsage;
+  }
 
   Context context;
   app.add_option("--catalog", context.catalog_file,

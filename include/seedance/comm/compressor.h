@@ -1,4 +1,4 @@
-// Gradient compressors (SPEC COMM-1) behind one interface: compress a float
+// Gradient compressors (feature COMM-1) behind one interface: compress a float
 // span into a payload (wire_format.h), decompress by DecodeAdd. Error
 // feedback (CompressWithFeedback) keeps what compression dropped and adds it
 // to the next step's gradient (Seide et al. 2014; Karimireddy et al. 2019).
@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "seedance/base/status.h"
+#include "seedance/port/simd.h"
 
 namespace seedance::comm {
 
@@ -47,6 +48,9 @@ struct CompressorConfig {
   uint32_t chunk = 256;        // int8/int4 values per scale
   bool stochastic = false;     // int8/int4 stochastic rounding
   bool fp16_values = false;    // sparse values as FP16
+  // The quantizers' vector kernels: kAuto is the process's choice (port/simd.h); payloads are
+  // the same bytes either way.
+  port::SimdKernel kernel = port::SimdKernel::kAuto;
 
   base::Status Validate() const;
 };

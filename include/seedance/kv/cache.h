@@ -1,4 +1,4 @@
-// KV caches for attention (SPEC KV-1, KV-3): a full-precision one and a
+// KV caches for attention (feature KV-1, KV-3): a full-precision one and a
 // quantized one that scores queries and sums values straight from its packed
 // storage, without writing dequantized copies.
 //
@@ -32,6 +32,7 @@
 
 #include "seedance/base/status.h"
 #include "seedance/kv/adaptive.h"
+#include "seedance/port/simd.h"
 
 namespace seedance::kv {
 
@@ -73,7 +74,9 @@ struct QuantConfig {
   int group = 32;
   int window = 128;
   AdaptiveRule rule;  // "adaptive": the width of each block (adaptive.h)
-  bool simd = true;   // false: always the scalar paths (tests and benchmarks compare)
+  // kScalar: always the scalar paths (tests and benchmarks compare); kAuto: the process's
+  // choice (port/simd.h).
+  port::SimdKernel kernel = port::SimdKernel::kAuto;
 
   static QuantConfig Of(std::string bits, int group, int window) {
     QuantConfig c;

@@ -5,7 +5,7 @@
 //
 // Each kernel converts the largest prefix of whole vectors it can and returns
 // how many elements it converted; the caller finishes the tail. Call them only
-// when CpuHasAvx2F16c() is true.
+// when port::UseAvx2() says so (simd.h).
 //
 // Thread safety: pure functions over caller-owned buffers.
 #pragma once
@@ -13,9 +13,9 @@
 #include <cstddef>
 #include <cstdint>
 
-namespace seedance::port {
+#include "seedance/port/simd.h"
 
-bool CpuHasAvx2F16c();
+namespace seedance::port {
 
 // The 8-bit formats of the OCP OFP8 specification.
 enum class Fp8Kind { kE4M3, kE5M2 };

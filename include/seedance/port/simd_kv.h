@@ -1,5 +1,5 @@
 // AVX2 kernels for the quantized KV cache of seedance::kv: attention scores
-// straight from 4-bit packed keys, without a dequantized copy (SPEC KV-3).
+// straight from 4-bit packed keys, without a dequantized copy (feature KV-3).
 //
 // Layout (the cache's 4-bit key groups of 32 tokens, channel-pair form):
 // channels 2p and 2p + 1 of a group share 8 little-endian 32-bit words at
@@ -9,11 +9,13 @@
 // four tokens, which is what vpmaddwd multiplies pairwise.
 //
 // Thread safety: pure functions over caller-owned buffers. Call only when
-// CpuHasAvx2F16c() (simd_convert.h).
+// port::UseAvx2() (simd.h).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+
+#include "seedance/port/simd.h"
 
 namespace seedance::port {
 

@@ -2,13 +2,15 @@
 // maximum, int8/int4 quantization with round-to-nearest-even, sign bits, and
 // the matching decode-and-add loops. Each produces exactly what the scalar
 // loops in src/comm produce (comm's tests compare them); each handles any n
-// (tails in scalar code). Call only when CpuHasAvx2F16c() (simd_convert.h).
+// (tails in scalar code). Call only when port::UseAvx2() (simd.h).
 //
 // Thread safety: pure functions over caller-owned buffers.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+
+#include "seedance/port/simd.h"
 
 namespace seedance::port {
 

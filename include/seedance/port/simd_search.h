@@ -2,10 +2,12 @@
 // inner loop of its section inference.
 //
 // Thread safety: a pure function over a caller-owned array. Call only when
-// CpuHasAvx2F16c() (simd_convert.h).
+// port::UseAvx2() (simd.h).
 #pragma once
 
 #include <cstdint>
+
+#include "seedance/port/simd.h"
 
 namespace seedance::port {
 

@@ -1,10 +1,11 @@
-// Bulk conversions between FP32 and the narrow formats (SPEC PREC-1), and
+// Bulk conversions between FP32 and the narrow formats (feature PREC-1), and
 // INT8 quantization with a per-tensor or per-channel scale.
 //
 // ConvertFromFloat / ConvertToFloat produce exactly the codes and values of
-// the scalar reference in formats.h. With Kernel::kAuto they use the AVX2/F16C
-// kernels of seedance::port when the CPU has them and the scalar code
-// otherwise; kScalar forces the reference (tests and benchmarks compare the two).
+// the scalar reference in formats.h. The kernel is the process's SIMD choice
+// (port/simd.h: the AVX2/F16C kernels when the CPU has them, unless
+// SEEDANCE_SIMD says otherwise); a call may ask for kScalar or kAvx2 itself
+// (tests and benchmarks compare the two).
 //
 // Thread safety: pure functions over caller-owned buffers.
 #pragma once
@@ -16,14 +17,10 @@
 #include <vector>
 
 #include "seedance/base/status.h"
+#include "seedance/port/simd.h"
 #include "seedance/precision/formats.h"
 
 namespace seedance::precision {
-
-enum class Kernel { kAuto, kScalar, kAvx2 };
-
-// "avx2+f16c" or "scalar": what kAuto uses on this CPU.
-std::string_view AutoKernelName();
 
 // Bytes per value: 4, 2 or 1.
 size_t CodeBytes(Format format);
@@ -31,10 +28,10 @@ size_t CodeBytes(Format format);
 // Writes in.size() codes to `out` (CodeBytes(to) bytes each). kAvx2 on a CPU
 // without AVX2 is an error; so is an unknown pairing.
 base::Status ConvertFromFloat(Format to, std::span<const float> in, void* out, bool saturate,
-                              Kernel kernel = Kernel::kAuto);
+                              port::SimdKernel kernel = port::SimdKernel::kAuto);
 // Decodes out.size() codes from `in`.
 base::Status ConvertToFloat(Format from, const void* in, std::span<float> out,
-                            Kernel kernel = Kernel::kAuto);
+                            port::SimdKernel kernel = port::SimdKernel::kAuto);
 
 // Symmetric INT8: q = clamp(round_half_even(x * (1 / scale)), -128, 127) with
 // scale = amax / 127 over the tensor or over each channel (a row of a
