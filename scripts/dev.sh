@@ -4,6 +4,7 @@
 #   bash scripts/dev.sh optimize   install what is missing, build, run `seedancectl optimize`
 #   bash scripts/dev.sh test       install what is missing, build, run every test (C++ and Python)
 #   bash scripts/dev.sh build      install what is missing and build
+#   bash scripts/dev.sh deps       install what the tests need (packages and .venv/), build nothing
 #   bash scripts/dev.sh venv       make or update .venv/ only
 #
 # C++ dependencies come from Debian's -dev packages; only those not yet installed are installed.
@@ -18,7 +19,7 @@ cd "$(dirname "$0")/.."
 BUILD_PACKAGES=(cmake ninja-build g++ git pkg-config
   libcli11-dev nlohmann-json3-dev libyaml-cpp-dev
   libgtest-dev libgmock-dev libbenchmark-dev libnuma-dev libcpp-httplib-dev)
-TEST_PACKAGES=(clang-format dataset-fashion-mnist prometheus chromium clang)
+TEST_PACKAGES=(clang-format clang-tidy dataset-fashion-mnist prometheus chromium clang)
 VENV=.venv
 REQUIREMENTS=requirements/dev.txt
 
@@ -159,6 +160,10 @@ case "${1:-}" in
   venv)
     make_venv
     ;;
+  deps)
+    install_missing "${BUILD_PACKAGES[@]}" "${TEST_PACKAGES[@]}"
+    make_venv
+    ;;
   build)
     install_missing "${BUILD_PACKAGES[@]}"
     make_venv
@@ -178,7 +183,7 @@ case "${1:-}" in
     run_tests
     ;;
   *)
-    echo "usage: bash scripts/dev.sh optimize|test|build|venv" >&2
+    echo "usage: bash scripts/dev.sh optimize|test|build|deps|venv" >&2
     exit 2
     ;;
 esac

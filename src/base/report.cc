@@ -147,6 +147,7 @@ void RenderColumns(const Report& rows, const std::string& indent, std::string& o
     out += text + "\n";
   };
   std::vector<std::string> header;
+  header.reserve(keys.size());
   for (const auto& k : keys) header.push_back(Title(k));
   emit(header);
   for (const auto& line : cells) emit(line);
@@ -154,12 +155,12 @@ void RenderColumns(const Report& rows, const std::string& indent, std::string& o
   for (size_t r = 0; r < rows.size(); ++r) {
     const std::string row_name = cells[r].empty() ? "#" + std::to_string(r + 1) : cells[r][0];
     for (const auto& [key, v] : aside[r]) {
-      out += "\n" + indent + row_name + ": " + Title(key) + "\n";
+      out.append("\n").append(indent).append(row_name).append(": ").append(Title(key)) += "\n";
       if (IsListOfObjects(*v)) {
         RenderColumns(*v, indent + "  ", out);
       } else {
         std::string line;
-        for (const auto& e : *v) line += (line.empty() ? "" : ", ") + Cell(key, e);
+        for (const auto& e : *v) line.append(line.empty() ? "" : ", ").append(Cell(key, e));
         out += indent + "  " + line + "\n";
       }
     }

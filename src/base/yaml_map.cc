@@ -217,7 +217,7 @@ StatusOr<std::string> YamlMap::GetString(std::string_view key,
 StatusOr<std::string> YamlMap::GetChoice(std::string_view key,
                                          std::span<const std::string_view> choices,
                                          std::optional<std::string> fallback) const {
-  SEEDANCE_ASSIGN_OR_RETURN(std::string value, GetString(key, fallback));
+  SEEDANCE_ASSIGN_OR_RETURN(std::string value, GetString(key, std::move(fallback)));
   for (std::string_view c : choices) {
     if (c == value) return value;
   }

@@ -183,7 +183,8 @@ base::Status LlamaModel::ForwardBatch(std::span<const int> tokens, int pos,
       SEEDANCE_RETURN_IF_ERROR(caches[b]->Append(l, pos, row(k, b, KV), row(v, b, KV)));
       for (int h = 0; h < c.n_heads; ++h) {
         const int kvh = h / kv_mul;
-        caches[b]->Scores(l, kvh, std::span<const float>(qb + h * hs, hs), pos + 1, att);
+        caches[b]->Scores(l, kvh, std::span<const float>(qb + static_cast<ptrdiff_t>(h) * hs, hs),
+                          pos + 1, att);
         float mx = -INFINITY;
         for (float& a : att) {
           a *= inv_sqrt;
@@ -197,7 +198,7 @@ base::Status LlamaModel::ForwardBatch(std::span<const int> tokens, int pos,
         for (float& a : att) a /= sum;
         caches[b]->WeightedSum(l, kvh, att, pos + 1, head_out);
         std::copy(head_out.begin(), head_out.end(),
-                  xb.begin() + static_cast<int64_t>(b) * D + h * hs);
+                  xb.begin() + static_cast<int64_t>(b) * D + static_cast<int64_t>(h) * hs);
       }
     }
     MatMul(xb2.data(), xb.data(), wo_ + static_cast<size_t>(l) * D * D, D, D, B);

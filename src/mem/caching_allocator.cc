@@ -166,6 +166,7 @@ class CachingAllocator::Impl {
     stats_.allocated_peak_bytes = std::max(stats_.allocated_peak_bytes, stats_.allocated_bytes);
     stats_.requested_peak_bytes = std::max(stats_.requested_peak_bytes, stats_.requested_bytes);
     ++stats_.allocations;
+    // Segments hand out addresses as integers (host, virtual or device memory alike).
     return reinterpret_cast<void*>(b->addr);
   }
 

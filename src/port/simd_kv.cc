@@ -61,8 +61,10 @@ SEEDANCE_AVX2 void Avx2Scores4BitPairs(const uint8_t* codes, int channels, const
   __m256i acc_lo = _mm256_setzero_si256(), acc_n1x = acc_lo, acc_hi = acc_lo, acc_n3 = acc_lo;
   const __m256i lo_mask = _mm256_set1_epi32(0x00FF00FF), n1_mask = _mm256_set1_epi32(0x00F000F0);
   for (int p = 0; p < channels / 2; ++p) {
-    const __m256i w = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(codes + 32 * p));
-    const __m256i k = _mm256_set1_epi32(pairs[p]);
+    const __m256i w = _mm256_loadu_si256(
+        reinterpret_cast<const __m256i*>(codes + 32 * static_cast<ptrdiff_t>(p)));
+    // pairs[0, channels / 2) was written above (channels is a multiple of 8).
+    const __m256i k = _mm256_set1_epi32(pairs[p]);  // NOLINT(clang-analyzer-core.CallAndMessage)
     acc_lo = _mm256_add_epi32(acc_lo, _mm256_madd_epi16(_mm256_and_si256(w, lo_mask), k));
     acc_n1x = _mm256_add_epi32(acc_n1x, _mm256_madd_epi16(_mm256_and_si256(w, n1_mask), k));
     acc_hi = _mm256_add_epi32(acc_hi, _mm256_madd_epi16(_mm256_srli_epi16(w, 8), k));

@@ -275,7 +275,8 @@ std::string RenderPrometheus(const Snapshot& s, Naming naming, const ExpositionC
            1);
   w.Family("seedance_probe_sample_timestamp_seconds", "gauge",
            "When the probe took the sample these values come from (Unix time).");
-  w.Sample({}, static_cast<double>(s.unix_nanos / 1000000) / 1000.0);
+  const int64_t whole_ms = s.unix_nanos / 1000000;  // truncated on purpose
+  w.Sample({}, static_cast<double>(whole_ms) / 1000.0);
   w.Family("seedance_probe_gpus", "gauge", "GPUs the probe reads (0 without NVML).");
   w.Sample({}, static_cast<double>(s.gpus.size()));
   HostFamilies(w, s);

@@ -1,5 +1,6 @@
 #include "seedance/probe/gpu.h"
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 namespace seedance::probe {
@@ -11,6 +12,7 @@ class NvmlSource final : public GpuSource {
   explicit NvmlSource(std::unique_ptr<port::Nvml> nvml) : nvml_(std::move(nvml)) {}
   std::vector<port::NvmlReading> Read() override {
     std::vector<port::NvmlReading> out;
+    out.reserve(static_cast<size_t>(std::max(0, nvml_->device_count())));
     for (int i = 0; i < nvml_->device_count(); ++i) out.push_back(nvml_->Read(i));
     return out;
   }

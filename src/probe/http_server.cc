@@ -53,7 +53,7 @@ const char* HttpReasonPhrase(int status) {
 
 namespace {
 
-constexpr size_t kReadChunk = 16 * 1024;
+constexpr size_t kReadChunk = size_t{16} * 1024;
 constexpr int64_t kLingerNanos = 500'000'000;  // drain time after an error response
 
 int64_t Nanos(std::chrono::milliseconds ms) { return static_cast<int64_t>(ms.count()) * 1'000'000; }
@@ -310,7 +310,7 @@ class HttpServer::Impl {
           c.in.erase(0, take);
           c.discard -= take;
           if (c.discard > 0) break;
-          Queue(c, std::move(c.held));
+          Queue(c, c.held);
           c.held.clear();
           c.close_after_write = c.held_closes;
           continue;
@@ -341,7 +341,7 @@ class HttpServer::Impl {
           c.deadline = now + Nanos(options_.request_timeout);
           c.request_started = true;
         } else {
-          Queue(c, std::move(response));
+          Queue(c, response);
           c.close_after_write = !r.head.keep_alive;
         }
       }
@@ -379,7 +379,7 @@ class HttpServer::Impl {
     Count([](HttpServerStats& s) { ++s.refused; });
   }
 
-  void Queue(Conn& c, std::string response) {
+  void Queue(Conn& c, const std::string& response) {
     if (c.pending() == 0) {
       c.out.clear();
       c.out_sent = 0;

@@ -29,6 +29,7 @@ base::StatusOr<FgdRun> RunFgdProtocol(const std::vector<Node>& nodes, const std:
 
   // Arrival order: by name, shuffled, then tuned to `tune` x capacity.
   std::vector<const Pod*> order;
+  order.reserve(pods.size());
   for (const Pod& p : pods) order.push_back(&p);
   std::sort(order.begin(), order.end(),
             [](const Pod* a, const Pod* b) { return a->name < b->name; });

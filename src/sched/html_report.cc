@@ -209,6 +209,7 @@ namespace {
 
 std::vector<Line> AllocLines(const std::vector<PolicySeries>& ps, bool frag) {
   std::vector<Line> lines;
+  lines.reserve(ps.size());
   for (const auto& p : ps) lines.push_back({p.policy, frag ? &p.frag_pct_at : &p.alloc_pct_at});
   return lines;
 }

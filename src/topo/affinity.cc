@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <climits>
+#include <cmath>
 #include <cstdint>
 #include <optional>
 #include <set>
@@ -238,8 +239,8 @@ AffinityReport CheckAffinity(const Topology& t, const ProcessPlacement& p,
         "run as the process's owner or root", 0);
   } else if (!unbound && memory_remote) {
     std::ostringstream msg;
-    msg << "resident memory " << static_cast<int>(r.remote_memory_share * 100 + 0.5) << "% remote ("
-        << remote << " bytes off the process's node, " << local << " on it)";
+    msg << "resident memory " << std::lround(r.remote_memory_share * 100) << "% remote (" << remote
+        << " bytes off the process's node, " << local << " on it)";
     add("error", "memory_remote", msg.str(),
         "allocate after binding (numactl --membind) or migrate pages (migratepages)",
         r.remote_memory_share);

@@ -1,4 +1,4 @@
-// `seedancectl probe`: samples host and GPU metrics (SPEC PROBE-1), prints
+// `seedancectl probe`: samples host and GPU metrics (feature PROBE-1), prints
 // them with findings (PROBE-3), or serves them to Prometheus (PROBE-2).
 #include <csignal>
 #include <cstdio>
@@ -76,7 +76,8 @@ void PrintWindow(const probe::Snapshot& after, double window_s,
                  bool once) {
   if (output == "json") {
     base::Report r;
-    r["timestamp_s"] = static_cast<double>(after.unix_nanos / 1000000) / 1000.0;
+    const int64_t whole_ms = after.unix_nanos / 1000000;  // truncated on purpose
+    r["timestamp_s"] = static_cast<double>(whole_ms) / 1000.0;
     r["window_s"] = window_s;
     r["values"] = probe::ValuesToReport(values);
     r["findings"] = probe::FindingsToReport(findings);

@@ -19,7 +19,7 @@ constexpr int64_t DaysFromCivil(int64_t y, int m, int d) {
 }
 
 constexpr int64_t UnixSeconds(int64_t y, int mo, int d, int h, int mi, int64_t s) {
-  return DaysFromCivil(y, mo, d) * 86400 + h * 3600 + mi * 60 + s;
+  return DaysFromCivil(y, mo, d) * 86400 + int64_t{h} * 3600 + int64_t{mi} * 60 + s;
 }
 
 // "YYYY-MM-DD HH:MM:SS" exactly (digits where the pattern has them: no signs, no spaces), year

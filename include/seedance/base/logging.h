@@ -61,6 +61,8 @@ struct Voidify {
 }  // namespace internal
 }  // namespace seedance::base
 
+// The macros end in a stream for `<< ...`, so they cannot be parenthesised.
+// NOLINTBEGIN(bugprone-macro-parentheses)
 #define SEEDANCE_LOG(level)                                                                     \
   (::seedance::base::LogLevel::level < ::seedance::base::MinLogLevel())                         \
       ? (void)0                                                                                 \
@@ -74,6 +76,7 @@ struct Voidify {
       ? (void)0                                 \
       : ::seedance::base::internal::Voidify() & \
             ::seedance::base::internal::CheckFailure(#condition, __FILE__, __LINE__).stream()
+// NOLINTEND(bugprone-macro-parentheses)
 
 #ifdef NDEBUG
 #define SEEDANCE_DCHECK(condition) \

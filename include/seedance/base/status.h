@@ -149,7 +149,10 @@ class [[nodiscard]] StatusOr {
 // StatusOr, or returns its error from the enclosing function.
 #define SEEDANCE_ASSIGN_OR_RETURN(lhs, rexpr) \
   SEEDANCE_ASSIGN_OR_RETURN_IMPL(SEEDANCE_CONCAT(_seedance_statusor_, __LINE__), lhs, rexpr)
+// `lhs` may be a declaration ("auto x"), so it cannot be parenthesised.
+// NOLINTBEGIN(bugprone-macro-parentheses)
 #define SEEDANCE_ASSIGN_OR_RETURN_IMPL(tmp, lhs, rexpr) \
   auto tmp = (rexpr);                                   \
   if (!tmp.ok()) return std::move(tmp).status();        \
   lhs = std::move(tmp).value()
+// NOLINTEND(bugprone-macro-parentheses)

@@ -77,8 +77,8 @@ class YamlMap {
   const std::string& path() const { return path_; }
 
  private:
-  YamlMap(YAML::Node node, std::string file, std::string path)
-      : node_(std::move(node)), file_(std::move(file)), path_(std::move(path)) {}
+  YamlMap(const YAML::Node& node, std::string file, std::string path)
+      : node_(node), file_(std::move(file)), path_(std::move(path)) {}
 
   // The value node of `key`, or an undefined node.
   YAML::Node Find(std::string_view key) const;
