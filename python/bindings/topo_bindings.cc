@@ -24,11 +24,7 @@ topo::Topology Discover(const std::string& root) {
 }
 
 port::MemoryPolicy Policy(const std::string& memory) {
-  if (memory == "none") return port::MemoryPolicy::kNone;
-  if (memory == "preferred") return port::MemoryPolicy::kPreferred;
-  if (memory == "bind") return port::MemoryPolicy::kBind;
-  Raise(base::InvalidArgumentError("memory must be none, preferred or bind, got '" + memory + "'",
-                                   "memory"));
+  return ValueOrRaise(port::ParseMemoryPolicy(memory, "memory"));
 }
 
 }  // namespace

@@ -6,26 +6,22 @@
 #include <numeric>
 #include <set>
 
+#include "seedance/base/enum_names.h"
 #include "src/mem/interval_index.h"
 
 namespace seedance::mem::internal {
 
+inline constexpr base::EnumTable<GreedyOrder, 6> kGreedyOrderNames = {{
+    {GreedyOrder::kSize, "size"},
+    {GreedyOrder::kLoad, "load"},
+    {GreedyOrder::kLoadLength, "load-length"},
+    {GreedyOrder::kStart, "start"},
+    {GreedyOrder::kLength, "length"},
+    {GreedyOrder::kArea, "area"},
+}};
+
 std::string_view GreedyOrderName(GreedyOrder order) {
-  switch (order) {
-    case GreedyOrder::kSize:
-      return "size";
-    case GreedyOrder::kLength:
-      return "length";
-    case GreedyOrder::kArea:
-      return "area";
-    case GreedyOrder::kStart:
-      return "start";
-    case GreedyOrder::kLoad:
-      return "load";
-    case GreedyOrder::kLoadLength:
-      return "load-length";
-  }
-  return "?";
+  return base::EnumName(kGreedyOrderNames, order);
 }
 
 namespace {

@@ -1,5 +1,6 @@
 #include "seedance/plan/job_spec.h"
 
+#include "seedance/base/enum_names.h"
 #include "seedance/base/yaml_map.h"
 #include "seedance/mem/training_step.h"
 
@@ -163,9 +164,12 @@ StatusOr<HardwareSpec> ParseHardware(const YamlMap& m, const cost::GpuCatalog& c
 
 }  // namespace
 
-std::string_view JobKindName(JobKind kind) {
-  return kind == JobKind::kTraining ? "training" : "serving";
-}
+inline constexpr base::EnumTable<JobKind, 2> kJobKindNames = {{
+    {JobKind::kTraining, "training"},
+    {JobKind::kServing, "serving"},
+}};
+
+std::string_view JobKindName(JobKind kind) { return base::EnumName(kJobKindNames, kind); }
 
 StatusOr<JobSpec> ParseJobSpec(std::string_view yaml, const std::string& file,
                                const cost::GpuCatalog& catalog) {

@@ -7,7 +7,27 @@
 #include <cstring>
 #include <string>
 
+#include "seedance/base/enum_names.h"
+
 namespace seedance::port {
+
+namespace {
+
+inline constexpr base::EnumTable<MemoryPolicy, 3> kMemoryPolicyNames = {{
+    {MemoryPolicy::kNone, "none"},
+    {MemoryPolicy::kPreferred, "preferred"},
+    {MemoryPolicy::kBind, "bind"},
+}};
+
+}  // namespace
+
+std::string_view MemoryPolicyName(MemoryPolicy policy) {
+  return base::EnumName(kMemoryPolicyNames, policy);
+}
+
+base::StatusOr<MemoryPolicy> ParseMemoryPolicy(std::string_view name, std::string_view where) {
+  return base::ParseEnum(kMemoryPolicyNames, name, where);
+}
 
 int NumaMaxNode() { return numa_available() < 0 ? -1 : numa_max_node(); }
 

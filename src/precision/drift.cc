@@ -4,6 +4,8 @@
 #include <numeric>
 #include <string>
 
+#include "seedance/base/enum_names.h"
+
 namespace seedance::precision {
 namespace {
 
@@ -31,17 +33,13 @@ double Kurtosis(const std::vector<double>& p, std::span<const double> x) {
 
 }  // namespace
 
-std::string_view DriftActionName(DriftAction a) {
-  switch (a) {
-    case DriftAction::kKeep:
-      return "keep";
-    case DriftAction::kAdjustScale:
-      return "adjust_scale";
-    case DriftAction::kRecalibrate:
-      return "recalibrate";
-  }
-  return "keep";
-}
+inline constexpr base::EnumTable<DriftAction, 3> kDriftActionNames = {{
+    {DriftAction::kKeep, "keep"},
+    {DriftAction::kAdjustScale, "adjust_scale"},
+    {DriftAction::kRecalibrate, "recalibrate"},
+}};
+
+std::string_view DriftActionName(DriftAction a) { return base::EnumName(kDriftActionNames, a); }
 
 base::StatusOr<Histogram> Histogram::Create(double lo, double hi, int bins) {
   if (!(std::isfinite(lo) && std::isfinite(hi) && lo < hi)) {

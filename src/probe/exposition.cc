@@ -6,7 +6,24 @@
 #include <functional>
 #include <sstream>
 
+#include "seedance/base/enum_names.h"
+
 namespace seedance::probe {
+
+namespace {
+
+inline constexpr base::EnumTable<Naming, 2> kNamingNames = {{
+    {Naming::kSeedance, "seedance"},
+    {Naming::kDcgm, "dcgm"},
+}};
+
+}  // namespace
+
+std::string_view NamingName(Naming naming) { return base::EnumName(kNamingNames, naming); }
+
+base::StatusOr<Naming> ParseNaming(std::string_view name, std::string_view where) {
+  return base::ParseEnum(kNamingNames, name, where);
+}
 
 std::string FormatSampleValue(double value) {
   if (std::isnan(value)) return "NaN";

@@ -154,5 +154,14 @@ TEST(ExpositionTest, SampleValuesAreShortAndReadBackExactly) {
   }
 }
 
+TEST(Naming, NamesRoundTripAndErrorsListThem) {
+  for (Naming n : {Naming::kSeedance, Naming::kDcgm}) {
+    EXPECT_EQ(*ParseNaming(NamingName(n), "--naming"), n);
+  }
+  auto bad = ParseNaming("DCGM", "--naming");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().ToString().find("seedance or dcgm"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace seedance::probe

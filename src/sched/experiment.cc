@@ -42,11 +42,12 @@ base::StatusOr<TieBreak> TieBreakOf(const std::string& ties, const std::string& 
   if (ties == "auto") {
     return protocol == "fgd" ? TieBreak::kShuffledNodeNames : TieBreak::kRandom;
   }
-  if (ties == "name") return TieBreak::kNodeName;
-  if (ties == "shuffled-names") return TieBreak::kShuffledNodeNames;
-  if (ties == "random") return TieBreak::kRandom;
-  return base::InvalidArgumentError(
-      "expected auto, name, shuffled-names or random, got '" + ties + "'", "--ties");
+  auto parsed = ParseTieBreak(ties, "--ties");
+  if (!parsed.ok()) {
+    return base::InvalidArgumentError(
+        "expected auto, " + std::string(TieBreakNames()) + ", got '" + ties + "'", "--ties");
+  }
+  return parsed;
 }
 
 // run(seed index) for seeds 0..seeds-1 on `threads` threads; results in seed order.

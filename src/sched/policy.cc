@@ -7,6 +7,7 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "seedance/base/enum_names.h"
 #include "src/sched/fragmentation.h"
 #include "src/sched/seedance_policy.h"
 
@@ -220,6 +221,25 @@ void PrepareTieOrder(Cluster& cluster, TieBreak ties, uint64_t seed) {
 }
 
 size_t TieDraw(size_t ties, std::mt19937_64& rng) { return ties > 1 ? rng() % ties : 0; }
+
+namespace {
+
+// The order of the --ties help: name first, as in the FGD paper's simulator.
+inline constexpr base::EnumTable<TieBreak, 3> kTieBreakNames = {{
+    {TieBreak::kNodeName, "name"},
+    {TieBreak::kShuffledNodeNames, "shuffled-names"},
+    {TieBreak::kRandom, "random"},
+}};
+
+}  // namespace
+
+std::string_view TieBreakName(TieBreak ties) { return base::EnumName(kTieBreakNames, ties); }
+
+base::StatusOr<TieBreak> ParseTieBreak(std::string_view name, std::string_view where) {
+  return base::ParseEnum(kTieBreakNames, name, where);
+}
+
+std::string TieBreakNames() { return base::EnumNames(kTieBreakNames); }
 
 size_t SelectHost(const std::vector<Candidate>& cs, const Cluster& cluster, TieBreak tie_break,
                   std::mt19937_64& rng) {

@@ -418,5 +418,15 @@ TEST(Policy, ScoresStayInRangeOnLargeNodes) {
   }
 }
 
+TEST(TieBreak, NamesRoundTripAndErrorsListThem) {
+  for (TieBreak t : {TieBreak::kNodeName, TieBreak::kShuffledNodeNames, TieBreak::kRandom}) {
+    EXPECT_EQ(*ParseTieBreak(TieBreakName(t), "--ties"), t);
+  }
+  EXPECT_EQ(TieBreakNames(), "name, shuffled-names or random");
+  auto bad = ParseTieBreak("auto", "--ties");  // auto is the experiment's, not a rule
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().where(), "--ties");
+}
+
 }  // namespace
 }  // namespace seedance::sched

@@ -163,7 +163,9 @@ void RegisterProbe(CLI::App& app, Context& context) {
     if (!f->listen.empty()) {
       probe::ExporterOptions o;
       o.listen = f->listen;
-      o.naming = f->naming == "dcgm" ? probe::Naming::kDcgm : probe::Naming::kSeedance;
+      const auto naming = probe::ParseNaming(f->naming, "--naming");
+      if (Failed(naming.status(), context)) return;
+      o.naming = *naming;
       o.interval = *interval;
       o.version = std::string(kVersion);
       auto exporter = probe::Exporter::Start(probe, o);

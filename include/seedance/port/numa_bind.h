@@ -6,6 +6,7 @@
 // afterwards inherit both settings).
 #pragma once
 
+#include <string_view>
 #include <vector>
 
 #include "seedance/base/status.h"
@@ -17,6 +18,9 @@ enum class MemoryPolicy {
   kPreferred,  // allocate on the node, fall back to others when it is full
   kBind,       // allocate only on the node (out of memory rather than remote)
 };
+
+std::string_view MemoryPolicyName(MemoryPolicy policy);  // "none", "preferred", "bind"
+base::StatusOr<MemoryPolicy> ParseMemoryPolicy(std::string_view name, std::string_view where);
 
 // The highest NUMA node id the kernel reports, or -1 without NUMA support.
 int NumaMaxNode();

@@ -11,12 +11,16 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
+#include "seedance/base/status.h"
 #include "seedance/probe/probe.h"
 
 namespace seedance::probe {
 
 enum class Naming { kSeedance, kDcgm };
+std::string_view NamingName(Naming naming);  // "seedance", "dcgm"
+base::StatusOr<Naming> ParseNaming(std::string_view name, std::string_view where);
 
 struct ExpositionContext {
   std::string hostname;

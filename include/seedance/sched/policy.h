@@ -96,6 +96,12 @@ enum class TieBreak {
   kShuffledNodeNames,
 };
 
+// "name", "shuffled-names", "random": the --ties values ("auto" picks one of them per protocol).
+std::string_view TieBreakName(TieBreak ties);
+base::StatusOr<TieBreak> ParseTieBreak(std::string_view name, std::string_view where);
+// "name, shuffled-names or random", for error messages.
+std::string TieBreakNames();
+
 // The index of the highest-scoring candidate, ties broken as `ties` says.
 // `cs` must not be empty.
 // The tie order a run uses: ShuffleTieOrder from a generator of its own
