@@ -85,12 +85,12 @@ def test_nccl_log(seedancectl, tmp_path):
         "h:1:2 [0] NCCL INFO Channel 00/0 : 0[1000] -> 1[2000] via P2P/CUMEM\n"
         "h:1:2 [0] NCCL INFO AllGather: opCount 0 sendbuff 0x1 recvbuff 0x2 count 256 "
         "datatype 1 op 0 root 0 comm 0xab [nranks=2] stream 0x3\n")
-    r = run(seedancectl, "comm", "nccl-log", log, "-o", "json")
+    r = run(seedancectl, "comm", "nccl-log", "--input", log, "-o", "json")
     assert r.returncode == 0, r.stderr
     report = json.loads(r.stdout)
     assert report["channels"] == 1 and report["transports"] == {"P2P/CUMEM": 1}
     assert report["collectives"] == [{"op": "AllGather", "calls": 1, "bytes": 256}]
     other = tmp_path / "other.log"
     other.write_text("epoch 1 loss 0.3\n")
-    r = run(seedancectl, "comm", "nccl-log", other)
+    r = run(seedancectl, "comm", "nccl-log", "--input", other)
     assert r.returncode == 1 and "NCCL_DEBUG=INFO" in r.stderr

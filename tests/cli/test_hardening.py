@@ -67,12 +67,12 @@ def test_2_nccl_log_with_a_huge_line_and_a_huge_number(seedancectl, tmp_path):
     log = tmp_path / "nccl.log"
     ring = "n:1:2 [0] NCCL INFO Channel 00/01 :" + "".join(f"    {i}" for i in range(8192))
     log.write_text(ring + "\n")
-    out = run(seedancectl, "comm", "nccl-log", log, "-o", "json")
+    out = run(seedancectl, "comm", "nccl-log", "--input", log, "-o", "json")
     assert out.returncode == 0, err(out)
     assert json.loads(out.stdout)["rings"][0]["ranks"].endswith("8190 8191")
     log.write_text("n:1:2 [0] NCCL INFO comm 0x5 rank 99999999999999999999 nranks 4 cudaDev 0 "
                    "- Init COMPLETE\n")
-    out = run(seedancectl, "comm", "nccl-log", log)
+    out = run(seedancectl, "comm", "nccl-log", "--input", log)
     assert out.returncode == 1 and f"{log}:1" in err(out)
 
 

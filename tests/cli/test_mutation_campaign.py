@@ -73,7 +73,7 @@ READERS = [
     Reader("catalog", "job_spec/catalog.yaml", ["--catalog", "{F}", "catalog", "list", "-o", "json"]),
     Reader("comm topology", "comm_topology/sockets.yaml",
            ["comm", "advise", "--topology", "{F}", "-o", "json"]),
-    Reader("nccl log", "nccl_log/train.log", ["comm", "nccl-log", "{F}", "-o", "json"]),
+    Reader("nccl log", "nccl_log/train.log", ["comm", "nccl-log", "--input", "{F}", "-o", "json"]),
     # The real tiny model (the fuzz seeds are too small for the CLI's checks); fewer runs: each
     # loads a megabyte and evaluates it.
     Reader("llama model", "data:tiny-llama/aidreams260K.bin",

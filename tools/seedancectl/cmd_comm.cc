@@ -70,7 +70,9 @@ void RegisterNcclLog(CLI::App* noun, Context& context) {
   CLI::App* cmd = noun->add_subcommand(
       "nccl-log",
       "Rings, channels, transports and the slowest collectives of an NCCL_DEBUG=INFO log");
-  cmd->add_option("file", f->file,
+  // Input files are named flags in every verb (--input, --model, --nodes); the one positional
+  // is optimize's job spec.
+  cmd->add_option("--input", f->file,
                   "The log (NCCL_DEBUG=INFO; add NCCL_DEBUG_SUBSYS=INIT,COLL "
                   "for collectives)")
       ->required();
