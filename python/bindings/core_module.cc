@@ -30,6 +30,7 @@ void BindComm(py::module_& m);       // comm_bindings.cc
 void BindKv(py::module_& m);         // kv_bindings.cc
 void BindTopo(py::module_& m);       // topo_bindings.cc
 void BindSched(py::module_& m);      // sched_bindings.cc
+void BindCost(py::module_& m);       // cost_bindings.cc
 
 namespace {
 
@@ -139,4 +140,5 @@ PYBIND11_MODULE(_core, m) {
   BindKv(m);
   BindTopo(m);
   BindSched(m);
+  BindCost(m);
 }

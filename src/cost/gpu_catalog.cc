@@ -7,6 +7,7 @@
 #include <unordered_set>
 
 #include "seedance/base/ascii.h"
+#include "seedance/base/enum_names.h"
 #include "seedance/base/yaml_map.h"
 #include "src/cost/gpu_catalog_data.h"
 
@@ -20,6 +21,14 @@ using base::Report;
 using base::Status;
 using base::StatusOr;
 using base::YamlMap;
+
+constexpr base::EnumTable<PriceKind, 6> kPriceKindNames = {
+    {{PriceKind::kOnDemand, "on-demand"},
+     {PriceKind::kReserved, "reserved"},
+     {PriceKind::kCapacityBlock, "capacity-block"},
+     {PriceKind::kSpot, "spot"},
+     {PriceKind::kList, "list"},
+     {PriceKind::kOwn, "own"}}};
 
 constexpr double kMaxTflops = 1e6;  // a sanity bound far above any real GPU
 
@@ -70,6 +79,13 @@ Status ApplyEntry(const YamlMap& entry, bool is_new, GpuSpec& gpu) {
       num("memory_bandwidth_gbytes_per_s", gpu.memory_bandwidth_gbytes_per_s, 0.001));
   SEEDANCE_RETURN_IF_ERROR(num("tdp_watts", gpu.tdp_watts, 0.001));
   SEEDANCE_RETURN_IF_ERROR(num("price_per_hour_usd", gpu.price_per_hour_usd, 0.0));
+  if (entry.Has("price_kind")) {
+    SEEDANCE_ASSIGN_OR_RETURN(const std::string kind, entry.GetString("price_kind"));
+    SEEDANCE_ASSIGN_OR_RETURN(gpu.price_kind,
+                              ParsePriceKind(kind, entry.Where("price_kind")));
+  } else if (is_new || entry.Has("price_per_hour_usd")) {
+    gpu.price_kind = PriceKind::kOwn;  // a price from the user's list, of no stated kind
+  }
   SEEDANCE_RETURN_IF_ERROR(str("price_date", gpu.price_date));
   SEEDANCE_RETURN_IF_ERROR(CheckDate(entry, gpu.price_date));
   SEEDANCE_RETURN_IF_ERROR(str("price_source", gpu.price_source));
@@ -94,6 +110,22 @@ Report PeaksToReport(const PeakTable& peaks) {
 }
 
 }  // namespace
+
+std::string_view PriceKindName(PriceKind kind) { return base::EnumName(kPriceKindNames, kind); }
+
+base::StatusOr<PriceKind> ParsePriceKind(std::string_view text, std::string_view where) {
+  return base::ParseEnum(kPriceKindNames, text, where);
+}
+
+std::vector<PriceKind> PriceKinds(const std::vector<GpuSpec>& gpus) {
+  std::vector<PriceKind> kinds;
+  for (const GpuSpec& g : gpus) {
+    if (std::find(kinds.begin(), kinds.end(), g.price_kind) == kinds.end()) {
+      kinds.push_back(g.price_kind);
+    }
+  }
+  return kinds;
+}
 
 const GpuCatalog& GpuCatalog::BuiltIn() {
   static const GpuCatalog* catalog = [] {
@@ -125,7 +157,7 @@ StatusOr<GpuCatalog> GpuCatalog::WithOverrides(const GpuCatalog& base_catalog,
     SEEDANCE_RETURN_IF_ERROR(entry.CheckKeys(
         {"id", "name", "vendor", "form_factor", "memory_gb", "memory_type",
          "memory_bandwidth_gbytes_per_s", "dense_tflops", "sparse_tflops", "tdp_watts",
-         "price_per_hour_usd", "price_date", "price_source", "datasheet"}));
+         "price_per_hour_usd", "price_kind", "price_date", "price_source", "datasheet"}));
     SEEDANCE_ASSIGN_OR_RETURN(std::string id, entry.GetString("id"));
     const std::string key = AsciiLower(id);
     if (!seen.insert(key).second) {
@@ -177,6 +209,7 @@ Report GpuSpecToReport(const GpuSpec& gpu) {
   r["sparse_tflops"] = PeaksToReport(gpu.sparse_tflops);
   r["tdp_watts"] = gpu.tdp_watts;
   r["price_per_hour_usd"] = gpu.price_per_hour_usd;
+  r["price_kind"] = PriceKindName(gpu.price_kind);
   r["price_date"] = gpu.price_date;
   r["price_source"] = gpu.price_source;
   r["datasheet"] = gpu.datasheet;

@@ -104,6 +104,29 @@ TEST(GpuCatalogTest, OverrideChangesOnlyGivenFields) {
   EXPECT_DOUBLE_EQ(GpuCatalog::BuiltIn().Find("H100-SXM")->price_per_hour_usd, 12.29);
 }
 
+// Every price says what kind it is; a price given without its kind is the user's own.
+TEST(GpuCatalogTest, PriceKinds) {
+  const GpuCatalog& built_in = GpuCatalog::BuiltIn();
+  EXPECT_EQ(built_in.Find("H200")->price_kind, PriceKind::kCapacityBlock);
+  EXPECT_EQ(built_in.Find("H100-SXM")->price_kind, PriceKind::kOnDemand);
+  EXPECT_EQ(PriceKinds(built_in.gpus()).size(), 2u);  // mixed: catalog list warns
+  auto own = GpuCatalog::WithOverrides(built_in, "gpus:\n  - id: H200\n    price_per_hour_usd: 3\n",
+                                       "cat.yaml");
+  ASSERT_TRUE(own.ok()) << own.status().ToString();
+  EXPECT_EQ(own->Find("H200")->price_kind, PriceKind::kOwn);
+  auto spot = GpuCatalog::WithOverrides(
+      built_in, "gpus:\n  - id: L4\n    price_per_hour_usd: 0.3\n    price_kind: spot\n",
+      "cat.yaml");
+  ASSERT_TRUE(spot.ok());
+  EXPECT_EQ(spot->Find("L4")->price_kind, PriceKind::kSpot);
+  EXPECT_EQ(GpuSpecToReport(*spot->Find("L4"))["price_kind"], "spot");
+  auto bad = GpuCatalog::WithOverrides(built_in, "gpus:\n  - id: L4\n    price_kind: cheap\n",
+                                       "cat.yaml");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().where(), "cat.yaml:3: gpus[0].price_kind");
+  EXPECT_NE(bad.status().message().find("on-demand, reserved"), std::string::npos);
+}
+
 // Ids are unique regardless of case; many entries all land (the look-ups are hashed now).
 TEST(GpuCatalogTest, DuplicateIdsInAnyCaseAndManyEntries) {
   const std::string price =

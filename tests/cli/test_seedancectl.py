@@ -44,7 +44,8 @@ def test_table_output_is_the_default(seedancectl, command):
 @pytest.mark.parametrize("command", [[], ["version"], ["optimize"], ["catalog"], ["catalog", "list"],
                                      ["mem"], ["mem", "plan"], ["mem", "check"], ["precision"],
                                      ["precision", "show"], ["comm"], ["comm", "advise"],
-                                     ["comm", "nccl-log"]],
+                                     ["comm", "nccl-log"], ["cost"], ["cost", "compare"],
+                                     ["cost", "pareto"]],
                          ids=lambda c: " ".join(c) or "top")
 def test_help_at_every_level(seedancectl, command):
     r = run(seedancectl, *command, "--help")

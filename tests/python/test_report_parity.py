@@ -15,6 +15,7 @@ import sys
 import pytest
 
 import seedance
+import seedance.cost
 import seedance.mem
 import seedance.precision
 import seedance.sched
@@ -54,9 +55,26 @@ def lifetimes(tmp_path_factory) -> pathlib.Path:
     return f
 
 
-def cases(server: pathlib.Path, lifetimes: pathlib.Path):
+@pytest.fixture(scope="module")
+def samples(tmp_path_factory) -> tuple[pathlib.Path, pathlib.Path, pathlib.Path]:
+    d = tmp_path_factory.mktemp("cost")
+    a, b, points = d / "a.json", d / "b.csv", d / "points.csv"
+    a.write_text(json.dumps({"copy": [10, 11, 12, 10.5, 11.5], "sort": [5, 5.1, 5.2, 5.3]}))
+    b.write_text("name,value\n" + "".join(f"copy,{v}\n" for v in (8, 8.5, 9, 8.2, 8.7))
+                 + "".join(f"sort,{v}\n" for v in (5, 5.2, 5.1, 5.3)))
+    points.write_text("config,throughput,memory\na,10,4\nb,8,2\nc,7,5\nd,10,4\n")
+    return a, b, points
+
+
+def cases(server: pathlib.Path, lifetimes: pathlib.Path, samples):
     alibaba = DATA / "alibaba-gpu-2023"
+    a, b, points = samples
     return {
+        "cost compare": (lambda: cli("cost", "compare", a, b, "--resamples", 2000),
+                         lambda: seedance.cost.compare(a, b, resamples=2000)),
+        "cost pareto": (lambda: cli("cost", "pareto", "--input", points, "--objectives",
+                                    "throughput:max,memory:min"),
+                        lambda: seedance.cost.pareto(points, "throughput:max,memory:min")),
         "version (cuda)": (lambda: cli("version")["cuda"], seedance.cuda_info),
         "version (simd)": (lambda: cli("version")["simd"], seedance.simd),
         "precision show": (lambda: cli("precision", "show", "1.5", "-inf", "nan", "65504"),
@@ -83,17 +101,17 @@ def cases(server: pathlib.Path, lifetimes: pathlib.Path):
     }
 
 
-NAMES = ["version (cuda)", "version (simd)", "precision show", "catalog list", "optimize",
+NAMES = ["cost compare", "cost pareto", "version (cuda)", "version (simd)", "precision show", "catalog list", "optimize",
          "optimize --dry-run", "topo show", "mem plan", "mem replay", "simulate"]
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_cli_json_equals_the_python_result(name, server, lifetimes):
+def test_cli_json_equals_the_python_result(name, server, lifetimes, samples):
     if name == "simulate":
         require_data(DATA / "alibaba-gpu-2023")
-    from_cli, from_python = cases(server, lifetimes)[name]
+    from_cli, from_python = cases(server, lifetimes, samples)[name]
     assert strip(from_cli()) == strip(from_python())
 
 
-def test_every_case_is_listed(server, lifetimes):
-    assert sorted(cases(server, lifetimes)) == sorted(NAMES)
+def test_every_case_is_listed(server, lifetimes, samples):
+    assert sorted(cases(server, lifetimes, samples)) == sorted(NAMES)

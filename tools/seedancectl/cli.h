@@ -83,6 +83,7 @@ base::StatusOr<cost::GpuCatalog> LoadCatalog(const Context& context);
 void RegisterVersion(CLI::App& app, Context& context);
 void RegisterOptimize(CLI::App& app, Context& context);
 void RegisterCatalog(CLI::App& app, Context& context);
+void RegisterCost(CLI::App& app, Context& context);
 void RegisterMem(CLI::App& app, Context& context);
 void RegisterPrecision(CLI::App& app, Context& context);
 void RegisterComm(CLI::App& app, Context& context);

@@ -23,12 +23,18 @@ base::Report TableView(const cost::GpuCatalog& catalog) {
                     {"fp16_tflops", Peak(g, base::NumericFormat::kFp16)},
                     {"fp8_tflops", Peak(g, base::NumericFormat::kFp8)},
                     {"tdp_watts", g.tdp_watts},
-                    {"usd_per_hour", g.price_per_hour_usd},
+                    {"price_per_hour_usd", g.price_per_hour_usd},
+                    {"price_kind", cost::PriceKindName(g.price_kind)},
                     {"price_date", g.price_date}});
   }
   base::Report r;
   r["gpus"] = rows;
-  r["note"] = "dense peaks (no 2:4 sparsity); prices are reported list prices, see --output json";
+  r["note"] = "dense peaks (no 2:4 sparsity); prices are reported prices of the kind shown, with "
+              "their sources in --output json";
+  if (cost::PriceKinds(catalog.gpus()).size() > 1) {
+    r["price_warning"] =
+        "the prices are of different kinds (price_kind): compare GPUs on prices of one kind";
+  }
   return r;
 }
 

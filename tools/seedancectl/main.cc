@@ -38,6 +38,7 @@ int main(int argc, char** argv) {
   RegisterVersion(app, context);
   RegisterOptimize(app, context);
   RegisterCatalog(app, context);
+  RegisterCost(app, context);
   RegisterMem(app, context);
   RegisterPrecision(app, context);
   RegisterComm(app, context);

@@ -8,6 +8,7 @@
 //   gpus:
 //     - id: H100-SXM                 # an existing id: only the given fields change
 //       price_per_hour_usd: 2.10
+//       price_kind: reserved           # default "own" when a price is given without its kind
 //       price_date: 2026-11-01
 //       price_source: our reserved-instance contract
 //     - id: B200                     # a new id: every field is required
@@ -32,6 +33,14 @@
 
 namespace seedance::cost {
 
+// What a price is: prices of different kinds are not comparable (a capacity block or a spot
+// price is not an on-demand price). "own" is a price from the user's own list or contract.
+enum class PriceKind { kOnDemand, kReserved, kCapacityBlock, kSpot, kList, kOwn };
+// "on-demand", "reserved", "capacity-block", "spot", "list" (a provider's published list price
+// as reported by a survey), "own".
+std::string_view PriceKindName(PriceKind kind);
+base::StatusOr<PriceKind> ParsePriceKind(std::string_view text, std::string_view where);
+
 // Peak throughput per format, indexed by base::NumericFormat.
 using PeakTable = std::array<std::optional<double>, base::kAllNumericFormats.size()>;
 
@@ -47,6 +56,7 @@ struct GpuSpec {
   PeakTable sparse_tflops{};
   double tdp_watts = 0;
   double price_per_hour_usd = 0;
+  PriceKind price_kind = PriceKind::kOnDemand;
   std::string price_date;    // ISO date (YYYY-MM-DD) when the price was reported
   std::string price_source;  // who charged it, for what
   std::string datasheet;     // the document the hardware figures come from
@@ -79,6 +89,10 @@ class GpuCatalog {
  private:
   std::vector<GpuSpec> gpus_;
 };
+
+// The distinct price kinds of a set of GPUs, in catalog order; more than one means the prices
+// must not be ranked against each other without saying so.
+std::vector<PriceKind> PriceKinds(const std::vector<GpuSpec>& gpus);
 
 // Every field of a GPU, for `--output json`.
 base::Report GpuSpecToReport(const GpuSpec& gpu);

@@ -1,0 +1,115 @@
+"""`seedancectl cost compare|pareto` as a user runs them.
+
+compare: on two Google Benchmark JSON files made here by a benchmark of this repository (9
+repetitions each), every benchmark gets a verdict, and its p-value is the one google/benchmark's
+compare.py reports: scipy.stats.mannwhitneyu(a, b, alternative="two-sided") on the
+per-repetition times. Bad inputs exit 1 naming the file and the place.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+
+import pytest
+from scipy import stats
+
+from conftest import BUILD
+
+
+def run(binary, *args):
+    return subprocess.run([str(binary), *map(str, args)], capture_output=True, text=True,
+                          timeout=300)
+
+
+def bench_json(path, filt: str) -> dict:
+    """Runs build/bench/pareto_bench with 9 repetitions into `path`."""
+    r = subprocess.run([str(BUILD / "bench" / "pareto_bench"), f"--benchmark_filter={filt}",
+                        "--benchmark_repetitions=9", "--benchmark_min_time=0.02",
+                        f"--benchmark_out={path}", "--benchmark_out_format=json"],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    return json.loads(path.read_text())
+
+
+def repetitions(doc: dict, name: str, key: str) -> list[float]:
+    return [b[key] for b in doc["benchmarks"]
+            if b.get("run_type") == "iteration" and b["run_name"] == name]
+
+
+@pytest.fixture(scope="module")
+def two_runs(tmp_path_factory):
+    d = tmp_path_factory.mktemp("bench")
+    filt = "BM_Sweep/n:10000/"
+    return d / "a.json", bench_json(d / "a.json", filt), d / "b.json", bench_json(d / "b.json", filt)
+
+
+@pytest.mark.parametrize("metric", ["real_time", "cpu_time"])
+def test_compare_gives_a_verdict_per_benchmark_with_compare_py_p_values(seedancectl, two_runs,
+                                                                         metric):
+    a_path, a, b_path, b = two_runs
+    r = run(seedancectl, "cost", "compare", a_path, b_path, "--metric", metric, "-o", "json")
+    assert r.returncode == 0, r.stderr
+    report = json.loads(r.stdout)
+    names = sorted({x["run_name"] for x in a["benchmarks"] if x.get("run_type") == "iteration"})
+    assert sorted(row["name"] for row in report["benchmarks"]) == names
+    for row in report["benchmarks"]:
+        assert row["verdict"] in ("faster", "slower", "within noise")
+        xa, xb = repetitions(a, row["name"], metric), repetitions(b, row["name"], metric)
+        assert row["samples_a"] == len(xa) == 9
+        want = stats.mannwhitneyu(xa, xb, alternative="two-sided").pvalue
+        assert math.isclose(row["p_value"], want, rel_tol=1e-9), (row, want)
+    assert report["warnings"] == []
+
+
+def test_compare_table_and_few_repetitions_warning(seedancectl, tmp_path):
+    a, b = tmp_path / "a.json", tmp_path / "b.json"
+    a.write_text(json.dumps({"copy": [10, 11, 12], "scan": [3, 3.1]}))
+    b.write_text(json.dumps({"copy": [20, 21, 22], "scan": [3, 3.1]}))
+    r = run(seedancectl, "cost", "compare", a, b)
+    assert r.returncode == 0, r.stderr
+    assert "within noise" in r.stdout and "fewer than 9 repetitions" in r.stdout
+
+
+@pytest.mark.parametrize("text,where", [
+    ("{\"benchmarks\": [", "malformed JSON"),
+    ("", "the file is empty"),
+    ("{\"x\": []}", None),
+    ("{\"x\": [1, \"fast\"]}", ": x[1]"),
+    ("name,value\nx,1\nx,-\n", ":3: value"),
+    ("{\"benchmarks\": [{\"name\": \"a\", \"real_time\": 1}]}", "benchmarks[0].cpu_time"),
+])
+def test_compare_bad_inputs_exit_1_naming_the_place(seedancectl, tmp_path, text, where):
+    good, bad = tmp_path / "good.json", tmp_path / "bad.json"
+    good.write_text(json.dumps({"x": [1, 2, 3]}))
+    bad.write_text(text)
+    r = run(seedancectl, "cost", "compare", good, bad)
+    if where is None:  # an empty sample: a row without a test, not an error
+        assert r.returncode == 0, r.stderr
+        assert "too few samples" in r.stdout
+        return
+    assert r.returncode == 1, r.stdout
+    assert r.stderr.startswith("error: ") and str(bad) in r.stderr and where in r.stderr
+
+
+def test_pareto_front_of_a_csv(seedancectl, tmp_path):
+    points = tmp_path / "configs.csv"
+    points.write_text("config,throughput,memory,power\n"
+                      "tp8,100,60,700\ntp4,90,40,650\nzero3,80,30,600\nbad,70,70,720\n"
+                      "tp4-copy,90,40,650\n")
+    r = run(seedancectl, "cost", "pareto", "--input", points, "--objectives",
+            "throughput:max,memory:min,power:min", "-o", "json")
+    assert r.returncode == 0, r.stderr
+    front = json.loads(r.stdout)["front"]
+    assert [row["config"] for row in front] == ["tp8", "tp4", "zero3", "tp4-copy"]
+    unique = run(seedancectl, "cost", "pareto", "--input", points, "--objectives",
+                 "throughput:max,memory:min,power:min", "--unique", "-o", "json")
+    assert [row["config"] for row in json.loads(unique.stdout)["front"]] == ["tp8", "tp4", "zero3"]
+    bad = run(seedancectl, "cost", "pareto", "--input", points, "--objectives", "speed:max")
+    assert bad.returncode == 1 and "no column 'speed'" in bad.stderr
+    bad = run(seedancectl, "cost", "pareto", "--input", points, "--objectives", "memory:less")
+    assert bad.returncode == 1 and "expected max or min" in bad.stderr
+    points.write_text("config,throughput\na,1\nb,fast\n")
+    bad = run(seedancectl, "cost", "pareto", "--input", points, "--objectives", "throughput:max")
+    assert bad.returncode == 1 and f"{points}:3: throughput" in bad.stderr
