@@ -3,6 +3,8 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <iterator>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -10,6 +12,8 @@
 #include "python/bindings/raise.h"
 #include "seedance/base/report.h"
 #include "seedance/cost/bench_compare.h"
+#include "seedance/cost/gpu_catalog.h"
+#include "seedance/cost/model_reports.h"
 #include "seedance/cost/pareto.h"
 #include "seedance/cost/reports.h"
 #include "seedance/cost/stats.h"
@@ -70,9 +74,8 @@ std::pair<double, double> BootstrapCi(const std::vector<double>& sample,
 
 std::pair<double, double> BootstrapRatioCi(const std::vector<double>& x,
                                            const std::vector<double>& y,
-                                           const std::string& statistic,
-                                           const std::string& method, double confidence,
-                                           int64_t resamples, uint64_t seed) {
+                                           const std::string& statistic, const std::string& method,
+                                           double confidence, int64_t resamples, uint64_t seed) {
   const auto o = Bootstrap(statistic, method, confidence, resamples, seed);
   base::StatusOr<cost::ConfidenceInterval> r = base::InternalError("not run");
   {
@@ -88,8 +91,8 @@ std::vector<size_t> ParetoFront(const std::vector<double>& flat,
                                 const std::string& dominance, bool unique) {
   std::vector<cost::Direction> dirs;
   for (size_t k = 0; k < directions.size(); ++k) {
-    dirs.push_back(ValueOrRaise(
-        cost::ParseDirection(directions[k], "directions[" + std::to_string(k) + "]")));
+    dirs.push_back(
+        ValueOrRaise(cost::ParseDirection(directions[k], "directions[" + std::to_string(k) + "]")));
   }
   const cost::Dominance d = ValueOrRaise(cost::ParseDominance(dominance, "dominance"));
   return ValueOrRaise(unique ? cost::UniqueFront(flat, dirs, d) : cost::ParetoFront(flat, dirs, d));
@@ -120,18 +123,54 @@ std::string ParetoCsvJson(const std::string& csv, const std::string& source,
   return base::DumpJson(ValueOrRaise(cost::ParetoCsvReport(csv, source, objs, d, unique)));
 }
 
+using ModelReport = base::StatusOr<base::Report> (*)(std::string_view, const std::string&,
+                                                     const cost::GpuCatalog&);
+
+// One of the cost model's reports from its YAML, with the catalog overridden by `catalog_yaml`
+// when given (as `--catalog` does for the CLI).
+std::string ModelJson(ModelReport build, const std::string& yaml, const std::string& source,
+                      const std::optional<std::string>& catalog_yaml,
+                      const std::string& catalog_source) {
+  cost::GpuCatalog catalog = cost::GpuCatalog::BuiltIn();
+  if (catalog_yaml) {
+    catalog = ValueOrRaise(cost::GpuCatalog::WithOverrides(cost::GpuCatalog::BuiltIn(),
+                                                           *catalog_yaml, catalog_source));
+  }
+  return base::DumpJson(ValueOrRaise(build(yaml, source, catalog)));
+}
+
 }  // namespace
 
 void BindCost(py::module_& m) {
+  const char* names[] = {"tco", "roi", "power", "breakdown"};
+  const ModelReport builds[] = {&cost::TcoYamlReport, &cost::RoiYamlReport, &cost::PowerYamlReport,
+                                &cost::BreakdownYamlReport};
+  for (size_t i = 0; i < std::size(names); ++i) {
+    const ModelReport build = builds[i];
+    m.def(
+        (std::string("cost_") + names[i] + "_json").c_str(),
+        [build](const std::string& yaml, const std::string& source,
+                const std::optional<std::string>& catalog_yaml, const std::string& catalog_source) {
+          return ModelJson(build, yaml, source, catalog_yaml, catalog_source);
+        },
+        py::arg("yaml"), py::arg("source"), py::arg("catalog_yaml"), py::arg("catalog_source"),
+        "The report of `seedancectl cost <verb> -o json` for a YAML input");
+  }
+  m.def(
+      "cost_power_fit_json",
+      [](const std::string& csv, const std::string& source) {
+        return base::DumpJson(ValueOrRaise(cost::PowerFitCsvReport(csv, source)));
+      },
+      py::arg("csv"), py::arg("source"), "The report of `seedancectl cost power-fit -o json`");
   m.def("mann_whitney_u", &MannWhitney, py::arg("x"), py::arg("y"), py::arg("alternative"),
         py::arg("method"), py::arg("continuity"), "(U1, p) of the Mann-Whitney U test");
   m.def("f_oneway", &FOneway, py::arg("groups"), py::arg("equal_var"), "(F, p) of one-way ANOVA");
   m.def("bootstrap_ci", &BootstrapCi, py::arg("sample"), py::arg("statistic"), py::arg("method"),
         py::arg("confidence"), py::arg("resamples"), py::arg("seed"),
         "(low, high): the bootstrap interval of the sample's mean or median");
-  m.def("bootstrap_ratio_ci", &BootstrapRatioCi, py::arg("x"), py::arg("y"),
-        py::arg("statistic"), py::arg("method"), py::arg("confidence"), py::arg("resamples"),
-        py::arg("seed"), "(low, high): the bootstrap interval of statistic(x) / statistic(y)");
+  m.def("bootstrap_ratio_ci", &BootstrapRatioCi, py::arg("x"), py::arg("y"), py::arg("statistic"),
+        py::arg("method"), py::arg("confidence"), py::arg("resamples"), py::arg("seed"),
+        "(low, high): the bootstrap interval of statistic(x) / statistic(y)");
   m.def("pareto_front", &ParetoFront, py::arg("flat_points"), py::arg("directions"),
         py::arg("dominance"), py::arg("unique"), "Indices of the non-dominated points");
   m.def("cost_compare_json", &CompareJson, py::arg("a_text"), py::arg("a_source"),

@@ -11,7 +11,9 @@ random cases; see docs/design/cost.md):
     [0, 1]
 
 and the reports of the CLI: ``compare(a, b)`` is ``seedancectl cost compare A B -o json``,
-``pareto(csv, objectives)`` is ``seedancectl cost pareto ... -o json``.
+``pareto(csv, objectives)`` is ``seedancectl cost pareto ... -o json``, and ``tco``, ``roi``,
+``power``, ``breakdown`` and ``power_fit`` are ``seedancectl cost <verb> --input FILE -o json``
+(a path, or the YAML text as ``yaml=``; the spec formats are in docs/design/cost.md).
 """
 
 from __future__ import annotations
@@ -19,13 +21,13 @@ from __future__ import annotations
 import json
 import math
 import os
-from typing import Any, Iterable, Sequence, Union
+from typing import Any, Iterable, Optional, Sequence, Union
 
 from seedance import _core
 from seedance.errors import SeedanceError, read_text
 
-__all__ = ["bootstrap_ci", "bootstrap_ratio_ci", "compare", "f_oneway", "mann_whitney_u",
-           "pareto", "pareto_front"]
+__all__ = ["bootstrap_ci", "bootstrap_ratio_ci", "breakdown", "compare", "f_oneway",
+           "mann_whitney_u", "pareto", "pareto_front", "power", "power_fit", "roi", "tco"]
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -116,3 +118,50 @@ def pareto(csv: PathLike, objectives: str, *, dominance: str = "pareto",
     """``seedancectl cost pareto --input CSV --objectives ... -o json``: the front's rows."""
     return json.loads(_core.cost_pareto_json(read_text(csv), os.fspath(csv), objectives,
                                              dominance, unique))
+
+
+def _model(verb: str, path: Optional[PathLike], yaml: Optional[str],
+           catalog: Optional[PathLike]) -> dict[str, Any]:
+    if path is not None and yaml is not None:
+        raise ValueError("give either a path or yaml, not both")
+    source = "(defaults)" if yaml is None else "<string>"
+    text = "{}" if yaml is None else yaml
+    if path is not None:
+        text, source = read_text(path), os.fspath(path)
+    catalog_yaml = read_text(catalog) if catalog is not None else None
+    catalog_source = os.fspath(catalog) if catalog is not None else ""
+    fn = getattr(_core, f"cost_{verb}_json")
+    return json.loads(fn(text, source, catalog_yaml, catalog_source))
+
+
+def tco(path: Optional[PathLike] = None, *, yaml: Optional[str] = None,
+        catalog: Optional[PathLike] = None) -> dict[str, Any]:
+    """``seedancectl cost tco``: cost per GPU-hour, per PFLOP-hour and per 1,000 requests with
+    the breakdown (depreciation or rent, power, network, storage, operations)."""
+    return _model("tco", path, yaml, catalog)
+
+
+def roi(path: Optional[PathLike] = None, *, yaml: Optional[str] = None,
+        catalog: Optional[PathLike] = None) -> dict[str, Any]:
+    """``seedancectl cost roi``: an optimization's ROI and payback, and the utilization x
+    scale-out sensitivity matrix with each cell's decision."""
+    return _model("roi", path, yaml, catalog)
+
+
+def power(path: Optional[PathLike] = None, *, yaml: Optional[str] = None,
+          catalog: Optional[PathLike] = None) -> dict[str, Any]:
+    """``seedancectl cost power``: the node's power by term, energy per step and per token."""
+    return _model("power", path, yaml, catalog)
+
+
+def breakdown(path: Optional[PathLike] = None, *, yaml: Optional[str] = None,
+              catalog: Optional[PathLike] = None) -> dict[str, Any]:
+    """``seedancectl cost breakdown``: a run's compute, storage I/O, network and scheduling
+    overhead in USD and as shares of the total."""
+    return _model("breakdown", path, yaml, catalog)
+
+
+def power_fit(samples: PathLike) -> dict[str, Any]:
+    """``seedancectl cost power-fit``: the power model's coefficients fitted to a samples CSV by
+    least squares, with standard errors and R^2."""
+    return json.loads(_core.cost_power_fit_json(read_text(samples), os.fspath(samples)))

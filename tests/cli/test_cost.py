@@ -113,3 +113,56 @@ def test_pareto_front_of_a_csv(seedancectl, tmp_path):
     points.write_text("config,throughput\na,1\nb,fast\n")
     bad = run(seedancectl, "cost", "pareto", "--input", points, "--objectives", "throughput:max")
     assert bad.returncode == 1 and f"{points}:3: throughput" in bad.stderr
+
+
+@pytest.mark.parametrize("verb,text,where", [
+    ("tco", "price_per_gpu_hour_usd: -2\n", "f.yaml:1: price_per_gpu_hour_usd"),
+    ("tco", "ownership: owned\nowned: {purchase_price_usd: 9000, life_years: 0}\n",
+     "f.yaml:2: owned.life_years"),
+    ("tco", "power: {coefficients: {pue: 0.95}}\n", "f.yaml:1: power.coefficients.pue"),
+    ("power", "coefficients: {pue: 0.5}\n", "f.yaml:1: coefficients.pue"),
+    ("roi", "optimization: {one_off_cost_usd: -1}\n", "f.yaml:1: optimization.one_off_cost_usd"),
+    ("breakdown", "run: {steps: 10}\n", "f.yaml:1: run.step_time_s"),
+    ("tco", "gpus: [8\n", "f.yaml:2:1"),
+])
+def test_model_bad_inputs_exit_1_naming_file_line_and_key(seedancectl, tmp_path, verb, text,
+                                                          where):
+    f = tmp_path / "f.yaml"
+    f.write_text(text)
+    r = run(seedancectl, "cost", verb, "--input", f)
+    assert r.returncode == 1, r.stdout
+    assert r.stderr.startswith("error: ") and f"{tmp_path}/{where}" in r.stderr, r.stderr
+
+
+def test_tco_default_is_a_rented_gpu_at_the_catalog_price_with_its_kind(seedancectl):
+    r = run(seedancectl, "cost", "tco", "-o", "json")
+    assert r.returncode == 0, r.stderr
+    report = json.loads(r.stdout)
+    catalog = json.loads(run(seedancectl, "catalog", "list", "-o", "json").stdout)
+    h100 = next(g for g in catalog["gpus"] if g["id"] == "H100-SXM")
+    assert report["inputs"]["price_per_gpu_hour_usd"] == h100["price_per_hour_usd"]
+    assert report["inputs"]["price_kind"] == h100["price_kind"] == "on-demand"
+    assert report["per_gpu_hour"]["total_usd"] == h100["price_per_hour_usd"]
+
+
+def test_power_fit_agrees_with_numpy_least_squares(seedancectl, tmp_path):
+    import numpy as np
+    rng = np.random.default_rng(5)
+    n = 200
+    cpu, mem, util = rng.uniform(0, 100, n), rng.uniform(0, 300, n), rng.uniform(0, 1, n)
+    watts = 300 + 0.8 * cpu + 0.2 * mem + 4 * 700 * (0.25 + 0.75 * util) + rng.normal(0, 3, n)
+    f = tmp_path / "samples.csv"
+    f.write_text("watts,cpu_utilization_pct,memory_bandwidth_gbytes_per_s,gpu_utilization,gpus,"
+                 "gpu_tdp_watts\n" + "".join(
+                     f"{w!r},{c!r},{m!r},{u!r},4,700\n"
+                     for w, c, m, u in zip(watts.tolist(), cpu.tolist(), mem.tolist(), util.tolist())))
+    r = run(seedancectl, "cost", "power-fit", "--input", f, "-o", "json")
+    assert r.returncode == 0, r.stderr
+    got = {c["term"]: c["value"] for c in json.loads(r.stdout)["coefficients"]}
+    x = np.column_stack([np.ones(n), cpu, mem, 2800 * util])
+    b, *_ = np.linalg.lstsq(x, watts, rcond=None)
+    idle = 1 - b[3]
+    assert math.isclose(got["cpu_watts_per_pct"], b[1], rel_tol=1e-9)
+    assert math.isclose(got["memory_watts_per_gbytes_per_s"], b[2], rel_tol=1e-9)
+    assert math.isclose(got["gpu_idle_fraction"], idle, rel_tol=1e-9)
+    assert math.isclose(got["base_watts"], b[0] - idle * 2800, rel_tol=1e-9)

@@ -66,10 +66,40 @@ def samples(tmp_path_factory) -> tuple[pathlib.Path, pathlib.Path, pathlib.Path]
     return a, b, points
 
 
-def cases(server: pathlib.Path, lifetimes: pathlib.Path, samples):
+@pytest.fixture(scope="module")
+def cost_inputs(tmp_path_factory) -> dict[str, pathlib.Path]:
+    d = tmp_path_factory.mktemp("cost-model")
+    files = {
+        "tco": "gpu: A100-80GB\ngpus: 16\nutilization: 0.4\nserving: {tokens_per_request: 600,"
+               " tokens_per_s_per_gpu: 1200}\n",
+        "roi": "optimization: {one_off_cost_usd: 30000, saving_fraction: 0.2}\n",
+        "power": "gpus: 4\nload: {gpu_utilization: 0.6, cpu_utilization_pct: 40}\n",
+        "breakdown": "gpus: 16\nrun: {steps: 1000, step_time_s: 2}\n",
+        "power-fit": "watts,cpu_utilization_pct\n100,1\n102,2\n103.5,3\n106,4\n",
+    }
+    out = {}
+    for verb, text in files.items():
+        out[verb] = d / (verb + (".csv" if verb == "power-fit" else ".yaml"))
+        out[verb].write_text(text)
+    return out
+
+
+def cases(server: pathlib.Path, lifetimes: pathlib.Path, samples, cost_inputs):
     alibaba = DATA / "alibaba-gpu-2023"
     a, b, points = samples
+    c = cost_inputs
     return {
+        "cost tco": (lambda: cli("cost", "tco", "--input", c["tco"]),
+                     lambda: seedance.cost.tco(c["tco"])),
+        "cost tco (defaults)": (lambda: cli("cost", "tco"), seedance.cost.tco),
+        "cost roi": (lambda: cli("cost", "roi", "--input", c["roi"]),
+                     lambda: seedance.cost.roi(c["roi"])),
+        "cost power": (lambda: cli("cost", "power", "--input", c["power"]),
+                       lambda: seedance.cost.power(c["power"])),
+        "cost breakdown": (lambda: cli("cost", "breakdown", "--input", c["breakdown"]),
+                           lambda: seedance.cost.breakdown(c["breakdown"])),
+        "cost power-fit": (lambda: cli("cost", "power-fit", "--input", c["power-fit"]),
+                           lambda: seedance.cost.power_fit(c["power-fit"])),
         "cost compare": (lambda: cli("cost", "compare", a, b, "--resamples", 2000),
                          lambda: seedance.cost.compare(a, b, resamples=2000)),
         "cost pareto": (lambda: cli("cost", "pareto", "--input", points, "--objectives",
@@ -101,17 +131,18 @@ def cases(server: pathlib.Path, lifetimes: pathlib.Path, samples):
     }
 
 
-NAMES = ["cost compare", "cost pareto", "version (cuda)", "version (simd)", "precision show", "catalog list", "optimize",
+NAMES = ["cost tco", "cost tco (defaults)", "cost roi", "cost power", "cost breakdown",
+         "cost power-fit", "cost compare", "cost pareto", "version (cuda)", "version (simd)", "precision show", "catalog list", "optimize",
          "optimize --dry-run", "topo show", "mem plan", "mem replay", "simulate"]
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_cli_json_equals_the_python_result(name, server, lifetimes, samples):
+def test_cli_json_equals_the_python_result(name, server, lifetimes, samples, cost_inputs):
     if name == "simulate":
         require_data(DATA / "alibaba-gpu-2023")
-    from_cli, from_python = cases(server, lifetimes, samples)[name]
+    from_cli, from_python = cases(server, lifetimes, samples, cost_inputs)[name]
     assert strip(from_cli()) == strip(from_python())
 
 
-def test_every_case_is_listed(server, lifetimes, samples):
-    assert sorted(cases(server, lifetimes, samples)) == sorted(NAMES)
+def test_every_case_is_listed(server, lifetimes, samples, cost_inputs):
+    assert sorted(cases(server, lifetimes, samples, cost_inputs)) == sorted(NAMES)

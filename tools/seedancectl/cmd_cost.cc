@@ -1,7 +1,8 @@
-// `seedancectl cost compare|pareto`: statistics for A/B benchmark comparisons and Pareto fronts
-// (features COST-4, COST-5).
+// `seedancectl cost tco|roi|power|breakdown|compare|pareto`: the cost model (features COST-2,
+// COST-3, COST-6, COST-7), Pareto fronts (COST-4) and statistics for A/B comparisons (COST-5).
 #include "seedance/base/env.h"
 #include "seedance/cost/bench_compare.h"
+#include "seedance/cost/model_reports.h"
 #include "seedance/cost/reports.h"
 #include "tools/seedancectl/cli.h"
 
@@ -25,8 +26,9 @@ void RegisterCompare(CLI::App* noun, Context& context) {
       "Compare two benchmark result files per benchmark: the median's change with its BCa "
       "interval, the Mann-Whitney U p-value and a verdict");
   // The two files are the subject of the verb, in the order compare.py takes them.
-  cmd->add_option("A", f->a, "Baseline: Google Benchmark JSON, {name: [samples]} JSON or "
-                             "name,value CSV")
+  cmd->add_option("A", f->a,
+                  "Baseline: Google Benchmark JSON, {name: [samples]} JSON or "
+                  "name,value CSV")
       ->required();
   cmd->add_option("B", f->b, "Contender, in any of the same formats")->required();
   cmd->add_option("--metric", f->metric, "real_time or cpu_time (Google Benchmark input)")
@@ -84,9 +86,62 @@ void RegisterPareto(CLI::App* noun, Context& context) {
     if (Failed(objectives.status(), context)) return;
     auto text = base::Env::Default()->ReadFile(f->input);
     if (Failed(text.status().Annotate("cannot read the points"), context)) return;
-    auto report = cost::ParetoCsvReport(*text, f->input, *objectives,
-                                        *cost::ParseDominance(f->dominance, "--dominance"),
-                                        f->unique);
+    auto report =
+        cost::ParetoCsvReport(*text, f->input, *objectives,
+                              *cost::ParseDominance(f->dominance, "--dominance"), f->unique);
+    if (Failed(report.status(), context)) return;
+    context.exit_code = PrintReport(*report, f->output);
+  });
+}
+
+// A verb whose input is one optional YAML file (the defaults without it), turned into a report by
+// `build(yaml, source, catalog)`.
+void RegisterModelVerb(CLI::App* noun, Context& context, const char* name, const char* help,
+                       const char* input_help, bool input_required,
+                       base::StatusOr<base::Report> (*build)(std::string_view, const std::string&,
+                                                             const cost::GpuCatalog&)) {
+  struct Flags {
+    std::string input, output;
+  };
+  auto f = std::make_shared<Flags>();
+  CLI::App* cmd = noun->add_subcommand(name, help);
+  auto* input = cmd->add_option("--input", f->input, input_help);
+  if (input_required) input->required();
+  AddOutputFlag(cmd, &f->output);
+  cmd->callback([f, build, &context] {
+    auto catalog = LoadCatalog(context);
+    if (Failed(catalog.status(), context)) return;
+    std::string yaml = "{}";
+    std::string source = "(defaults)";
+    if (!f->input.empty()) {
+      auto text = base::Env::Default()->ReadFile(f->input);
+      if (Failed(text.status().Annotate("cannot read the input"), context)) return;
+      yaml = std::move(*text);
+      source = f->input;
+    }
+    auto report = build(yaml, source, *catalog);
+    if (Failed(report.status(), context)) return;
+    context.exit_code = PrintReport(*report, f->output);
+  });
+}
+
+void RegisterPowerFit(CLI::App* noun, Context& context) {
+  struct Flags {
+    std::string input, output;
+  };
+  auto f = std::make_shared<Flags>();
+  CLI::App* cmd = noun->add_subcommand(
+      "power-fit", "Fit the power model's coefficients to measured samples (least squares)");
+  cmd->add_option("--input", f->input,
+                  "CSV: watts and any of cpu_utilization_pct, memory_bandwidth_gbytes_per_s, "
+                  "nvme_kiops, inlet_above_setpoint_k, gpu_utilization (with gpus and "
+                  "gpu_tdp_watts)")
+      ->required();
+  AddOutputFlag(cmd, &f->output);
+  cmd->callback([f, &context] {
+    auto text = base::Env::Default()->ReadFile(f->input);
+    if (Failed(text.status().Annotate("cannot read the samples"), context)) return;
+    auto report = cost::PowerFitCsvReport(*text, f->input);
     if (Failed(report.status(), context)) return;
     context.exit_code = PrintReport(*report, f->output);
   });
@@ -97,6 +152,24 @@ void RegisterPareto(CLI::App* noun, Context& context) {
 void RegisterCost(CLI::App& app, Context& context) {
   CLI::App* noun = app.add_subcommand("cost", "Cost model and benchmark statistics");
   noun->require_subcommand(1);
+  RegisterModelVerb(noun, context, "tco",
+                    "Total cost of ownership: cost per GPU-hour, per PFLOP-hour and per 1,000 "
+                    "requests, with its breakdown",
+                    "TCO spec (YAML, see docs/design/cost.md); without it, a rented H100-SXM at "
+                    "the catalog's price",
+                    false, &cost::TcoYamlReport);
+  RegisterModelVerb(noun, context, "roi",
+                    "ROI of an optimization and the utilization x scale-out sensitivity matrix",
+                    "ROI spec (YAML, see docs/design/cost.md)", true, &cost::RoiYamlReport);
+  RegisterModelVerb(noun, context, "power",
+                    "Node power, energy per step and per token from the power model",
+                    "Power spec (YAML, see docs/design/cost.md); without it, an 8 x H100-SXM "
+                    "node at full load",
+                    false, &cost::PowerYamlReport);
+  RegisterPowerFit(noun, context);
+  RegisterModelVerb(noun, context, "breakdown",
+                    "A training run's cost: compute, storage I/O, network, scheduling overhead",
+                    "Run spec (YAML, see docs/design/cost.md)", true, &cost::BreakdownYamlReport);
   RegisterCompare(noun, context);
   RegisterPareto(noun, context);
 }

@@ -1,0 +1,238 @@
+#include "seedance/cost/tco.h"
+
+#include "seedance/base/enum_names.h"
+#include "seedance/base/yaml_map.h"
+
+namespace seedance::cost {
+namespace {
+
+using base::Report;
+using base::YamlMap;
+
+constexpr base::EnumTable<Ownership, 2> kOwnershipNames = {
+    {{Ownership::kRented, "rented"}, {Ownership::kOwned, "owned"}}};
+constexpr double kMaxUsd = 1e9;
+
+// A number that must be > 0 (GetNumber's ranges are inclusive).
+base::StatusOr<double> Positive(const YamlMap& m, std::string_view key,
+                                std::optional<double> fallback, double max) {
+  SEEDANCE_ASSIGN_OR_RETURN(const double v, m.GetNumber(key, fallback, 0, max));
+  if (v <= 0) {
+    return base::InvalidArgumentError("'" + m.KeyPath(key) + "' must be greater than 0, got 0",
+                                      m.Where(key));
+  }
+  return v;
+}
+
+base::Status ReadOwned(const YamlMap& m, TcoSpec& s) {
+  SEEDANCE_RETURN_IF_ERROR(
+      m.CheckKeys({"purchase_price_usd", "life_years", "residual_fraction", "hours_per_year"}));
+  SEEDANCE_ASSIGN_OR_RETURN(s.purchase_price_usd,
+                            Positive(m, "purchase_price_usd", std::nullopt, kMaxUsd));
+  SEEDANCE_ASSIGN_OR_RETURN(s.life_years, Positive(m, "life_years", std::nullopt, 100));
+  SEEDANCE_ASSIGN_OR_RETURN(s.residual_fraction,
+                            m.GetNumber("residual_fraction", s.residual_fraction, 0, 1));
+  SEEDANCE_ASSIGN_OR_RETURN(s.hours_per_year,
+                            Positive(m, "hours_per_year", s.hours_per_year, 8784));
+  return base::OkStatus();
+}
+
+base::Status ReadPower(const YamlMap& m, TcoSpec& s) {
+  SEEDANCE_RETURN_IF_ERROR(m.CheckKeys({"busy_fraction", "gpus_per_node", "cpu_utilization_pct",
+                                        "memory_bandwidth_gbytes_per_s", "nvme_kiops",
+                                        "price_per_kwh_usd", "coefficients"}));
+  SEEDANCE_ASSIGN_OR_RETURN(s.busy_fraction, m.GetNumber("busy_fraction", s.busy_fraction, 0, 1));
+  SEEDANCE_ASSIGN_OR_RETURN(const int64_t per_node,
+                            m.GetInt("gpus_per_node", s.gpus_per_node, 1, 1024));
+  s.gpus_per_node = static_cast<int>(per_node);
+  SEEDANCE_ASSIGN_OR_RETURN(s.cpu_utilization_pct,
+                            m.GetNumber("cpu_utilization_pct", s.cpu_utilization_pct, 0, 100));
+  SEEDANCE_ASSIGN_OR_RETURN(
+      s.memory_bandwidth_gbytes_per_s,
+      m.GetNumber("memory_bandwidth_gbytes_per_s", s.memory_bandwidth_gbytes_per_s, 0, 1e6));
+  SEEDANCE_ASSIGN_OR_RETURN(s.nvme_kiops, m.GetNumber("nvme_kiops", s.nvme_kiops, 0, 1e6));
+  SEEDANCE_ASSIGN_OR_RETURN(s.price_per_kwh_usd,
+                            m.GetNumber("price_per_kwh_usd", s.price_per_kwh_usd, 0, 100));
+  SEEDANCE_ASSIGN_OR_RETURN(auto coefficients, m.GetOptionalMap("coefficients"));
+  if (coefficients) {
+    SEEDANCE_ASSIGN_OR_RETURN(s.power, ReadPowerCoefficients(*coefficients));
+  }
+  return base::OkStatus();
+}
+
+}  // namespace
+
+std::string_view OwnershipName(Ownership o) { return base::EnumName(kOwnershipNames, o); }
+
+base::StatusOr<TcoSpec> ParseTcoSpec(std::string_view yaml, const std::string& file,
+                                     const GpuCatalog& catalog) {
+  SEEDANCE_ASSIGN_OR_RETURN(YAML::Node root, base::ParseYaml(yaml, file));
+  SEEDANCE_ASSIGN_OR_RETURN(YamlMap doc, YamlMap::FromNode(root, file, ""));
+  SEEDANCE_RETURN_IF_ERROR(doc.CheckKeys({"gpu", "gpus", "precision", "utilization", "ownership",
+                                          "price_per_gpu_hour_usd", "owned", "power",
+                                          "other_usd_per_gpu_hour", "serving"}));
+  TcoSpec s;
+  SEEDANCE_ASSIGN_OR_RETURN(s.gpu, doc.GetString("gpu", s.gpu));
+  auto gpu = catalog.Get(s.gpu);
+  if (!gpu.ok()) return gpu.status().WithWhere(doc.Where("gpu"));
+  s.gpu = (*gpu)->id;
+  SEEDANCE_ASSIGN_OR_RETURN(s.gpus, doc.GetInt("gpus", s.gpus, 1, 10'000'000));
+  SEEDANCE_ASSIGN_OR_RETURN(const std::string precision,
+                            doc.GetString("precision", std::string("bf16")));
+  auto format = base::ParseNumericFormat(precision, doc.Where("precision"));
+  if (!format.ok()) return format.status();
+  s.precision = *format;
+  if (!(*gpu)->DenseTflops(s.precision)) {
+    return base::InvalidArgumentError((*gpu)->id + " has no published dense peak at " + precision,
+                                      doc.Where("precision"));
+  }
+  SEEDANCE_ASSIGN_OR_RETURN(s.utilization, Positive(doc, "utilization", s.utilization, 1));
+  const std::string_view kOwnership[] = {"rented", "owned"};
+  SEEDANCE_ASSIGN_OR_RETURN(const std::string ownership,
+                            doc.GetChoice("ownership", kOwnership, std::string("rented")));
+  s.ownership = ownership == "owned" ? Ownership::kOwned : Ownership::kRented;
+  if (s.ownership == Ownership::kOwned) {
+    if (doc.Has("price_per_gpu_hour_usd")) {
+      return base::InvalidArgumentError(
+          "price_per_gpu_hour_usd is for rented GPUs; an owned GPU's cost comes from 'owned'",
+          doc.Where("price_per_gpu_hour_usd"));
+    }
+    if (!doc.Has("owned")) {
+      return base::InvalidArgumentError(
+          "ownership owned needs 'owned' with purchase_price_usd and life_years",
+          doc.Where("ownership"));
+    }
+    SEEDANCE_ASSIGN_OR_RETURN(YamlMap owned, doc.GetMap("owned"));
+    SEEDANCE_RETURN_IF_ERROR(ReadOwned(owned, s));
+  } else {
+    if (doc.Has("owned")) {
+      return base::InvalidArgumentError("'owned' needs ownership: owned", doc.Where("owned"));
+    }
+    if (doc.Has("price_per_gpu_hour_usd")) {
+      SEEDANCE_ASSIGN_OR_RETURN(s.price_per_gpu_hour_usd,
+                                doc.GetNumber("price_per_gpu_hour_usd", std::nullopt, 0, kMaxUsd));
+    }
+  }
+  SEEDANCE_ASSIGN_OR_RETURN(auto power, doc.GetOptionalMap("power"));
+  if (power) SEEDANCE_RETURN_IF_ERROR(ReadPower(*power, s));
+  SEEDANCE_ASSIGN_OR_RETURN(auto other, doc.GetOptionalMap("other_usd_per_gpu_hour"));
+  if (other) {
+    SEEDANCE_RETURN_IF_ERROR(other->CheckKeys({"network", "storage", "operations"}));
+    SEEDANCE_ASSIGN_OR_RETURN(s.network_usd_per_gpu_hour,
+                              other->GetNumber("network", 0.0, 0, kMaxUsd));
+    SEEDANCE_ASSIGN_OR_RETURN(s.storage_usd_per_gpu_hour,
+                              other->GetNumber("storage", 0.0, 0, kMaxUsd));
+    SEEDANCE_ASSIGN_OR_RETURN(s.operations_usd_per_gpu_hour,
+                              other->GetNumber("operations", 0.0, 0, kMaxUsd));
+  }
+  SEEDANCE_ASSIGN_OR_RETURN(auto serving, doc.GetOptionalMap("serving"));
+  if (serving) {
+    SEEDANCE_RETURN_IF_ERROR(serving->CheckKeys({"tokens_per_request", "tokens_per_s_per_gpu"}));
+    SEEDANCE_ASSIGN_OR_RETURN(s.tokens_per_request,
+                              Positive(*serving, "tokens_per_request", std::nullopt, 1e9));
+    SEEDANCE_ASSIGN_OR_RETURN(s.tokens_per_s_per_gpu,
+                              Positive(*serving, "tokens_per_s_per_gpu", std::nullopt, 1e12));
+  }
+  return s;
+}
+
+base::StatusOr<TcoBreakdown> ComputeTco(const TcoSpec& s, const GpuCatalog& catalog) {
+  SEEDANCE_ASSIGN_OR_RETURN(const GpuSpec* gpu, catalog.Get(s.gpu));
+  const auto peak = gpu->DenseTflops(s.precision);
+  if (!peak || *peak <= 0) {
+    return base::InvalidArgumentError(gpu->id + " has no published dense peak at " +
+                                          std::string(base::NumericFormatName(s.precision)),
+                                      "precision");
+  }
+  TcoBreakdown t;
+  // One GPU's share of its node's facility power.
+  NodeLoad load;
+  load.gpus = s.gpus_per_node;
+  load.gpu_tdp_watts = gpu->tdp_watts;
+  load.gpu_utilization = s.busy_fraction;
+  load.cpu_utilization_pct = s.cpu_utilization_pct;
+  load.memory_bandwidth_gbytes_per_s = s.memory_bandwidth_gbytes_per_s;
+  load.nvme_kiops = s.nvme_kiops;
+  const PowerBreakdown node = NodePower(s.power, load);
+  t.facility_watts_per_gpu = node.facility_watts / s.gpus_per_node;
+  t.energy_kwh_per_gpu_hour = t.facility_watts_per_gpu / 1000.0;
+  if (s.ownership == Ownership::kRented) {
+    t.compute_usd_per_gpu_hour = s.price_per_gpu_hour_usd.value_or(gpu->price_per_hour_usd);
+  } else {
+    t.compute_usd_per_gpu_hour =
+        s.purchase_price_usd * (1.0 - s.residual_fraction) / (s.life_years * s.hours_per_year);
+    t.power_usd_per_gpu_hour = t.energy_kwh_per_gpu_hour * s.price_per_kwh_usd;
+  }
+  t.network_usd_per_gpu_hour = s.network_usd_per_gpu_hour;
+  t.storage_usd_per_gpu_hour = s.storage_usd_per_gpu_hour;
+  t.operations_usd_per_gpu_hour = s.operations_usd_per_gpu_hour;
+  t.total_usd_per_gpu_hour = t.compute_usd_per_gpu_hour + t.power_usd_per_gpu_hour +
+                             t.network_usd_per_gpu_hour + t.storage_usd_per_gpu_hour +
+                             t.operations_usd_per_gpu_hour;
+  t.usd_per_pflop_hour = t.total_usd_per_gpu_hour / (*peak * s.utilization / 1000.0);
+  if (s.tokens_per_request > 0 && s.tokens_per_s_per_gpu > 0) {
+    const double requests_per_gpu_hour = s.tokens_per_s_per_gpu * 3600.0 / s.tokens_per_request;
+    t.usd_per_1k_requests = t.total_usd_per_gpu_hour / (requests_per_gpu_hour / 1000.0);
+    t.usd_per_million_tokens = t.total_usd_per_gpu_hour / (s.tokens_per_s_per_gpu * 3600.0 / 1e6);
+  }
+  return t;
+}
+
+base::StatusOr<base::Report> TcoReport(const TcoSpec& s, const GpuCatalog& catalog) {
+  SEEDANCE_ASSIGN_OR_RETURN(const GpuSpec* gpu, catalog.Get(s.gpu));
+  SEEDANCE_ASSIGN_OR_RETURN(const TcoBreakdown t, ComputeTco(s, catalog));
+  Report r = Report::object();
+  Report in = Report::object();
+  in["gpu"] = gpu->id;
+  in["gpus"] = s.gpus;
+  in["precision"] = base::NumericFormatName(s.precision);
+  in["dense_peak_tflops"] = *gpu->DenseTflops(s.precision);
+  in["utilization"] = s.utilization;
+  in["ownership"] = OwnershipName(s.ownership);
+  if (s.ownership == Ownership::kRented) {
+    in["price_per_gpu_hour_usd"] = t.compute_usd_per_gpu_hour;
+    if (s.price_per_gpu_hour_usd) {
+      in["price_kind"] = "own";
+      in["price_source"] = "the input file";
+    } else {
+      in["price_kind"] = PriceKindName(gpu->price_kind);
+      in["price_date"] = gpu->price_date;
+      in["price_source"] = gpu->price_source;
+    }
+  } else {
+    in["purchase_price_usd"] = s.purchase_price_usd;
+    in["life_years"] = s.life_years;
+    in["residual_fraction"] = s.residual_fraction;
+    in["hours_per_year"] = s.hours_per_year;
+    in["price_per_kwh_usd"] = s.price_per_kwh_usd;
+  }
+  in["pue"] = s.power.pue;
+  in["busy_fraction"] = s.busy_fraction;
+  in["gpu_idle_fraction"] = s.power.gpu_idle_fraction;
+  r["inputs"] = std::move(in);
+  Report b = Report::object();
+  b[s.ownership == Ownership::kRented ? "rent_usd" : "depreciation_usd"] =
+      t.compute_usd_per_gpu_hour;
+  b["power_usd"] = t.power_usd_per_gpu_hour;
+  b["network_usd"] = t.network_usd_per_gpu_hour;
+  b["storage_usd"] = t.storage_usd_per_gpu_hour;
+  b["operations_usd"] = t.operations_usd_per_gpu_hour;
+  b["total_usd"] = t.total_usd_per_gpu_hour;
+  r["per_gpu_hour"] = std::move(b);
+  Report d = Report::object();
+  d["facility_watts_per_gpu"] = t.facility_watts_per_gpu;
+  d["energy_kwh_per_gpu_hour"] = t.energy_kwh_per_gpu_hour;
+  d["power_charged"] = s.ownership == Ownership::kOwned;
+  d["usd_per_pflop_hour"] = t.usd_per_pflop_hour;
+  d["usd_per_1k_requests"] = t.usd_per_1k_requests ? Report(*t.usd_per_1k_requests) : Report();
+  d["usd_per_million_tokens"] =
+      t.usd_per_million_tokens ? Report(*t.usd_per_million_tokens) : Report();
+  d["cluster_usd_per_hour"] = t.total_usd_per_gpu_hour * static_cast<double>(s.gpus);
+  d["cluster_usd_per_year"] = t.total_usd_per_gpu_hour * static_cast<double>(s.gpus) * 8760.0;
+  d["cluster_energy_mwh_per_year"] =
+      t.energy_kwh_per_gpu_hour * static_cast<double>(s.gpus) * 8760.0 / 1000.0;
+  r["derived"] = std::move(d);
+  return r;
+}
+
+}  // namespace seedance::cost
