@@ -233,8 +233,8 @@ base::StatusOr<Report> CompareSamples(const SampleSet& a, const SampleSet& b,
     bo.seed = o.seed;
     // The interval of median(B) / median(A); BCa falls back to the percentile interval where it
     // is undefined (every resample on one side, as with constant samples).
-    auto ci = ma != 0 ? BootstrapRatioCi(xb, xa, bo) : base::StatusOr<ConfidenceInterval>(
-                                                           base::InvalidArgumentError("zero"));
+    auto ci = ma != 0 ? BootstrapRatioCi(xb, xa, bo)
+                      : base::StatusOr<ConfidenceInterval>(base::InvalidArgumentError("zero"));
     if (!ci.ok() && ma != 0) {
       bo.method = BootstrapMethod::kPercentile;
       ci = BootstrapRatioCi(xb, xa, bo);
@@ -244,8 +244,8 @@ base::StatusOr<Report> CompareSamples(const SampleSet& a, const SampleSet& b,
     row["change_ci_low"] = Num(low);
     row["change_ci_high"] = Num(high);
     row["p_value"] = u.p;
-    const bool significant = u.p < o.alpha && ci.ok() && (low > 0 || high < 0) &&
-                             std::fabs(change) >= o.noise_threshold;
+    const bool significant =
+        u.p < o.alpha && ci.ok() && (low > 0 || high < 0) && std::fabs(change) >= o.noise_threshold;
     const bool better = o.higher_is_better ? change > 0 : change < 0;
     row["verdict"] = !significant ? "within noise" : better ? "faster" : "slower";
     rows.push_back(std::move(row));
@@ -255,8 +255,7 @@ base::StatusOr<Report> CompareSamples(const SampleSet& a, const SampleSet& b,
     if (in_b.count(sb.name) != 0) only_b.push_back(sb.name);
   }
   if (fewer_than_recommended > 0) {
-    warnings.push_back(std::to_string(fewer_than_recommended) +
-                       " benchmark(s) have fewer than " +
+    warnings.push_back(std::to_string(fewer_than_recommended) + " benchmark(s) have fewer than " +
                        std::to_string(o.recommended_repetitions) +
                        " repetitions on a side: the U test may miss a real change (run with "
                        "--benchmark_repetitions=" +

@@ -18,9 +18,9 @@ std::string GoogleBenchmarkJson(int reps, double base, double slow) {
       if (!rows.empty()) rows += ",";
       rows += R"({"name": ")" + std::string(name) + R"(", "run_name": ")" + name +
               R"(", "run_type": "iteration", "repetitions": )" + std::to_string(reps) +
-              R"(, "repetition_index": )" + std::to_string(i) + R"(, "iterations": 1000, "real_time": )" +
-              std::to_string(t) + R"(, "cpu_time": )" + std::to_string(t) + R"(, "time_unit": ")" +
-              unit + R"("})";
+              R"(, "repetition_index": )" + std::to_string(i) +
+              R"(, "iterations": 1000, "real_time": )" + std::to_string(t) + R"(, "cpu_time": )" +
+              std::to_string(t) + R"(, "time_unit": ")" + unit + R"("})";
     }
   }
   rows += R"(, {"name": "BM_Same_mean", "run_name": "BM_Same", "run_type": "aggregate",
@@ -34,7 +34,7 @@ TEST(BenchCompareTest, ReadsGoogleBenchmarkRepetitionsInNanoseconds) {
   EXPECT_EQ(set->format, "google-benchmark");
   ASSERT_EQ(set->benchmarks.size(), 2u);
   EXPECT_EQ(set->benchmarks[0].name, "BM_Same");
-  EXPECT_EQ(set->benchmarks[0].real_time.size(), 3u);  // the aggregate row is skipped
+  EXPECT_EQ(set->benchmarks[0].real_time.size(), 3u);         // the aggregate row is skipped
   EXPECT_DOUBLE_EQ(set->benchmarks[1].real_time[1], 2100.0);  // 2.1 us
 }
 
@@ -86,11 +86,12 @@ TEST(BenchCompareTest, BadInputsNameTheFileAndThePlace) {
   auto broken = ReadSamples("{\"benchmarks\": [", "m.json");
   EXPECT_NE(broken.status().message().find("malformed JSON"), std::string::npos);
   EXPECT_EQ(broken.status().where(), "m.json");
-  auto bad_time = ReadSamples(R"({"benchmarks": [{"name": "a", "real_time": "x", "cpu_time": 1}]})",
-                              "t.json");
+  auto bad_time =
+      ReadSamples(R"({"benchmarks": [{"name": "a", "real_time": "x", "cpu_time": 1}]})", "t.json");
   EXPECT_EQ(bad_time.status().where(), "t.json: benchmarks[0].real_time");
   auto bad_unit = ReadSamples(
-      R"({"benchmarks": [{"name": "a", "real_time": 1, "cpu_time": 1, "time_unit": "h"}]})", "u.json");
+      R"({"benchmarks": [{"name": "a", "real_time": 1, "cpu_time": 1, "time_unit": "h"}]})",
+      "u.json");
   EXPECT_EQ(bad_unit.status().where(), "u.json: benchmarks[0].time_unit");
   auto bad_sample = ReadSamples(R"({"x": [1, null]})", "s.json");
   EXPECT_EQ(bad_sample.status().where(), "s.json: x[1]");

@@ -81,8 +81,7 @@ Status ApplyEntry(const YamlMap& entry, bool is_new, GpuSpec& gpu) {
   SEEDANCE_RETURN_IF_ERROR(num("price_per_hour_usd", gpu.price_per_hour_usd, 0.0));
   if (entry.Has("price_kind")) {
     SEEDANCE_ASSIGN_OR_RETURN(const std::string kind, entry.GetString("price_kind"));
-    SEEDANCE_ASSIGN_OR_RETURN(gpu.price_kind,
-                              ParsePriceKind(kind, entry.Where("price_kind")));
+    SEEDANCE_ASSIGN_OR_RETURN(gpu.price_kind, ParsePriceKind(kind, entry.Where("price_kind")));
   } else if (is_new || entry.Has("price_per_hour_usd")) {
     gpu.price_kind = PriceKind::kOwn;  // a price from the user's list, of no stated kind
   }

@@ -120,8 +120,8 @@ TEST(GpuCatalogTest, PriceKinds) {
   ASSERT_TRUE(spot.ok());
   EXPECT_EQ(spot->Find("L4")->price_kind, PriceKind::kSpot);
   EXPECT_EQ(GpuSpecToReport(*spot->Find("L4"))["price_kind"], "spot");
-  auto bad = GpuCatalog::WithOverrides(built_in, "gpus:\n  - id: L4\n    price_kind: cheap\n",
-                                       "cat.yaml");
+  auto bad =
+      GpuCatalog::WithOverrides(built_in, "gpus:\n  - id: L4\n    price_kind: cheap\n", "cat.yaml");
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.status().where(), "cat.yaml:3: gpus[0].price_kind");
   EXPECT_NE(bad.status().message().find("on-demand, reserved"), std::string::npos);

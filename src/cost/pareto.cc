@@ -76,12 +76,11 @@ class Staircase {
 base::Status Validate(std::span<const double> points, std::span<const Direction> directions) {
   const size_t d = directions.size();
   if (d < 1 || d > 3) {
-    return base::InvalidArgumentError(
-        "expected 1, 2 or 3 objectives, got " + std::to_string(d), "directions");
+    return base::InvalidArgumentError("expected 1, 2 or 3 objectives, got " + std::to_string(d),
+                                      "directions");
   }
   if (points.size() % d != 0) {
-    return base::InvalidArgumentError("expected " + std::to_string(d) +
-                                          " values per point, got " +
+    return base::InvalidArgumentError("expected " + std::to_string(d) + " values per point, got " +
                                           std::to_string(points.size()) + " values in all",
                                       "points");
   }
@@ -135,8 +134,8 @@ base::StatusOr<std::vector<size_t>> ParetoFront(std::span<const double> points,
     for (const Point& q : p) dominated[q.index] = q.v[0] < best;
   } else {
     std::sort(p.begin(), p.end(), [](const Point& a, const Point& b) { return a.v[0] > b.v[0]; });
-    Staircase stairs;          // d == 3: earlier groups
-    bool have_prev = false;    // d == 2: earlier groups
+    Staircase stairs;        // d == 3: earlier groups
+    bool have_prev = false;  // d == 2: earlier groups
     double best_prev = 0;
     std::vector<Point> group;
     for (size_t i = 0; i < p.size();) {
@@ -145,13 +144,15 @@ base::StatusOr<std::vector<size_t>> ParetoFront(std::span<const double> points,
       // Against the earlier groups (a strictly better first objective).
       for (size_t k = i; k <= j; ++k) {
         const Point& q = p[k];
-        const bool beaten = d == 2 ? have_prev && (pareto ? best_prev >= q.v[1] : best_prev > q.v[1])
-                                   : stairs.Covers(q.v[1], q.v[2], pareto);
+        const bool beaten = d == 2
+                                ? have_prev && (pareto ? best_prev >= q.v[1] : best_prev > q.v[1])
+                                : stairs.Covers(q.v[1], q.v[2], pareto);
         if (beaten) dominated[q.index] = 1;
       }
       // Inside the group (an equal first objective): the sweep one dimension down.
       if (pareto && j > i) {
-        group.assign(p.begin() + static_cast<ptrdiff_t>(i), p.begin() + static_cast<ptrdiff_t>(j) + 1);
+        group.assign(p.begin() + static_cast<ptrdiff_t>(i),
+                     p.begin() + static_cast<ptrdiff_t>(j) + 1);
         if (d == 2) {
           double group_best = group[0].v[1];
           for (const Point& q : group) group_best = std::max(group_best, q.v[1]);
@@ -183,8 +184,7 @@ base::StatusOr<std::vector<size_t>> ParetoFront(std::span<const double> points,
 base::StatusOr<std::vector<size_t>> UniqueFront(std::span<const double> points,
                                                 std::span<const Direction> directions,
                                                 Dominance dominance) {
-  SEEDANCE_ASSIGN_OR_RETURN(std::vector<size_t> front,
-                            ParetoFront(points, directions, dominance));
+  SEEDANCE_ASSIGN_OR_RETURN(std::vector<size_t> front, ParetoFront(points, directions, dominance));
   const size_t d = directions.size();
   auto row = [&](size_t i) { return points.subspan(i * d, d); };
   std::vector<size_t> order = front;
@@ -193,7 +193,8 @@ base::StatusOr<std::vector<size_t>> UniqueFront(std::span<const double> points,
   });
   std::vector<size_t> unique;
   for (size_t k = 0; k < order.size(); ++k) {
-    if (k > 0 && std::equal(row(order[k]).begin(), row(order[k]).end(), row(order[k - 1]).begin())) {
+    if (k > 0 &&
+        std::equal(row(order[k]).begin(), row(order[k]).end(), row(order[k - 1]).begin())) {
       continue;  // the stable sort keeps the first index of equal rows first
     }
     unique.push_back(order[k]);

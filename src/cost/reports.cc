@@ -49,8 +49,7 @@ base::StatusOr<base::Report> ParetoCsvReport(std::string_view csv, const std::st
   for (const Objective& o : objectives) {
     const auto c = table.Column(o.column);
     if (!c) {
-      return base::InvalidArgumentError("no column '" + o.column + "' in the header",
-                                        file + ":1");
+      return base::InvalidArgumentError("no column '" + o.column + "' in the header", file + ":1");
     }
     columns.push_back(*c);
     directions.push_back(o.direction);

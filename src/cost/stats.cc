@@ -16,9 +16,10 @@ using internal::FDistributionSf;
 using internal::Ndtr;
 using internal::Ndtri;
 
-constexpr base::EnumTable<Alternative, 3> kAlternativeNames = {{{Alternative::kTwoSided, "two-sided"},
-                                                                {Alternative::kLess, "less"},
-                                                                {Alternative::kGreater, "greater"}}};
+constexpr base::EnumTable<Alternative, 3> kAlternativeNames = {
+    {{Alternative::kTwoSided, "two-sided"},
+     {Alternative::kLess, "less"},
+     {Alternative::kGreater, "greater"}}};
 constexpr base::EnumTable<MannWhitneyMethod, 3> kMannWhitneyMethodNames = {
     {{MannWhitneyMethod::kAuto, "auto"},
      {MannWhitneyMethod::kExact, "exact"},
@@ -39,8 +40,9 @@ base::Status CheckSample(std::span<const double> values, std::string_view name, 
   }
   for (size_t i = 0; i < values.size(); ++i) {
     if (!std::isfinite(values[i])) {
-      return base::InvalidArgumentError("expected a finite number, got " + std::to_string(values[i]),
-                                        std::string(name) + "[" + std::to_string(i) + "]");
+      return base::InvalidArgumentError(
+          "expected a finite number, got " + std::to_string(values[i]),
+          std::string(name) + "[" + std::to_string(i) + "]");
     }
   }
   return base::OkStatus();
@@ -156,7 +158,8 @@ double Statistic(BootstrapStatistic s, std::vector<double>& scratch) {
   std::nth_element(scratch.begin(), scratch.begin() + static_cast<ptrdiff_t>(mid), scratch.end());
   const double upper = scratch[mid];
   if (n % 2 == 1) return upper;
-  const double lower = *std::max_element(scratch.begin(), scratch.begin() + static_cast<ptrdiff_t>(mid));
+  const double lower =
+      *std::max_element(scratch.begin(), scratch.begin() + static_cast<ptrdiff_t>(mid));
   return (lower + upper) / 2.0;
 }
 
@@ -174,7 +177,8 @@ std::vector<double> Jackknife(BootstrapStatistic s, std::span<const double> samp
   }
   std::vector<size_t> order(n);
   std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return sample[a] < sample[b]; });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return sample[a] < sample[b]; });
   std::vector<double> sorted(n);
   for (size_t r = 0; r < n; ++r) sorted[r] = sample[order[r]];
   const size_t m = n - 1;  // values left
@@ -226,10 +230,10 @@ base::StatusOr<ConfidenceInterval> Bootstrap(std::span<const Sample> samples,
   std::vector<double> stats(samples.size());
   for (size_t j = 0; j < samples.size(); ++j) stats[j] = stat_of(samples[j].values);
   if (ratio && stats[1] == 0) {
-    return base::InvalidArgumentError(
-        "the ratio is undefined: the " + std::string(BootstrapStatisticName(o.statistic)) +
-            " of the denominator sample is 0",
-        std::string(samples[1].name));
+    return base::InvalidArgumentError("the ratio is undefined: the " +
+                                          std::string(BootstrapStatisticName(o.statistic)) +
+                                          " of the denominator sample is 0",
+                                      std::string(samples[1].name));
   }
   const double estimate = ratio ? stats[0] / stats[1] : stats[0];
 
@@ -346,8 +350,7 @@ double Median(std::span<const double> values) {
   return Statistic(BootstrapStatistic::kMedian, scratch);
 }
 
-base::StatusOr<MannWhitneyResult> MannWhitneyU(std::span<const double> x,
-                                               std::span<const double> y,
+base::StatusOr<MannWhitneyResult> MannWhitneyU(std::span<const double> x, std::span<const double> y,
                                                const MannWhitneyOptions& options) {
   SEEDANCE_RETURN_IF_ERROR(CheckSample(x, "x", 1));
   SEEDANCE_RETURN_IF_ERROR(CheckSample(y, "y", 1));
@@ -367,9 +370,9 @@ base::StatusOr<MannWhitneyResult> MannWhitneyU(std::span<const double> x,
 
   MannWhitneyResult result;
   result.u = u1;
-  result.exact = options.method == MannWhitneyMethod::kExact ||
-                 (options.method == MannWhitneyMethod::kAuto && std::min(n1, n2) <= 8 &&
-                  !ranking.ties);
+  result.exact =
+      options.method == MannWhitneyMethod::kExact ||
+      (options.method == MannWhitneyMethod::kAuto && std::min(n1, n2) <= 8 && !ranking.ties);
   double p;
   if (result.exact) {
     // Without ties U is an integer; with ties (forced exact) SciPy truncates it the same way.
@@ -403,9 +406,10 @@ base::StatusOr<AnovaResult> OneWayAnova(std::span<const std::vector<double>> gro
     all_single = all_single && groups[g].size() == 1;
   }
   if (all_single) {
-    return base::InvalidArgumentError("every group has one value: the within-group variance is "
-                                      "undefined (at least one group needs 2 values)",
-                                      "groups");
+    return base::InvalidArgumentError(
+        "every group has one value: the within-group variance is "
+        "undefined (at least one group needs 2 values)",
+        "groups");
   }
   // Constant groups: F is +inf when the constants differ and 0/0 when they are all equal.
   bool all_constant = true;

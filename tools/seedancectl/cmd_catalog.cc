@@ -29,8 +29,9 @@ base::Report TableView(const cost::GpuCatalog& catalog) {
   }
   base::Report r;
   r["gpus"] = rows;
-  r["note"] = "dense peaks (no 2:4 sparsity); prices are reported prices of the kind shown, with "
-              "their sources in --output json";
+  r["note"] =
+      "dense peaks (no 2:4 sparsity); prices are reported prices of the kind shown, with "
+      "their sources in --output json";
   if (cost::PriceKinds(catalog.gpus()).size() > 1) {
     r["price_warning"] =
         "the prices are of different kinds (price_kind): compare GPUs on prices of one kind";

@@ -39,7 +39,7 @@ struct BenchmarkSamples {
 
 struct SampleSet {
   std::string file;
-  std::string format;  // "google-benchmark", "json-samples" or "csv-samples"
+  std::string format;                        // "google-benchmark", "json-samples" or "csv-samples"
   std::vector<BenchmarkSamples> benchmarks;  // in the file's order
 };
 
@@ -52,13 +52,13 @@ base::StatusOr<CompareMetric> ParseCompareMetric(std::string_view text, std::str
 
 struct CompareOptions {
   CompareMetric metric = CompareMetric::kRealTime;  // cpu_time needs Google Benchmark input
-  double alpha = 0.05;                 // significance level of the U test, in (0, 1)
-  double noise_threshold = 0.02;       // relative change below which no verdict is given, >= 0
-  double confidence = 0.95;            // of the change's interval
-  int64_t resamples = 9999;            // bootstrap resamples
-  uint64_t seed = 0;                   // bootstrap seed
-  bool higher_is_better = false;       // samples are throughputs, not times
-  int recommended_repetitions = 9;     // fewer draws a warning (compare.py's advice)
+  double alpha = 0.05;                              // significance level of the U test, in (0, 1)
+  double noise_threshold = 0.02;    // relative change below which no verdict is given, >= 0
+  double confidence = 0.95;         // of the change's interval
+  int64_t resamples = 9999;         // bootstrap resamples
+  uint64_t seed = 0;                // bootstrap seed
+  bool higher_is_better = false;    // samples are throughputs, not times
+  int recommended_repetitions = 9;  // fewer draws a warning (compare.py's advice)
 };
 
 // The comparison report: settings, one row per benchmark in both files (A's order), the names

@@ -55,8 +55,7 @@ struct MannWhitneyResult {
 
 // Fallback: when every value of both samples is equal the normal approximation has zero variance
 // and p is 1 (no evidence of a difference), as in SciPy with the continuity correction.
-base::StatusOr<MannWhitneyResult> MannWhitneyU(std::span<const double> x,
-                                               std::span<const double> y,
+base::StatusOr<MannWhitneyResult> MannWhitneyU(std::span<const double> x, std::span<const double> y,
                                                const MannWhitneyOptions& options = {});
 
 // ---- One-way ANOVA (scipy.stats.f_oneway) -------------------------------------------------
@@ -84,8 +83,7 @@ std::string_view BootstrapStatisticName(BootstrapStatistic statistic);
 std::string_view BootstrapMethodName(BootstrapMethod method);
 base::StatusOr<BootstrapStatistic> ParseBootstrapStatistic(std::string_view text,
                                                            std::string_view where);
-base::StatusOr<BootstrapMethod> ParseBootstrapMethod(std::string_view text,
-                                                     std::string_view where);
+base::StatusOr<BootstrapMethod> ParseBootstrapMethod(std::string_view text, std::string_view where);
 
 struct BootstrapOptions {
   BootstrapStatistic statistic = BootstrapStatistic::kMean;
