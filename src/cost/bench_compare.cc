@@ -167,6 +167,32 @@ base::StatusOr<Report> CompareSamples(const SampleSet& a, const SampleSet& b,
       }
     }
   }
+  if (o.filter_a.empty() != o.filter_b.empty()) {
+    return base::InvalidArgumentError("filter_a and filter_b go together", "filter_a");
+  }
+  if (!o.filter_a.empty()) {
+    // Keep each side's matches, renamed so the two variants meet under one name.
+    const std::string tag = "[" + o.filter_a + " vs " + o.filter_b + "]";
+    auto keep = [&](const SampleSet& in, const std::string& filter) {
+      SampleSet out{in.file, in.format, {}};
+      for (const BenchmarkSamples& bench : in.benchmarks) {
+        const size_t at = bench.name.find(filter);
+        if (at == std::string::npos) continue;
+        BenchmarkSamples renamed = bench;
+        renamed.name.replace(at, filter.size(), tag);
+        out.benchmarks.push_back(std::move(renamed));
+      }
+      return out;
+    };
+    CompareOptions plain = o;
+    plain.filter_a.clear();
+    plain.filter_b.clear();
+    SEEDANCE_ASSIGN_OR_RETURN(Report r,
+                              CompareSamples(keep(a, o.filter_a), keep(b, o.filter_b), plain));
+    r["filter_a"] = o.filter_a;
+    r["filter_b"] = o.filter_b;
+    return r;
+  }
   auto values = [&](const BenchmarkSamples& s) -> const std::vector<double>& {
     return o.metric == CompareMetric::kCpuTime ? s.cpu_time : s.real_time;
   };

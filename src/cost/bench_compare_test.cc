@@ -81,6 +81,23 @@ TEST(BenchCompareTest, PlainJsonAndCsvSamplesAndNamesInOneFileOnly) {
   EXPECT_FALSE(CompareSamples(*a, *b, {.metric = CompareMetric::kCpuTime}).ok());
 }
 
+TEST(BenchCompareTest, FiltersModeComparesTwoVariantsInOneFile) {
+  auto one = ReadSamples(
+      R"({"BM_PairGlibc/256": [10, 11, 12], "BM_PairSeedance/256": [5, 5.5, 6],)"
+      R"( "BM_PairGlibc/4096": [20, 21], "BM_PairSeedance/4096": [20, 21], "other": [1, 2]})",
+      "one.json");
+  ASSERT_TRUE(one.ok());
+  auto r =
+      CompareSamples(*one, *one, {.resamples = 500, .filter_a = "Glibc", .filter_b = "Seedance"});
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  const auto& rows = (*r)["benchmarks"];
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0]["name"], "BM_Pair[Glibc vs Seedance]/256");
+  EXPECT_DOUBLE_EQ(rows[0]["change"].get<double>(), 5.5 / 11 - 1);
+  EXPECT_TRUE((*r)["only_in_a"].empty());
+  EXPECT_FALSE(CompareSamples(*one, *one, {.filter_a = "Glibc"}).ok());
+}
+
 TEST(BenchCompareTest, BadInputsNameTheFileAndThePlace) {
   EXPECT_EQ(ReadSamples("", "e.json").status().where(), "e.json");
   auto broken = ReadSamples("{\"benchmarks\": [", "m.json");

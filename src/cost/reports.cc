@@ -40,23 +40,21 @@ base::StatusOr<std::vector<Objective>> ParseObjectives(std::string_view text,
   return out;
 }
 
-base::StatusOr<base::Report> ParetoCsvReport(std::string_view csv, const std::string& file,
-                                             const std::vector<Objective>& objectives,
-                                             Dominance dominance, bool unique) {
+base::StatusOr<std::vector<std::vector<double>>> ParetoCsvValues(
+    std::string_view csv, const std::string& file, const std::vector<Objective>& objectives) {
   SEEDANCE_ASSIGN_OR_RETURN(const base::CsvTable table, base::CsvTable::Parse(csv, file));
   std::vector<size_t> columns;
-  std::vector<Direction> directions;
   for (const Objective& o : objectives) {
     const auto c = table.Column(o.column);
     if (!c) {
       return base::InvalidArgumentError("no column '" + o.column + "' in the header", file + ":1");
     }
     columns.push_back(*c);
-    directions.push_back(o.direction);
   }
-  std::vector<double> points;
-  points.reserve(table.records().size() * columns.size());
+  std::vector<std::vector<double>> out;
+  out.reserve(table.records().size());
   for (const base::CsvRecord& r : table.records()) {
+    std::vector<double> point;
     for (size_t c : columns) {
       const auto v = base::ParseFiniteDouble(r.fields[c]);
       if (!v) {
@@ -64,9 +62,23 @@ base::StatusOr<base::Report> ParetoCsvReport(std::string_view csv, const std::st
             table.header()[c] + " must be a finite number, got '" + r.fields[c] + "'",
             table.Where(r, c));
       }
-      points.push_back(*v);
+      point.push_back(*v);
     }
+    out.push_back(std::move(point));
   }
+  return out;
+}
+
+base::StatusOr<base::Report> ParetoCsvReport(std::string_view csv, const std::string& file,
+                                             const std::vector<Objective>& objectives,
+                                             Dominance dominance, bool unique) {
+  SEEDANCE_ASSIGN_OR_RETURN(const auto values, ParetoCsvValues(csv, file, objectives));
+  SEEDANCE_ASSIGN_OR_RETURN(const base::CsvTable table, base::CsvTable::Parse(csv, file));
+  std::vector<Direction> directions;
+  for (const Objective& o : objectives) directions.push_back(o.direction);
+  std::vector<double> points;
+  points.reserve(values.size() * objectives.size());
+  for (const auto& p : values) points.insert(points.end(), p.begin(), p.end());
   SEEDANCE_ASSIGN_OR_RETURN(const std::vector<size_t> front,
                             unique ? UniqueFront(points, directions, dominance)
                                    : ParetoFront(points, directions, dominance));

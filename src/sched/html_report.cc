@@ -179,32 +179,6 @@ std::string HeatMap(const PolicySeries& p, const std::vector<std::string>& model
 
 }  // namespace
 
-std::string HtmlEscape(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&#39;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
-
 namespace {
 
 std::vector<Line> AllocLines(const std::vector<PolicySeries>& ps, bool frag) {

@@ -166,3 +166,46 @@ def test_power_fit_agrees_with_numpy_least_squares(seedancectl, tmp_path):
     assert math.isclose(got["memory_watts_per_gbytes_per_s"], b[2], rel_tol=1e-9)
     assert math.isclose(got["gpu_idle_fraction"], idle, rel_tol=1e-9)
     assert math.isclose(got["base_watts"], b[0] - idle * 2800, rel_tol=1e-9)
+
+
+def test_html_report_is_self_contained_and_renders(seedancectl, tmp_path):
+    """`cost report` writes one page with inline SVG and no external resources; headless
+    Chromium, with every host name unresolvable, lays out the four sections."""
+    from test_simulate import chromium
+    browser = chromium()
+    tco, roi, bd, pts = (tmp_path / n for n in ("tco.yaml", "roi.yaml", "bd.yaml", "pts.csv"))
+    tco.write_text("gpu: H100-SXM\ngpus: 16\nutilization: 0.4\n")
+    roi.write_text("optimization: {one_off_cost_usd: 30000, saving_fraction: 0.2}\n")
+    bd.write_text("gpus: 16\nrun: {steps: 1000, step_time_s: 2}\n"
+                  "scheduling: {restarts: 1, lost_s_per_restart: 600}\n")
+    pts.write_text("config,throughput,memory\n" + "".join(
+        f"c{i},{(i * 37) % 101},{(i * 53) % 97}\n" for i in range(200)))
+    page = tmp_path / "cost.html"
+    r = run(seedancectl, "cost", "report", "--tco", tco, "--roi", roi, "--breakdown", bd,
+            "--pareto", pts, "--objectives", "throughput:max,memory:min", "--out", page, "-o",
+            "json")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["sections"] == ["tco", "breakdown", "roi", "pareto"]
+    html = page.read_text()
+    for forbidden in ("<script", "<link", "src=", "url(", "https://", "@import"):
+        assert forbidden not in html, forbidden
+    front = json.loads(run(seedancectl, "cost", "pareto", "--input", pts, "--objectives",
+                           "throughput:max,memory:min", "-o", "json").stdout)
+    cells = json.loads(run(seedancectl, "cost", "roi", "--input", roi, "-o", "json").stdout)
+    common = [browser, "--headless", "--no-sandbox", "--disable-gpu",
+              "--host-resolver-rules=MAP * ~NOTFOUND", "--no-first-run"]
+    dom = subprocess.run(common + ["--dump-dom", page.as_uri()], capture_output=True, text=True,
+                         timeout=120)
+    assert dom.returncode == 0, dom.stderr
+    assert dom.stdout.count("<svg") == 4
+    assert dom.stdout.count('class="cell"') == len(cells["sensitivity"]) == 30
+    assert dom.stdout.count('class="front"') == front["front_size"]
+    assert dom.stdout.count('class="point"') == 200
+    shot = tmp_path / "cost.png"
+    subprocess.run(common + [f"--screenshot={shot}", "--window-size=1000,2200", page.as_uri()],
+                   capture_output=True, timeout=120)
+    assert shot.exists() and shot.stat().st_size > 20_000
+    # Errors: nothing to draw, or an output path in a missing directory, exit before any work.
+    assert run(seedancectl, "cost", "report", "--out", page).returncode == 1
+    bad = run(seedancectl, "cost", "report", "--tco", tco, "--out", tmp_path / "no" / "p.html")
+    assert bad.returncode == 2

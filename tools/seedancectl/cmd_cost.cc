@@ -1,7 +1,9 @@
-// `seedancectl cost tco|roi|power|breakdown|compare|pareto`: the cost model (features COST-2,
-// COST-3, COST-6, COST-7), Pareto fronts (COST-4) and statistics for A/B comparisons (COST-5).
+// `seedancectl cost tco|roi|power|power-fit|breakdown|compare|pareto|report`: the cost model
+// (features COST-2, COST-3, COST-6, COST-7), Pareto fronts (COST-4) and statistics for A/B
+// comparisons (COST-5).
 #include "seedance/base/env.h"
 #include "seedance/cost/bench_compare.h"
+#include "seedance/cost/html_report.h"
 #include "seedance/cost/model_reports.h"
 #include "seedance/cost/reports.h"
 #include "tools/seedancectl/cli.h"
@@ -48,6 +50,11 @@ void RegisterCompare(CLI::App* noun, Context& context) {
       ->check(IntIn(100, 10'000'000))
       ->capture_default_str();
   cmd->add_option("--seed", f->options.seed, "Bootstrap seed")->capture_default_str();
+  cmd->add_option("--filter-a", f->options.filter_a,
+                  "Two variants in one file (compare.py's filters mode): A's benchmarks whose "
+                  "name contains this text ...");
+  cmd->add_option("--filter-b", f->options.filter_b,
+                  "... against B's whose name contains this one, matched by the rest of the name");
   cmd->add_flag("--higher-is-better", f->options.higher_is_better,
                 "The samples are throughputs: a larger median is faster");
   AddOutputFlag(cmd, &f->output);
@@ -147,6 +154,81 @@ void RegisterPowerFit(CLI::App* noun, Context& context) {
   });
 }
 
+void RegisterReport(CLI::App* noun, Context& context) {
+  struct Flags {
+    std::string tco, roi, breakdown, pareto, objectives, dominance = "pareto", out, output;
+  };
+  auto f = std::make_shared<Flags>();
+  CLI::App* cmd = noun->add_subcommand(
+      "report",
+      "One self-contained HTML page: cost per GPU-hour, a run's breakdown, the ROI "
+      "heat map and the Pareto front (each from its verb's input)");
+  cmd->add_option("--tco", f->tco, "TCO spec (YAML), as for `cost tco`");
+  cmd->add_option("--breakdown", f->breakdown, "Run spec (YAML), as for `cost breakdown`");
+  cmd->add_option("--roi", f->roi, "ROI spec (YAML), as for `cost roi`");
+  cmd->add_option("--pareto", f->pareto, "Points (CSV), as for `cost pareto`");
+  cmd->add_option("--objectives", f->objectives,
+                  "With --pareto: columns and directions, e.g. throughput:max,memory:min");
+  cmd->add_option("--dominance", f->dominance, "With --pareto: pareto or strict")
+      ->check(CLI::IsMember({"pareto", "strict"}))
+      ->capture_default_str();
+  cmd->add_option("--out", f->out, "The page to write (atomically)")
+      ->required()
+      ->check(OutputPath());
+  AddOutputFlag(cmd, &f->output);
+  cmd->callback([f, &context] {
+    if (f->tco.empty() && f->breakdown.empty() && f->roi.empty() && f->pareto.empty()) {
+      context.exit_code = PrintError(base::InvalidArgumentError(
+          "give at least one of --tco, --breakdown, --roi, --pareto", "command line"));
+      return;
+    }
+    if (f->pareto.empty() != f->objectives.empty()) {
+      context.exit_code = PrintError(
+          base::InvalidArgumentError("--pareto and --objectives go together", "command line"));
+      return;
+    }
+    auto catalog = LoadCatalog(context);
+    if (Failed(catalog.status(), context)) return;
+    cost::CostPageInput page;
+    base::Report sections = base::Report::array();
+    using Build = base::StatusOr<base::Report> (*)(std::string_view, const std::string&,
+                                                   const cost::GpuCatalog&);
+    const std::tuple<const std::string*, std::optional<base::Report>*, Build, const char*>
+        models[] = {{&f->tco, &page.tco, &cost::TcoYamlReport, "tco"},
+                    {&f->breakdown, &page.breakdown, &cost::BreakdownYamlReport, "breakdown"},
+                    {&f->roi, &page.roi, &cost::RoiYamlReport, "roi"}};
+    for (const auto& [file, slot, build, name] : models) {
+      if (file->empty()) continue;
+      auto text = base::Env::Default()->ReadFile(*file);
+      if (Failed(text.status().Annotate("cannot read the input"), context)) return;
+      auto report = build(*text, *file, *catalog);
+      if (Failed(report.status(), context)) return;
+      *slot = std::move(*report);
+      sections.push_back(name);
+    }
+    if (!f->pareto.empty()) {
+      auto objectives = cost::ParseObjectives(f->objectives, "--objectives");
+      if (Failed(objectives.status(), context)) return;
+      auto text = base::Env::Default()->ReadFile(f->pareto);
+      if (Failed(text.status().Annotate("cannot read the points"), context)) return;
+      auto report = cost::ParetoCsvReport(
+          *text, f->pareto, *objectives, *cost::ParseDominance(f->dominance, "--dominance"), false);
+      if (Failed(report.status(), context)) return;
+      page.pareto = std::move(*report);
+      page.pareto_points = *cost::ParetoCsvValues(*text, f->pareto, *objectives);
+      sections.push_back("pareto");
+    }
+    const std::string html = cost::RenderCostHtml(page);
+    base::Status written = base::Env::Default()->WriteFileAtomic(f->out, html);
+    if (Failed(written.Annotate("cannot write the page"), context)) return;
+    base::Report r = base::Report::object();
+    r["out"] = f->out;
+    r["bytes"] = html.size();
+    r["sections"] = std::move(sections);
+    context.exit_code = PrintReport(r, f->output);
+  });
+}
+
 }  // namespace
 
 void RegisterCost(CLI::App& app, Context& context) {
@@ -172,6 +254,7 @@ void RegisterCost(CLI::App& app, Context& context) {
                     "Run spec (YAML, see docs/design/cost.md)", true, &cost::BreakdownYamlReport);
   RegisterCompare(noun, context);
   RegisterPareto(noun, context);
+  RegisterReport(noun, context);
 }
 
 }  // namespace seedance::cli

@@ -59,6 +59,11 @@ struct CompareOptions {
   uint64_t seed = 0;                // bootstrap seed
   bool higher_is_better = false;    // samples are throughputs, not times
   int recommended_repetitions = 9;  // fewer draws a warning (compare.py's advice)
+  // compare.py's "filters" mode, for two variants in one file (A and B may be the same file):
+  // keep A's benchmarks whose name contains filter_a and B's that contain filter_b, and match
+  // them by the name with that text replaced by "[filter_a vs filter_b]". Both or neither.
+  std::string filter_a = {};
+  std::string filter_b = {};
 };
 
 // The comparison report: settings, one row per benchmark in both files (A's order), the names

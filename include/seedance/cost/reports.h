@@ -22,6 +22,11 @@ struct Objective {
 base::StatusOr<std::vector<Objective>> ParseObjectives(std::string_view text,
                                                        std::string_view where);
 
+// The objective values of each record of a CSV (a header naming the columns; the objective
+// columns must be finite numbers), in file order. Errors name file, line and column.
+base::StatusOr<std::vector<std::vector<double>>> ParetoCsvValues(
+    std::string_view csv, const std::string& file, const std::vector<Objective>& objectives);
+
 // The front of the points of a CSV (a header naming the columns, one point a line; the objective
 // columns must be finite numbers, other columns are carried along as text). The report lists the
 // settings, the counts and the front's rows (every column, plus `row`, the point's 1-based

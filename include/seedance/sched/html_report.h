@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "seedance/base/html.h"
 #include "seedance/sched/event_sim.h"
 
 namespace seedance::sched {
@@ -49,7 +50,7 @@ struct EventReportInput {
 };
 std::string RenderEventHtmlReport(const EventReportInput& input);
 
-// Escapes &, <, >, " and ' for HTML text and attributes.
-std::string HtmlEscape(const std::string& text);
+// The escaping the pages use (base/html.h).
+using base::HtmlEscape;
 
 }  // namespace seedance::sched
