@@ -15,7 +15,12 @@ In one process, on N float32 values drawn from a normal distribution
 Prints JSON: milliseconds for compress and for decompress, their ratios to
 memcpy of the same float32 buffer (bandwidth ratio: memcpy time / time), and
 torch.topk's compress+decompress time / ours. Usage: PYTHONPATH=build/python bench/comm/compress_speed.py
-[--sizes 1000000,25000000] [--ratio 0.01] [--repeat 5]
+[--sizes 1000000,25000000] [--ratio 0.01] [--repeat 5] [--samples-out FILE]
+
+--samples-out writes every timed run (not only the best) of the round trip (compress +
+decompress) of torch.topk and of Seedance's topk, in seconds, as {"torch.topk/N": [...],
+"seedance.topk/N": [...]}: the input of `seedancectl cost compare FILE FILE --filter-a torch.topk
+--filter-b seedance.topk`.
 """
 
 import argparse
@@ -31,14 +36,19 @@ from seedance import _core
 KINDS = ["topk", "topk-sampled", "randomk", "int8", "int4", "sign", "fp16-int4"]
 
 
-def best(fn, repeat):
+def times(fn, repeat):
+    """Seconds of each of `repeat` runs after one warm-up run."""
     fn()
     t = []
     for _ in range(repeat):
         s = time.perf_counter()
         fn()
         t.append(time.perf_counter() - s)
-    return min(t)
+    return t
+
+
+def best(fn, repeat):
+    return min(times(fn, repeat))
 
 
 def main() -> int:
@@ -47,7 +57,9 @@ def main() -> int:
     ap.add_argument("--ratio", type=float, default=0.01)
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--threads", type=int, default=1, help="torch threads")
+    ap.add_argument("--samples-out", help="write every round-trip time of torch.topk and topk")
     args = ap.parse_args()
+    samples = {}
     torch.set_num_threads(args.threads)
     results = []
     for n in (int(s) for s in args.sizes.split(",")):
@@ -66,7 +78,8 @@ def main() -> int:
             dense.index_put_((idx,), vals)
             return dense
 
-        torch_s = best(torch_topk, args.repeat)
+        torch_runs = times(torch_topk, args.repeat)
+        torch_s = min(torch_runs)
         row = {"n": n, "k": k, "memcpy_ms": round(memcpy_s * 1e3, 2),
                "torch_topk_ms": round(torch_s * 1e3, 2), "kinds": {}}
         for kind in KINDS:
@@ -78,6 +91,12 @@ def main() -> int:
             d_s = best(lambda: _core.comm_decode_add(payload.ctypes.data, size, out.ctypes.data, n,
                                                      1.0), args.repeat)
             s = c_s + d_s
+            if kind == "topk" and args.samples_out:
+                def round_trip():
+                    m = comp.compress_into(x.ctypes.data, n, 1, payload.ctypes.data, payload.size)
+                    _core.comm_decode_add(payload.ctypes.data, m, out.ctypes.data, n, 1.0)
+                samples[f"torch.topk/{n}"] = torch_runs
+                samples[f"seedance.topk/{n}"] = times(round_trip, args.repeat)
             row["kinds"][kind] = {"compress_ms": round(c_s * 1e3, 2),
                                   "decompress_ms": round(d_s * 1e3, 2),
                                   "payload_bytes": size, "payload_share": round(size / (4 * n), 5),
@@ -85,6 +104,9 @@ def main() -> int:
                                   "compress_vs_memcpy": round(memcpy_s / c_s, 3),
                                   "decompress_vs_memcpy": round(memcpy_s / d_s, 3)}
         results.append(row)
+    if args.samples_out:
+        with open(args.samples_out, "w") as f:
+            json.dump(samples, f, indent=1)
     print(json.dumps({"ratio": args.ratio, "torch": torch.__version__, "torch_threads": args.threads,
                       "results": results}, indent=1))
     return 0

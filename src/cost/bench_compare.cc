@@ -51,11 +51,15 @@ base::StatusOr<SampleSet> ReadGoogleBenchmark(const Json& doc, const std::string
     return base::InvalidArgumentError("expected an array", file + ": benchmarks");
   }
   std::map<std::string, size_t> index;
+  size_t aggregates = 0;
   for (size_t i = 0; i < list.size(); ++i) {
     const std::string where = file + ": benchmarks[" + std::to_string(i) + "]";
     const Json& e = list[i];
     if (!e.is_object()) return base::InvalidArgumentError("expected an object", where);
-    if (e.contains("run_type") && e["run_type"] != "iteration") continue;  // aggregates
+    if (e.contains("run_type") && e["run_type"] != "iteration") {
+      ++aggregates;
+      continue;
+    }
     if (e.value("error_occurred", false)) continue;
     const char* name_key = e.contains("run_name") ? "run_name" : "name";
     if (!e.contains(name_key) || !e[name_key].is_string()) {
@@ -70,6 +74,13 @@ base::StatusOr<SampleSet> ReadGoogleBenchmark(const Json& doc, const std::string
     BenchmarkSamples& b = set.benchmarks[it->second];
     b.real_time.push_back(real * scale);
     b.cpu_time.push_back(cpu * scale);
+  }
+  if (set.benchmarks.empty() && aggregates > 0) {
+    return base::InvalidArgumentError(
+        "the file holds aggregate rows only (mean, median, ...), not the repetitions the tests "
+        "need: run the benchmark with --benchmark_repetitions=N and without "
+        "--benchmark_report_aggregates_only",
+        file);
   }
   return set;
 }

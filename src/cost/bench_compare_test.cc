@@ -110,6 +110,11 @@ TEST(BenchCompareTest, BadInputsNameTheFileAndThePlace) {
       R"({"benchmarks": [{"name": "a", "real_time": 1, "cpu_time": 1, "time_unit": "h"}]})",
       "u.json");
   EXPECT_EQ(bad_unit.status().where(), "u.json: benchmarks[0].time_unit");
+  auto aggregates_only = ReadSamples(
+      R"({"benchmarks": [{"name": "a_median", "run_name": "a", "run_type": "aggregate",)"
+      R"( "real_time": 1, "cpu_time": 1}]})",
+      "agg.json");
+  EXPECT_NE(aggregates_only.status().message().find("aggregate rows only"), std::string::npos);
   auto bad_sample = ReadSamples(R"({"x": [1, null]})", "s.json");
   EXPECT_EQ(bad_sample.status().where(), "s.json: x[1]");
   auto bad_csv = ReadSamples("name,value\nx,1\nx,fast\n", "c.csv");
