@@ -89,8 +89,9 @@ base::StatusOr<SampleSet> ReadJsonSamples(const Json& doc, const std::string& fi
   SampleSet set{file, "json-samples", {}};
   for (const auto& [name, values] : doc.items()) {
     const std::string where = file + ": " + name;
-    if (!values.is_array()) {
-      return base::InvalidArgumentError("expected an array of numbers", where);
+    if (!values.is_array() || values.empty()) {
+      return base::InvalidArgumentError(
+          values.is_array() ? "the sample is empty" : "expected an array of numbers", where);
     }
     BenchmarkSamples b{name, {}, {}};
     for (size_t i = 0; i < values.size(); ++i) {

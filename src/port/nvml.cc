@@ -91,6 +91,7 @@ struct Nvml::Api {
   nvmlReturn_t (*Utilization)(nvmlDevice_t, nvmlUtilization_t*) = nullptr;
   nvmlReturn_t (*Memory)(nvmlDevice_t, nvmlMemory_t*) = nullptr;
   nvmlReturn_t (*Power)(nvmlDevice_t, unsigned*) = nullptr;
+  nvmlReturn_t (*PowerLimit)(nvmlDevice_t, unsigned*) = nullptr;
   nvmlReturn_t (*Energy)(nvmlDevice_t, unsigned long long*) = nullptr;
   nvmlReturn_t (*Temperature)(nvmlDevice_t, int, unsigned*) = nullptr;
   nvmlReturn_t (*Clock)(nvmlDevice_t, unsigned, unsigned*) = nullptr;
@@ -124,6 +125,7 @@ base::StatusOr<std::unique_ptr<Nvml>> Nvml::Load() {
   bind(api->Utilization, "nvmlDeviceGetUtilizationRates", false);
   bind(api->Memory, "nvmlDeviceGetMemoryInfo", false);
   bind(api->Power, "nvmlDeviceGetPowerUsage", false);
+  bind(api->PowerLimit, "nvmlDeviceGetEnforcedPowerLimit", false);
   bind(api->Energy, "nvmlDeviceGetTotalEnergyConsumption", false);
   bind(api->Temperature, "nvmlDeviceGetTemperature", false);
   bind(api->Clock, "nvmlDeviceGetClockInfo", false);
@@ -174,6 +176,7 @@ NvmlReading Nvml::Read(int index) const {
   }
   unsigned u = 0;
   if (api_->Power && api_->Power(dev, &u) == kSuccess) r.power_watts = u / 1000.0;
+  if (api_->PowerLimit && api_->PowerLimit(dev, &u) == kSuccess) r.power_limit_watts = u / 1000.0;
   unsigned long long mj = 0;
   if (api_->Energy && api_->Energy(dev, &mj) == kSuccess) r.energy_millijoules = mj;
   if (api_->Temperature && api_->Temperature(dev, 0, &u) == kSuccess) r.temperature_celsius = u;

@@ -115,6 +115,13 @@ void HostFamilies(Writer& w, const Snapshot& s) {
     for (const auto& [n, c] : h.nets)
       w.Sample({{"interface", n}}, static_cast<double>(c.transmit_bytes));
   }
+  if (!h.rapl.empty()) {
+    w.Family("seedance_host_energy_joules_total", "counter",
+             "Energy of each RAPL power zone (the counter wraps at the zone's range).");
+    for (const auto& [dir, z] : h.rapl) {
+      w.Sample({{"zone", dir}, {"name", z.name}}, static_cast<double>(z.energy_uj) / 1e6);
+    }
+  }
   if (h.task) {
     const Labels l = {{"pid", std::to_string(h.task->pid)}};
     w.Family("seedance_task_cpu_seconds_total", "counter", "CPU time of the watched task.");

@@ -101,6 +101,8 @@ base::StatusOr<port::NvmlReading> ParseReading(const nlohmann::json& j, const st
       s = num(r.memory_total_bytes);
     } else if (key == "power_watts") {
       s = num(r.power_watts);
+    } else if (key == "power_limit_watts") {
+      s = num(r.power_limit_watts);
     } else if (key == "energy_millijoules") {
       s = num(r.energy_millijoules);
     } else if (key == "temperature_celsius") {

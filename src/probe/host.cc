@@ -126,6 +126,39 @@ void ReadNetDev(base::Env& env, HostReading& r) {
   }
 }
 
+void ReadRapl(base::Env& env, HostReading& r) {
+  const std::string root = "/sys/class/powercap";
+  auto entries = env.ListDirectory(root);
+  if (!entries.ok()) return;  // no powercap: nothing to note, most machines have none
+  for (const std::string& dir : *entries) {
+    if (dir.rfind("intel-rapl:", 0) != 0) continue;  // "intel-rapl" itself is the control type
+    const std::string path = root + "/" + dir;
+    auto energy = env.ReadFile(path + "/energy_uj");
+    if (!energy.ok()) {
+      r.notes.push_back(path + "/energy_uj: " + std::string(energy.status().message()) +
+                        " (RAPL energy is readable by root only on recent kernels)");
+      continue;
+    }
+    const auto fields = base::SplitFields(*energy);
+    const std::optional<uint64_t> uj = fields.size() == 1 ? Counter(fields[0]) : std::nullopt;
+    if (!uj) {
+      r.notes.push_back(path + "/energy_uj: not a counter");
+      continue;
+    }
+    RaplZone z;
+    z.energy_uj = *uj;
+    if (auto name = env.ReadFile(path + "/name"); name.ok()) {
+      const auto n = base::SplitFields(*name);
+      if (n.size() == 1) z.name = std::string(n[0]);
+    }
+    if (auto range = env.ReadFile(path + "/max_energy_range_uj"); range.ok()) {
+      const auto f = base::SplitFields(*range);
+      if (f.size() == 1) z.max_energy_range_uj = Counter(f[0]).value_or(0);
+    }
+    r.rapl[dir] = z;
+  }
+}
+
 base::Status ReadTask(base::Env& env, const HostOptions& o, HostReading& r) {
   const std::string dir = "/proc/" + std::to_string(o.task_pid);
   auto stat = env.ReadFile(dir + "/stat");
@@ -159,6 +192,18 @@ base::Status ReadTask(base::Env& env, const HostOptions& o, HostReading& r) {
 
 }  // namespace
 
+std::vector<std::string> RaplTotalZones(const std::map<std::string, RaplZone>& zones) {
+  for (const auto& [dir, z] : zones) {
+    if (z.name == "psys") return {dir};
+  }
+  std::vector<std::string> out;
+  for (const auto& [dir, z] : zones) {
+    const bool top_level = std::count(dir.begin(), dir.end(), ':') == 1;
+    if (top_level || z.name == "dram") out.push_back(dir);
+  }
+  return out;
+}
+
 base::StatusOr<HostReading> ReadHost(base::Env& env, const HostOptions& options) {
   HostReading r;
   r.monotonic_nanos = env.NowMonotonicNanos();
@@ -166,6 +211,7 @@ base::StatusOr<HostReading> ReadHost(base::Env& env, const HostOptions& options)
   ReadMeminfo(env, r);
   ReadDiskstats(env, r);
   ReadNetDev(env, r);
+  ReadRapl(env, r);
   if (options.task_pid >= 0) {
     if (auto s = ReadTask(env, options, r); !s.ok()) return s;
   }

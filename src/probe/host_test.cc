@@ -95,5 +95,82 @@ TEST(WindowTest, RatesOverOneSecond) {
   EXPECT_EQ(only.size(), 6u);
 }
 
+// RAPL: a two-package server with DRAM subzones; package 1's counter wraps during the window.
+// Watts = microjoules / 1e6 / seconds; the total is both packages and both DRAM zones (the
+// core subzone is inside its package and not added again).
+TEST(RaplTest, ZonePowerAcrossAWrapAndTheTotal) {
+  base::FakeEnv env;
+  testing::ProcAt0(env);
+  auto zone = [&](const std::string& dir, const char* name, uint64_t uj, uint64_t range) {
+    const std::string path = "/sys/class/powercap/" + dir;
+    env.SetFile(path + "/name", std::string(name) + "\n");
+    env.SetFile(path + "/energy_uj", std::to_string(uj) + "\n");
+    env.SetFile(path + "/max_energy_range_uj", std::to_string(range) + "\n");
+  };
+  zone("intel-rapl:0", "package-0", 1'000'000'000, 262'143'328'850);
+  zone("intel-rapl:0:0", "core", 500'000'000, 262'143'328'850);
+  zone("intel-rapl:0:1", "dram", 200'000'000, 65'712'999'613);
+  zone("intel-rapl:1", "package-1", 262'000'000'000, 262'143'328'850);
+  zone("intel-rapl:1:0", "dram", 300'000'000, 65'712'999'613);
+  env.SetFile("/sys/class/powercap/intel-rapl/enabled", "1\n");  // the control type: skipped
+  Probe probe(env, nullptr, {});
+  auto a = probe.Read();
+  ASSERT_TRUE(a.ok());
+  EXPECT_EQ(a->host.rapl.size(), 5u);
+  EXPECT_EQ(RaplTotalZones(a->host.rapl),
+            (std::vector<std::string>{"intel-rapl:0", "intel-rapl:0:1", "intel-rapl:1",
+                                      "intel-rapl:1:0"}));
+  env.AdvanceClock(std::chrono::seconds(2));
+  testing::ProcAt1(env);
+  zone("intel-rapl:0", "package-0", 1'400'000'000, 262'143'328'850);  // +400 J: 200 W
+  zone("intel-rapl:0:0", "core", 800'000'000, 262'143'328'850);       // +300 J: 150 W
+  zone("intel-rapl:0:1", "dram", 240'000'000, 65'712'999'613);        // +40 J: 20 W
+  // Wrapped: (262,143,328,850 - 262,000,000,000) + 156,671,150 = 300,000,000 uJ: 150 W.
+  zone("intel-rapl:1", "package-1", 156'671'150, 262'143'328'850);
+  zone("intel-rapl:1:0", "dram", 330'000'000, 65'712'999'613);  // +30 J: 15 W
+  auto b = probe.Read();
+  ASSERT_TRUE(b.ok());
+  std::map<std::string, double> zone_watts;
+  double total = -1;
+  for (const auto& v : WindowValues(probe, *a, *b)) {
+    if (v.metric == "host.power") zone_watts[v.labels[0].second] = v.value;
+    if (v.metric == "host.power_total") total = v.value;
+  }
+  EXPECT_NEAR(zone_watts["intel-rapl:0"], 200, 1e-9);
+  EXPECT_NEAR(zone_watts["intel-rapl:0:0"], 150, 1e-9);
+  EXPECT_NEAR(zone_watts["intel-rapl:1"], 150, 1e-9);
+  EXPECT_NEAR(total, 200 + 20 + 150 + 15, 1e-9);
+  // The sample for the power fit: RAPL's total with the window's CPU utilization (40 %).
+  const auto row = PowerSampleOf(WindowValues(probe, *a, *b), *b);
+  ASSERT_TRUE(row.has_value());
+  EXPECT_NEAR(row->watts, 385, 1e-9);
+  EXPECT_NEAR(row->cpu_utilization_pct, 40, 1e-9);
+  EXPECT_FALSE(row->has_gpus);
+  EXPECT_EQ(PowerSamplesCsv({*row}), "watts,cpu_utilization_pct\n385,40\n");
+}
+
+TEST(RaplTest, PsysAloneCountsAndUnreadableEnergyIsANote) {
+  base::FakeEnv env;
+  testing::ProcAt0(env);
+  env.SetFile("/sys/class/powercap/intel-rapl:0/name", "package-0\n");
+  env.SetFile("/sys/class/powercap/intel-rapl:0/energy_uj", "100\n");
+  env.SetFile("/sys/class/powercap/intel-rapl:1/name", "psys\n");
+  env.SetFile("/sys/class/powercap/intel-rapl:1/energy_uj", "100\n");
+  env.SetFile("/sys/class/powercap/intel-rapl:2/name", "package-1\n");  // no energy_uj
+  auto r = ReadHost(env, {});
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(RaplTotalZones(r->rapl), (std::vector<std::string>{"intel-rapl:1"}));
+  bool noted = false;
+  for (const auto& n : r->notes) noted = noted || n.find("intel-rapl:2/energy_uj") != n.npos;
+  EXPECT_TRUE(noted);
+  // Without powercap there is nothing to read and nothing to note.
+  base::FakeEnv bare;
+  testing::ProcAt0(bare);
+  auto none = ReadHost(bare, {});
+  ASSERT_TRUE(none.ok());
+  EXPECT_TRUE(none->rapl.empty());
+  for (const auto& n : none->notes) EXPECT_EQ(n.find("powercap"), n.npos) << n;
+}
+
 }  // namespace
 }  // namespace seedance::probe

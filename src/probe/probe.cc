@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 
 #include "seedance/topo/topology.h"
 
@@ -48,12 +49,12 @@ base::StatusOr<Snapshot> Probe::Read() {
 
 const std::vector<std::string>& ValueNames() {
   static const std::vector<std::string> names = {
-      "cpu.util",      "cpu.user",      "cpu.system",      "cpu.iowait",         "cpu.steal",
-      "mem.used",      "mem.available", "disk.read_bytes", "disk.write_bytes",   "disk.util",
-      "net.in_bytes",  "net.out_bytes", "net.share",       "task.cpu",           "task.rss",
-      "gpu.util",      "gpu.mem_bw",    "gpu.mem_used",    "gpu.mem_used_bytes", "gpu.power",
-      "gpu.temp",      "gpu.sm_clock",  "gpu.pcie_tx",     "gpu.pcie_rx",        "gpu.nvlink_tx",
-      "gpu.nvlink_rx",
+      "cpu.util",      "cpu.user",      "cpu.system",       "cpu.iowait",         "cpu.steal",
+      "mem.used",      "mem.available", "disk.read_bytes",  "disk.write_bytes",   "disk.util",
+      "net.in_bytes",  "net.out_bytes", "net.share",        "task.cpu",           "task.rss",
+      "gpu.util",      "gpu.mem_bw",    "gpu.mem_used",     "gpu.mem_used_bytes", "gpu.power",
+      "gpu.temp",      "gpu.sm_clock",  "gpu.pcie_tx",      "gpu.pcie_rx",        "gpu.nvlink_tx",
+      "gpu.nvlink_rx", "host.power",    "host.power_total",
   };
   return names;
 }
@@ -127,6 +128,31 @@ std::vector<Value> WindowValues(const Probe& probe, const Snapshot& a, const Sna
       add("net.share", {{"interface", name}}, 100 * std::max(in, outb) / line, "%");
     }
   }
+  // RAPL: watts from the energy counters, across a wrap of the counter.
+  if (dt > 0) {
+    std::map<std::string, double> watts;
+    for (const auto& [dir, after] : b.host.rapl) {
+      auto it = a.host.rapl.find(dir);
+      if (it == a.host.rapl.end()) continue;
+      uint64_t delta = after.energy_uj - it->second.energy_uj;
+      if (after.energy_uj < it->second.energy_uj) {
+        if (after.max_energy_range_uj < it->second.energy_uj) continue;  // unknown range
+        delta = after.max_energy_range_uj - it->second.energy_uj + after.energy_uj;
+      }
+      watts[dir] = static_cast<double>(delta) / 1e6 / dt;
+      add("host.power", {{"zone", dir}, {"name", after.name}}, watts[dir], "W");
+    }
+    if (!watts.empty()) {
+      double sum = 0;
+      bool complete = true;
+      for (const std::string& dir : RaplTotalZones(b.host.rapl)) {
+        auto it = watts.find(dir);
+        complete = complete && it != watts.end();
+        if (it != watts.end()) sum += it->second;
+      }
+      if (complete) add("host.power_total", {}, sum, "W");
+    }
+  }
   if (a.host.task && b.host.task) {
     const std::string pid = std::to_string(b.host.task->pid);
     if (dt > 0) {
@@ -176,6 +202,66 @@ base::Report ValuesToReport(const std::vector<Value>& values) {
         {{"metric", v.metric}, {"labels", labels}, {"value", v.value}, {"unit", v.unit}});
   }
   return list;
+}
+
+}  // namespace seedance::probe
+
+namespace seedance::probe {
+
+std::optional<PowerSampleRow> PowerSampleOf(const std::vector<Value>& values,
+                                            const Snapshot& after) {
+  PowerSampleRow row;
+  bool measured = false;
+  double gpu_power = 0;
+  int gpu_powers = 0;
+  for (const Value& v : values) {
+    if (v.metric == "host.power_total") {
+      row.watts += v.value;
+      measured = true;
+    } else if (v.metric == "gpu.power") {
+      gpu_power += v.value;
+      ++gpu_powers;
+    } else if (v.metric == "cpu.util") {
+      row.cpu_utilization_pct = v.value;
+    }
+  }
+  if (gpu_powers > 0) {
+    row.watts += gpu_power;
+    measured = true;
+  }
+  if (!measured) return std::nullopt;
+  double util = 0, limit = 0;
+  bool complete = !after.gpus.empty();
+  for (const auto& g : after.gpus) {
+    complete = complete && g.gpu_util_pct && g.power_watts && g.power_limit_watts;
+    if (!complete) break;
+    util += *g.gpu_util_pct / 100.0;
+    limit += *g.power_limit_watts;
+  }
+  if (complete) {
+    row.has_gpus = true;
+    row.gpus = static_cast<int>(after.gpus.size());
+    row.gpu_utilization = util / row.gpus;
+    row.gpu_tdp_watts = limit / row.gpus;
+  }
+  return row;
+}
+
+std::string PowerSamplesCsv(const std::vector<PowerSampleRow>& rows) {
+  const bool gpus = !rows.empty() && rows.front().has_gpus;
+  std::string out = gpus ? "watts,cpu_utilization_pct,gpu_utilization,gpus,gpu_tdp_watts\n"
+                         : "watts,cpu_utilization_pct\n";
+  char line[160];
+  for (const PowerSampleRow& r : rows) {
+    if (gpus) {
+      std::snprintf(line, sizeof(line), "%.6g,%.6g,%.6g,%d,%.6g\n", r.watts, r.cpu_utilization_pct,
+                    r.gpu_utilization, r.gpus, r.gpu_tdp_watts);
+    } else {
+      std::snprintf(line, sizeof(line), "%.6g,%.6g\n", r.watts, r.cpu_utilization_pct);
+    }
+    out += line;
+  }
+  return out;
 }
 
 }  // namespace seedance::probe

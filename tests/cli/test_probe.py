@@ -110,6 +110,29 @@ def test_gpu_fixture_values_and_findings(seedancectl, server_tree):
     assert ("gpu_underused", "gpu.util{gpu=1}") in rules
 
 
+def test_power_samples_feed_the_power_fit(seedancectl, server_tree, tmp_path):
+    """--power-samples writes one CSV row per window (GPU board power from the fixture: 655.2 +
+    240 W; utilization 97% and 31%; limit 700 W) that `cost power-fit` reads."""
+    out = tmp_path / "power.csv"
+    r = run(seedancectl, "probe", "--count", "3", "--sample-interval", "100ms", "--root",
+            str(server_tree), "--gpu-fixture", str(GPUS), "--metrics", "cpu",
+            "--power-samples", str(out), "-o", "json")
+    assert r.returncode == 0, r.stderr
+    lines = out.read_text().splitlines()
+    assert lines[0] == "watts,cpu_utilization_pct,gpu_utilization,gpus,gpu_tdp_watts"
+    assert len(lines) == 4
+    watts, _, util, gpus, tdp = lines[1].split(",")
+    assert float(watts) == pytest.approx(895.2) and float(util) == pytest.approx(0.64)
+    assert (gpus, tdp) == ("2", "700")
+    fit = run(seedancectl, "cost", "power-fit", "--input", str(out), "-o", "json")
+    assert fit.returncode == 0, fit.stderr
+    assert json.loads(fit.stdout)["samples"] == 3
+    none = run(seedancectl, "probe", "--count", "1", "--sample-interval", "100ms", "--root",
+               str(server_tree), "--power-samples", str(tmp_path / "none.csv"))
+    assert none.returncode == 0 and "no power reading" in none.stderr
+    assert not (tmp_path / "none.csv").exists()
+
+
 def test_table_output_and_count(seedancectl):
     r = run(seedancectl, "probe", "--count", "2", "--sample-interval", "100ms", "--metrics",
             "cpu.util,mem")

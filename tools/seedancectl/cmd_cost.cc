@@ -1,6 +1,8 @@
 // `seedancectl cost tco|roi|power|power-fit|breakdown|compare|pareto|report`: the cost model
 // (features COST-2, COST-3, COST-6, COST-7), Pareto fronts (COST-4) and statistics for A/B
 // comparisons (COST-5).
+#include <limits>
+
 #include "seedance/base/env.h"
 #include "seedance/cost/bench_compare.h"
 #include "seedance/cost/html_report.h"
@@ -49,7 +51,9 @@ void RegisterCompare(CLI::App* noun, Context& context) {
   cmd->add_option("--resamples", f->options.resamples, "Bootstrap resamples")
       ->check(IntIn(100, 10'000'000))
       ->capture_default_str();
-  cmd->add_option("--seed", f->options.seed, "Bootstrap seed")->capture_default_str();
+  cmd->add_option("--seed", f->options.seed, "Bootstrap seed")
+      ->check(IntIn(0, std::numeric_limits<int64_t>::max()))
+      ->capture_default_str();
   cmd->add_option("--filter-a", f->options.filter_a,
                   "Two variants in one file (compare.py's filters mode): A's benchmarks whose "
                   "name contains this text ...");

@@ -108,6 +108,7 @@ void RegisterProbe(CLI::App& app, Context& context) {
   struct Flags {
     bool once = false;
     std::string interval = "5s", metrics, output, listen, naming = "seedance", gpu_fixture, root;
+    std::string power_samples;
     int task_id = -1;
     int count = 0;
   };
@@ -135,6 +136,11 @@ void RegisterProbe(CLI::App& app, Context& context) {
   cmd->add_option("--naming", f->naming, "Metric names on /metrics: seedance or dcgm")
       ->check(CLI::IsMember({"seedance", "dcgm"}))
       ->capture_default_str();
+  cmd->add_option("--power-samples", f->power_samples,
+                  "Also write each window's measured power (RAPL + GPU board power) and load as "
+                  "CSV for `seedancectl cost power-fit` (rewritten atomically every window)")
+      ->check(OutputPath())
+      ->excludes("--listen");
   cmd->add_option("--root", f->root, "Read /proc and /sys under this directory")
       ->check(InputDirectory());
   cmd->add_option("--gpu-fixture", f->gpu_fixture,
@@ -179,6 +185,7 @@ void RegisterProbe(CLI::App& app, Context& context) {
 
     auto before = probe.Read();
     if (Failed(before.status(), context)) return;
+    std::vector<probe::PowerSampleRow> power_rows;
     const int windows = f->once ? 1 : f->count;
     for (int w = 0; (windows == 0 || w < windows) && !g_stop; ++w) {
       // Sleep in slices so that Ctrl-C ends a long window promptly.
@@ -195,6 +202,19 @@ void RegisterProbe(CLI::App& app, Context& context) {
       const double window_s =
           static_cast<double>(after->host.monotonic_nanos - before->host.monotonic_nanos) / 1e9;
       PrintWindow(*after, window_s, values, findings, f->output, f->once);
+      if (!f->power_samples.empty()) {
+        const auto all = metrics->empty() ? values : probe::WindowValues(probe, *before, *after);
+        if (auto row = probe::PowerSampleOf(all, *after)) {
+          power_rows.push_back(*row);
+          base::Status s = base::Env::Default()->WriteFileAtomic(
+              f->power_samples, probe::PowerSamplesCsv(power_rows));
+          if (Failed(s.Annotate("cannot write the power samples"), context)) return;
+        } else if (power_rows.empty() && w == 0) {
+          std::fprintf(stderr,
+                       "note: no power reading in this window (no readable RAPL zone, no GPU "
+                       "power): --power-samples writes nothing\n");
+        }
+      }
       before = std::move(after);
     }
   });

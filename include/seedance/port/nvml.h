@@ -30,6 +30,7 @@ struct NvmlReading {
   std::optional<double> memory_util_pct;  // time device memory was read or written
   std::optional<uint64_t> memory_used_bytes, memory_total_bytes;
   std::optional<double> power_watts;
+  std::optional<double> power_limit_watts;     // the enforced limit (the board's TDP unless capped)
   std::optional<uint64_t> energy_millijoules;  // since the driver loaded
   std::optional<double> temperature_celsius;
   std::optional<uint32_t> sm_clock_mhz, memory_clock_mhz;

@@ -1,6 +1,7 @@
 // Host counters from procfs (feature PROBE-1): CPU time by mode (/proc/stat),
 // memory (/proc/meminfo), disk I/O (/proc/diskstats), network bytes per
-// interface (/proc/net/dev), and optionally one task (/proc/PID/stat, statm).
+// interface (/proc/net/dev), the energy counters of RAPL power zones
+// (/sys/class/powercap/intel-rapl:*), and optionally one task (/proc/PID/stat, statm).
 // Everything is a raw reading; rates come from two readings (probe.h).
 #pragma once
 
@@ -29,6 +30,19 @@ struct NetCounters {
   uint64_t receive_bytes = 0, transmit_bytes = 0;
 };
 
+// One RAPL zone (a CPU package, its DRAM, the platform): energy since an arbitrary start, which
+// wraps to 0 after max_energy_range_uj.
+struct RaplZone {
+  std::string name;  // the zone's `name` file: "package-0", "dram", "core", "psys"
+  uint64_t energy_uj = 0;
+  uint64_t max_energy_range_uj = 0;
+};
+
+// The zones that sum to the host's measured power without counting anything twice: "psys" (the
+// whole platform) when there is one, else every package (the top-level zones) plus their "dram"
+// subzones (which packages do not include). Keys of HostReading::rapl.
+std::vector<std::string> RaplTotalZones(const std::map<std::string, RaplZone>& zones);
+
 struct TaskCounters {
   int pid = 0;
   double cpu_seconds = 0;  // user + system
@@ -43,6 +57,9 @@ struct HostReading {
   std::optional<uint64_t> memory_total_bytes, memory_available_bytes;
   std::map<std::string, DiskCounters> disks;  // whole disks only, no partitions
   std::map<std::string, NetCounters> nets;    // without lo
+  // By the zone's directory name ("intel-rapl:0", "intel-rapl:0:1"); empty without RAPL. Reading
+  // energy_uj needs root on kernels since 2020 (a note says so when it is refused).
+  std::map<std::string, RaplZone> rapl;
   std::optional<TaskCounters> task;
   std::vector<std::string> notes;
 };

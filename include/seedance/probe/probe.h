@@ -9,6 +9,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -66,5 +67,26 @@ std::vector<Value> WindowValues(const Probe& probe, const Snapshot& before, cons
 const std::vector<std::string>& ValueNames();
 
 base::Report ValuesToReport(const std::vector<Value>& values);
+
+// One measured sample for the power model's fit (`seedancectl cost power-fit`, feature COST-7),
+// from a window's values (unfiltered) and its closing snapshot: the measured power is RAPL's
+// host.power_total plus every GPU's board power (gpu.power), the load the CPU utilization and,
+// when NVML gives utilization, power and power limit for every GPU, their mean utilization (0..1),
+// count and mean limit (the TDP column of the fit). nullopt when the window has no power reading
+// (no RAPL and no GPU power).
+struct PowerSampleRow {
+  double watts = 0;
+  double cpu_utilization_pct = 0;
+  bool has_gpus = false;
+  double gpu_utilization = 0;
+  int gpus = 0;
+  double gpu_tdp_watts = 0;
+};
+std::optional<PowerSampleRow> PowerSampleOf(const std::vector<Value>& values,
+                                            const Snapshot& after);
+
+// The samples as the CSV cost power-fit reads: watts,cpu_utilization_pct and, when the first row
+// has GPUs, gpu_utilization,gpus,gpu_tdp_watts (rows without them leave those columns 0).
+std::string PowerSamplesCsv(const std::vector<PowerSampleRow>& rows);
 
 }  // namespace seedance::probe
