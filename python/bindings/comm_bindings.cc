@@ -11,7 +11,9 @@
 #include <vector>
 
 #include "python/bindings/raise.h"
+#include "seedance/base/report.h"
 #include "seedance/comm/compressor.h"
+#include "seedance/comm/nccl_advisor.h"
 #include "seedance/comm/wire_format.h"
 
 namespace py = pybind11;
@@ -102,6 +104,15 @@ void BindComm(py::module_& m) {
       .def("compress_with_feedback", &PyCompressor::CompressWithFeedback, py::arg("grad"),
            py::arg("residual"), py::arg("n"), py::arg("seed"),
            "residual += grad; payload = C(residual); residual -= D(payload)");
+  m.def(
+      "comm_advise_json",
+      [](const std::string& topology_yaml, const std::string& topology_file,
+         const std::string& root, const std::string& nvlink_from, int nodes) {
+        comm::AdviseRequest q{topology_yaml, topology_file, root, nvlink_from, nodes};
+        return base::DumpJson(ValueOrRaise(comm::AdviseReport(q)));
+      },
+      py::arg("topology_yaml"), py::arg("topology_file"), py::arg("root"), py::arg("nvlink_from"),
+      py::arg("nodes"), "The report of `seedancectl comm advise -o json`");
   m.def("comm_decode_add", &DecodeAdd, py::arg("payload"), py::arg("bytes"), py::arg("out"),
         py::arg("n"), py::arg("weight"), "out += weight * decode(payload), validated first");
 }

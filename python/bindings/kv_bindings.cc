@@ -7,7 +7,11 @@
 #include <vector>
 
 #include "python/bindings/raise.h"
+#include "seedance/base/env.h"
+#include "seedance/base/report.h"
 #include "seedance/kv/cache.h"
+#include "seedance/kv/estimate.h"
+#include "seedance/kv/eval.h"
 #include "seedance/kv/llama.h"
 
 namespace py = pybind11;
@@ -37,9 +41,57 @@ std::vector<std::vector<float>> Logits(const std::string& model_path,
   return out;
 }
 
+std::string EvalJson(const std::string& model, const std::string& tokenizer,
+                     const std::string& bits, int group, int window, int tokens,
+                     const std::string& prompt, int64_t long_context, double entropy_threshold,
+                     int long_bits, int default_bits) {
+  kv::EvalRequest q;
+  q.model_path = model;
+  q.tokenizer_path = tokenizer;
+  q.bits = bits;
+  q.group = group;
+  q.window = window;
+  q.tokens = tokens;
+  q.prompt = prompt;
+  q.rule = {long_context, entropy_threshold, long_bits, default_bits};
+  base::StatusOr<kv::EvalRun> run = base::InternalError("not run");
+  {
+    py::gil_scoped_release release;  // a whole generation and two passes
+    run = kv::RunKvEval(*base::Env::Default(), q);
+  }
+  return base::DumpJson(ValueOrRaise(std::move(run)).report);
+}
+
+std::string EstimateJson(int64_t tokens, int64_t layers, int64_t kv_dim, int bits, int group,
+                         int pcie_gen, int pcie_lanes, double pcie_gbytes_per_s,
+                         const std::string& hbm, int hbm_stacks, double hbm_ns, bool measure_cpu) {
+  kv::EstimateRequest q;
+  q.tokens = tokens;
+  q.layers = layers;
+  q.kv_dim = kv_dim;
+  q.bits = bits;
+  q.group = group;
+  q.pcie_gen = pcie_gen;
+  q.pcie_lanes = pcie_lanes;
+  q.pcie_gbytes_per_s = pcie_gbytes_per_s;
+  q.hbm = hbm;
+  q.hbm_stacks = hbm_stacks;
+  q.hbm_ns = hbm_ns;
+  q.measure_cpu = measure_cpu;
+  return base::DumpJson(ValueOrRaise(kv::EstimateReport(q)));
+}
+
 }  // namespace
 
 void BindKv(py::module_& m) {
+  m.def("kv_eval_json", &EvalJson, py::arg("model"), py::arg("tokenizer"), py::arg("bits"),
+        py::arg("group"), py::arg("window"), py::arg("tokens"), py::arg("prompt"),
+        py::arg("long_context"), py::arg("entropy_threshold"), py::arg("long_bits"),
+        py::arg("default_bits"), "The report of `seedancectl kv eval -o json`");
+  m.def("kv_estimate_json", &EstimateJson, py::arg("tokens"), py::arg("layers"), py::arg("kv_dim"),
+        py::arg("bits"), py::arg("group"), py::arg("pcie_gen"), py::arg("pcie_lanes"),
+        py::arg("pcie_gbytes_per_s"), py::arg("hbm"), py::arg("hbm_stacks"), py::arg("hbm_ns"),
+        py::arg("measure_cpu"), "The report of `seedancectl kv estimate -o json`");
   m.def("kv_logits", &Logits, py::arg("model"), py::arg("tokens"), py::arg("bits") = "fp32",
         py::arg("group") = 32, py::arg("window") = 128,
         "Logits after each token, run through the C++ llama2.c engine");

@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "seedance/base/yaml_map.h"
+#include "seedance/topo/discover.h"
 #include "seedance/topo/matrix.h"
 
 namespace seedance::comm {
@@ -206,6 +207,23 @@ base::Report AdviceToReport(const std::vector<NcclAdvice>& advice) {
   for (const auto& a : advice) {
     r.push_back({{"variable", a.variable}, {"value", a.value}, {"reason", a.reason}});
   }
+  return r;
+}
+
+base::StatusOr<base::Report> AdviseReport(const AdviseRequest& request) {
+  Topology topology;
+  if (request.topology_file.empty()) {
+    SEEDANCE_ASSIGN_OR_RETURN(const topo::Machine machine,
+                              topo::DiscoverMachine(request.root, request.nvlink_from));
+    topology = FromNodeTopology(machine.topology);
+    topology.nodes = request.nodes;
+  } else {
+    SEEDANCE_ASSIGN_OR_RETURN(topology,
+                              ParseTopologyYaml(request.topology_yaml, request.topology_file));
+  }
+  base::Report r = base::Report::object();
+  r["topology"] = TopologyToReport(topology);
+  r["advice"] = AdviceToReport(AdviseNccl(topology));
   return r;
 }
 

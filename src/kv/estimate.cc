@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "seedance/base/env.h"
+#include "seedance/kv/cache.h"
 
 namespace seedance::kv {
 
@@ -112,6 +113,28 @@ double MeasureCpuDequant(int bits, int64_t values) {
   volatile float sink = out[static_cast<size_t>(values / 2)];
   (void)sink;
   return static_cast<double>(values) * 4 / best / 1e9;
+}
+
+base::StatusOr<base::Report> EstimateReport(const EstimateRequest& q) {
+  if (q.tokens <= 0 || q.layers <= 0 || q.kv_dim <= 0 || q.group <= 0) {
+    return base::InvalidArgumentError("tokens, layers, kv_dim and group must be > 0");
+  }
+  if (q.bits != 2 && q.bits != 4 && q.bits != 5 && q.bits != 6 && q.bits != 8) {
+    return base::InvalidArgumentError(
+        "expected a code width of 2, 4, 5, 6 or 8, got " + std::to_string(q.bits), "bits");
+  }
+  EstimateInput in;
+  in.values = q.tokens * q.layers * q.kv_dim * 2;
+  in.bits_per_value = PackedBitsPerValue(q.bits, q.group);
+  in.pcie = {q.pcie_gen, q.pcie_lanes};
+  if (q.pcie_gbytes_per_s > 0) in.pcie_gbytes_per_s = q.pcie_gbytes_per_s;
+  in.hbm = q.hbm;
+  in.stacks = q.hbm_stacks;
+  if (q.hbm_ns > 0) in.hbm_access_ns = q.hbm_ns;
+  if (q.measure_cpu) in.cpu_dequant_gbytes_per_s = MeasureCpuDequant(q.bits, 1 << 24);
+  SEEDANCE_ASSIGN_OR_RETURN(base::Report r, EstimateDecompression(in));
+  r["bits_per_value"] = in.bits_per_value;
+  return r;
 }
 
 }  // namespace seedance::kv

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 
 #include "seedance/base/env.h"
 
@@ -117,6 +118,29 @@ base::StatusOr<base::Report> EvaluateKvCache(const LlamaModel& model, const Toke
     r["text"] = text;
   }
   return r;
+}
+
+base::StatusOr<EvalRun> RunKvEval(base::Env& env, const EvalRequest& q) {
+  auto model = LlamaModel::Load(env, q.model_path);
+  if (!model.ok()) return model.status().Annotate("cannot load the model");
+  std::optional<Tokenizer> tok;
+  if (!q.tokenizer_path.empty()) {
+    auto t = Tokenizer::Load(env, q.tokenizer_path, model->config().vocab_size);
+    if (!t.ok()) return t.status().Annotate("cannot load the tokenizer");
+    tok = std::move(*t);
+  }
+  EvalRun run;
+  EvalOptions o;
+  o.quant = QuantConfig::Of(q.bits, q.group, q.window);
+  o.quant.rule = q.rule;
+  o.decisions = &run.decisions;
+  o.tokens = q.tokens;
+  if (!q.prompt.empty()) {
+    if (!tok) return base::InvalidArgumentError("a prompt needs a tokenizer", "prompt");
+    o.prompt = tok->Encode(q.prompt);
+  }
+  SEEDANCE_ASSIGN_OR_RETURN(run.report, EvaluateKvCache(*model, tok ? &*tok : nullptr, o));
+  return run;
 }
 
 }  // namespace seedance::kv

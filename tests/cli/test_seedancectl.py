@@ -16,7 +16,8 @@ DEFAULT_JOB = (REPO / "examples" / "default-job.yaml").read_text()
 
 # Every command that reports, with the arguments it needs.
 REPORTING = [["version"], ["optimize"], ["optimize", "--dry-run"], ["catalog", "list"],
-             ["precision", "show", "1"], ["comm", "advise"]]
+             ["precision", "show", "1"], ["comm", "advise"], ["kv", "estimate"],
+             ["cost", "tco"], ["cost", "power"], ["topo", "show"]]
 
 
 def run(binary, *args, **kwargs):
@@ -45,7 +46,12 @@ def test_table_output_is_the_default(seedancectl, command):
                                      ["mem"], ["mem", "plan"], ["mem", "check"], ["precision"],
                                      ["precision", "show"], ["comm"], ["comm", "advise"],
                                      ["comm", "nccl-log"], ["cost"], ["cost", "compare"],
-                                     ["cost", "pareto"]],
+                                     ["cost", "pareto"], ["cost", "tco"], ["cost", "roi"],
+                                     ["cost", "power"], ["cost", "power-fit"],
+                                     ["cost", "breakdown"], ["cost", "report"], ["kv"],
+                                     ["kv", "eval"], ["kv", "estimate"], ["kv", "serve-bench"],
+                                     ["topo"], ["topo", "show"], ["topo", "check"], ["probe"],
+                                     ["simulate"]],
                          ids=lambda c: " ".join(c) or "top")
 def test_help_at_every_level(seedancectl, command):
     r = run(seedancectl, *command, "--help")

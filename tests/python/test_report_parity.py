@@ -1,8 +1,8 @@
 """One report, two faces: each reporting verb's `-o json` equals what the Python function of the
 same name returns (one builder in the library), on the same inputs.
 
-Run times (`runtime_ms`, `solve_ms`, `time_to_best_ms`, `ns_per_op`, `wall_s`) are left out, as
-they differ from run to run; so is the `offsets` map `seedance.mem.plan` adds (the command writes
+Run times (`runtime_ms`, `solve_ms`, `time_to_best_ms`, `ns_per_op`, `wall_s`, `kv eval`'s
+`tokens_per_s`) are left out, as they differ from run to run; so is the `offsets` map `seedance.mem.plan` adds (the command writes
 it to a file)."""
 
 from __future__ import annotations
@@ -15,14 +15,17 @@ import sys
 import pytest
 
 import seedance
+import seedance.comm
 import seedance.cost
+import seedance.kv
 import seedance.mem
 import seedance.precision
 import seedance.sched
 import seedance.topo
 from conftest import BUILD, DATA, REPO, require_data
 
-SECONDS = ("runtime_ms", "wall_s", "solve_ms", "time_to_best_ms", "ns_per_op")
+SECONDS = ("runtime_ms", "wall_s", "solve_ms", "time_to_best_ms", "ns_per_op", "tokens_per_s",
+           "tokens_per_s_fp32")
 
 
 def strip(value):
@@ -88,7 +91,17 @@ def cases(server: pathlib.Path, lifetimes: pathlib.Path, samples, cost_inputs):
     alibaba = DATA / "alibaba-gpu-2023"
     a, b, points = samples
     c = cost_inputs
+    tiny = DATA / "tiny-llama"
     return {
+        "comm advise": (lambda: cli("comm", "advise", "--root", server, "--nodes", 4),
+                        lambda: seedance.comm.advise(root=server, nodes=4)),
+        "kv estimate": (lambda: cli("kv", "estimate", "--tokens", 4096, "--bits", 5),
+                        lambda: seedance.kv.estimate(tokens=4096, bits=5)),
+        "kv eval": (lambda: cli("kv", "eval", "--model", tiny / "aidreams260K.bin", "--tokenizer",
+                                tiny / "tok512.bin", "--bits", 4, "--window", 16),
+                    lambda: seedance.kv.evaluate(tiny / "aidreams260K.bin",
+                                                 tokenizer=tiny / "tok512.bin", bits="4",
+                                                 window=16)),
         "cost tco": (lambda: cli("cost", "tco", "--input", c["tco"]),
                      lambda: seedance.cost.tco(c["tco"])),
         "cost tco (defaults)": (lambda: cli("cost", "tco"), seedance.cost.tco),
@@ -131,7 +144,7 @@ def cases(server: pathlib.Path, lifetimes: pathlib.Path, samples, cost_inputs):
     }
 
 
-NAMES = ["cost tco", "cost tco (defaults)", "cost roi", "cost power", "cost breakdown",
+NAMES = ["comm advise", "kv estimate", "kv eval", "cost tco", "cost tco (defaults)", "cost roi", "cost power", "cost breakdown",
          "cost power-fit", "cost compare", "cost pareto", "version (cuda)", "version (simd)", "precision show", "catalog list", "optimize",
          "optimize --dry-run", "topo show", "mem plan", "mem replay", "simulate"]
 
@@ -140,6 +153,8 @@ NAMES = ["cost tco", "cost tco (defaults)", "cost roi", "cost power", "cost brea
 def test_cli_json_equals_the_python_result(name, server, lifetimes, samples, cost_inputs):
     if name == "simulate":
         require_data(DATA / "alibaba-gpu-2023")
+    if name == "kv eval":
+        require_data(DATA / "tiny-llama")
     from_cli, from_python = cases(server, lifetimes, samples, cost_inputs)[name]
     assert strip(from_cli()) == strip(from_python())
 

@@ -36,29 +36,27 @@ void RegisterAdvise(CLI::App* noun, Context& context) {
   cmd->add_flag("--env", f->env_format, "Print only 'export VAR=value' lines, for a shell");
   AddOutputFlag(cmd, &f->output);
   cmd->callback([f, &context] {
-    comm::Topology topology;
+    comm::AdviseRequest request;
     if (f->topology.empty()) {
-      auto machine = topo::DiscoverMachine(f->root, f->nvlink_from);
-      if (Failed(machine.status(), context)) return;
-      topology = comm::FromNodeTopology(machine->topology);
-      topology.nodes = f->nodes;
+      request.root = f->root;
+      request.nvlink_from = f->nvlink_from;
+      request.nodes = f->nodes;
     } else {
       auto text = base::Env::Default()->ReadFile(f->topology);
       if (Failed(text.status().Annotate("cannot read the topology file"), context)) return;
-      auto parsed = comm::ParseTopologyYaml(*text, f->topology);
-      if (Failed(parsed.status(), context)) return;
-      topology = std::move(*parsed);
+      request.topology_yaml = std::move(*text);
+      request.topology_file = f->topology;
     }
-    const auto advice = comm::AdviseNccl(topology);
+    auto r = comm::AdviseReport(request);
+    if (Failed(r.status(), context)) return;
     if (f->env_format) {
-      for (const auto& a : advice)
-        std::printf("export %s=%s\n", a.variable.c_str(), a.value.c_str());
+      for (const auto& a : (*r)["advice"]) {
+        std::printf("export %s=%s\n", a["variable"].get<std::string>().c_str(),
+                    a["value"].get<std::string>().c_str());
+      }
       return;
     }
-    base::Report r;
-    r["topology"] = comm::TopologyToReport(topology);
-    r["advice"] = comm::AdviceToReport(advice);
-    context.exit_code = PrintReport(r, f->output);
+    context.exit_code = PrintReport(*r, f->output);
   });
 }
 

@@ -60,38 +60,30 @@ void RegisterEval(CLI::App* noun, Context& context) {
   AddOutputFlag(cmd, &f->output);
   cmd->callback([f, &context] {
     base::Env& env = *base::Env::Default();
-    auto model = kv::LlamaModel::Load(env, f->model);
-    if (Failed(model.status().Annotate("cannot load the model"), context)) return;
-    std::optional<kv::Tokenizer> tok;
-    if (!f->tokenizer.empty()) {
-      auto t = kv::Tokenizer::Load(env, f->tokenizer, model->config().vocab_size);
-      if (Failed(t.status().Annotate("cannot load the tokenizer"), context)) return;
-      tok = std::move(*t);
+    kv::EvalRequest q;
+    q.model_path = f->model;
+    q.tokenizer_path = f->tokenizer;
+    q.bits = f->bits;
+    q.group = f->group;
+    q.window = f->window;
+    q.tokens = f->tokens;
+    q.prompt = f->prompt;
+    q.rule = f->rule;
+    auto run = kv::RunKvEval(env, q);
+    if (!run.ok() && run.status().where() == "prompt") {
+      Failed(base::InvalidArgumentError("--prompt needs --tokenizer", "--prompt"), context);
+      return;
     }
-    kv::EvalOptions o;
-    o.quant = kv::QuantConfig::Of(f->bits, f->group, f->window);
-    o.quant.rule = f->rule;
-    std::vector<kv::BitDecision> decisions;
-    o.decisions = &decisions;
-    o.tokens = f->tokens;
-    if (!f->prompt.empty()) {
-      if (!tok) {
-        Failed(base::InvalidArgumentError("--prompt needs --tokenizer", "--prompt"), context);
-        return;
-      }
-      o.prompt = tok->Encode(f->prompt);
-    }
-    auto r = kv::EvaluateKvCache(*model, tok ? &*tok : nullptr, o);
-    if (Failed(r.status(), context)) return;
+    if (Failed(run.status(), context)) return;
     if (!f->decision_log.empty()) {
       std::string lines;
-      for (const auto& d : decisions) lines += base::DumpJson(kv::DecisionToReport(d)) + "\n";
+      for (const auto& d : run->decisions) lines += base::DumpJson(kv::DecisionToReport(d)) + "\n";
       if (Failed(env.WriteFileAtomic(f->decision_log, lines).Annotate("cannot write the log"),
                  context)) {
         return;
       }
     }
-    context.exit_code = PrintReport(*r, f->output);
+    context.exit_code = PrintReport(run->report, f->output);
   });
 }
 
@@ -138,22 +130,21 @@ void RegisterEstimate(CLI::App* noun, Context& context) {
   cmd->add_flag("--measure-cpu", f->measure_cpu, "Also time the dequantization on this CPU");
   AddOutputFlag(cmd, &f->output);
   cmd->callback([f, &context] {
-    kv::EstimateInput in;
-    if (f->tokens <= 0 || f->layers <= 0 || f->kv_dim <= 0 || f->group <= 0) {
-      Failed(base::InvalidArgumentError("tokens, layers, kv-dim and group must be > 0"), context);
-      return;
-    }
-    in.values = f->tokens * f->layers * f->kv_dim * 2;
-    in.bits_per_value = kv::PackedBitsPerValue(f->bits, f->group);
-    in.pcie = {f->pcie_gen, f->lanes};
-    if (f->pcie_gbytes_per_s > 0) in.pcie_gbytes_per_s = f->pcie_gbytes_per_s;
-    in.hbm = f->hbm;
-    in.stacks = f->stacks;
-    if (f->hbm_ns > 0) in.hbm_access_ns = f->hbm_ns;
-    if (f->measure_cpu) in.cpu_dequant_gbytes_per_s = kv::MeasureCpuDequant(f->bits, 1 << 24);
-    auto r = kv::EstimateDecompression(in);
+    kv::EstimateRequest q;
+    q.tokens = f->tokens;
+    q.layers = f->layers;
+    q.kv_dim = f->kv_dim;
+    q.bits = f->bits;
+    q.group = f->group;
+    q.pcie_gen = f->pcie_gen;
+    q.pcie_lanes = f->lanes;
+    q.pcie_gbytes_per_s = f->pcie_gbytes_per_s;
+    q.hbm = f->hbm;
+    q.hbm_stacks = f->stacks;
+    q.hbm_ns = f->hbm_ns;
+    q.measure_cpu = f->measure_cpu;
+    auto r = kv::EstimateReport(q);
     if (Failed(r.status(), context)) return;
-    (*r)["bits_per_value"] = in.bits_per_value;
     context.exit_code = PrintReport(*r, f->output);
   });
 }

@@ -62,4 +62,17 @@ std::vector<NcclAdvice> AdviseNccl(const Topology& topology);
 base::Report TopologyToReport(const Topology& t);
 base::Report AdviceToReport(const std::vector<NcclAdvice>& advice);
 
+// What `seedancectl comm advise` is asked: a topology file's text (named `topology_file` in
+// errors), or else this node as topo reads it (under `root`, NVLink from `nvlink_from`) times
+// `nodes`.
+struct AdviseRequest {
+  std::string topology_yaml;
+  std::string topology_file;  // non-empty: use topology_yaml
+  std::string root;           // "" = "/"
+  std::string nvlink_from;
+  int nodes = 1;
+};
+// {topology, advice}: the report `comm advise -o json` prints and seedance.comm.advise returns.
+base::StatusOr<base::Report> AdviseReport(const AdviseRequest& request);
+
 }  // namespace seedance::comm

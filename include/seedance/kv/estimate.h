@@ -51,6 +51,19 @@ struct EstimateInput {
 
 base::StatusOr<base::Report> EstimateDecompression(const EstimateInput& in);
 
+// What `seedancectl kv estimate` is asked, in the command's units: the cache's shape, the code
+// width and group, the PCIe link and the HBM. 0 for pcie_gbytes_per_s / hbm_ns: the presets'.
+struct EstimateRequest {
+  int64_t tokens = 131072, layers = 32, kv_dim = 1024;
+  int bits = 4, group = 32, pcie_gen = 5, pcie_lanes = 16, hbm_stacks = 5;
+  double pcie_gbytes_per_s = 0, hbm_ns = 0;
+  std::string hbm = "hbm3";
+  bool measure_cpu = false;  // also time the dequantization on this CPU
+};
+// The report `kv estimate -o json` prints and seedance.kv.estimate returns. Errors: a count
+// below 1, a width the cache does not pack, an unknown HBM generation.
+base::StatusOr<base::Report> EstimateReport(const EstimateRequest& request);
+
 // Decodes `values` b-bit codes (the cache's packing) into FP32 repeatedly and
 // returns the FP32 output bandwidth in GB/s.
 double MeasureCpuDequant(int bits, int64_t values);

@@ -7,6 +7,7 @@
 
 #include <string>
 
+#include "seedance/base/env.h"
 #include "seedance/base/report.h"
 #include "seedance/base/status.h"
 #include "seedance/kv/cache.h"
@@ -27,5 +28,24 @@ struct EvalOptions {
 //  kv_bytes_fp32, tokens_per_s, tokens_per_s_fp32, text}
 base::StatusOr<base::Report> EvaluateKvCache(const LlamaModel& model, const Tokenizer* tokenizer,
                                              const EvalOptions& options);
+
+// What `seedancectl kv eval` is asked: files by path (read through `env`), the quantization as
+// its flags name it, and an optional prompt (needs a tokenizer).
+struct EvalRequest {
+  std::string model_path;
+  std::string tokenizer_path;  // "" = none (no text in the report)
+  std::string bits = "8";      // 8, 6, 5, 4, 2, fp8 or adaptive
+  int group = 32;
+  int window = 128;
+  int tokens = 128;
+  std::string prompt;
+  AdaptiveRule rule;
+};
+struct EvalRun {
+  base::Report report;                 // EvaluateKvCache's
+  std::vector<BitDecision> decisions;  // adaptive mode's per-block log
+};
+// Loads the model (and tokenizer) and evaluates; errors name the file or the setting.
+base::StatusOr<EvalRun> RunKvEval(base::Env& env, const EvalRequest& request);
 
 }  // namespace seedance::kv

@@ -1,0 +1,47 @@
+"""The KV cache (``seedancectl kv``): how much a quantized cache changes a llama2.c model's
+predictions, and the decompression cost model.
+
+    >>> import seedance.kv
+    >>> r = seedance.kv.evaluate("stories260K.bin", tokenizer="tok512.bin", bits="4")
+    >>> r["kl_divergence_mean"], r["top1_agreement"]
+    >>> seedance.kv.estimate(tokens=131072, bits=4)["bits_per_value"]
+
+Each returns the report the command of the same name prints with ``-o json`` (one builder in
+the library); every keyword is the command's flag in snake case, with the flag's default.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any, Optional, Union
+
+from seedance import _core
+
+__all__ = ["estimate", "evaluate"]
+
+PathLike = Union[str, "os.PathLike[str]"]
+
+
+def evaluate(model: PathLike, *, tokenizer: Optional[PathLike] = None, bits: str = "8",
+             group: int = 32, window: int = 128, tokens: int = 128, prompt: str = "",
+             long_context: int = 65536, entropy_threshold: float = 0.85, long_bits: int = 4,
+             default_bits: int = 6) -> dict[str, Any]:
+    """``seedancectl kv eval``: the quantized cache against the FP32 one (KL divergence, top-1
+    agreement, per-layer error, cache bytes, tokens/s). ``bits``: 8, 6, 5, 4, 2, fp8 or
+    adaptive (with the adaptive rule's settings)."""
+    return json.loads(_core.kv_eval_json(
+        os.fspath(model), os.fspath(tokenizer) if tokenizer is not None else "", str(bits),
+        group, window, tokens, prompt, long_context, entropy_threshold, long_bits,
+        default_bits))
+
+
+def estimate(*, tokens: int = 131072, layers: int = 32, kv_dim: int = 1024, bits: int = 4,
+             group: int = 32, pcie_gen: int = 5, pcie_lanes: int = 16,
+             pcie_gbytes_per_s: float = 0, hbm: str = "hbm3", hbm_stacks: int = 5,
+             hbm_ns: float = 0, measure_cpu: bool = False) -> dict[str, Any]:
+    """``seedancectl kv estimate``: the decompression cost model of a quantized cache (0 for
+    ``pcie_gbytes_per_s`` and ``hbm_ns``: the presets')."""
+    return json.loads(_core.kv_estimate_json(tokens, layers, kv_dim, bits, group, pcie_gen,
+                                             pcie_lanes, pcie_gbytes_per_s, hbm, hbm_stacks,
+                                             hbm_ns, measure_cpu))
