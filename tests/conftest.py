@@ -94,3 +94,25 @@ def run_ranks(worker: str, world: int, *args: str, timeout: int = 300) -> list[s
             out.close()
             err.close()
     return outputs
+
+
+def run_on_tty(args: list[str], timeout: int = 300) -> tuple[subprocess.CompletedProcess, str]:
+    """Runs a command with stderr on a pseudo-terminal (stdout piped); returns the process and
+    everything written to the terminal."""
+    import pty
+    master, slave = pty.openpty()
+    try:
+        proc = subprocess.run(args, stdout=subprocess.PIPE, stderr=slave, timeout=timeout)
+        os.close(slave)
+        seen = b""
+        while True:
+            try:
+                chunk = os.read(master, 4096)
+            except OSError:  # EIO: the terminal's other end is closed and drained
+                break
+            if not chunk:
+                break
+            seen += chunk
+    finally:
+        os.close(master)
+    return proc, seen.decode(errors="replace")

@@ -81,6 +81,7 @@ base::StatusOr<base::Report> ServeBench(const LlamaModel& model, const ServeOpti
       }
       ++batches;
       batched_requests += B;
+      if (o.on_completed) o.on_completed(static_cast<int64_t>(latencies_ms.size()));
     }
   });
 

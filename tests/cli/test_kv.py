@@ -7,7 +7,7 @@ import subprocess
 
 import pytest
 
-from conftest import DATA, require_data
+from conftest import DATA, require_data, run_on_tty
 
 MODEL = DATA / "tiny-llama" / "aidreams260K.bin"
 TOKENIZER = DATA / "tiny-llama" / "tok512.bin"
@@ -114,3 +114,19 @@ def test_error_grows_through_the_layers(seedancectl):
     assert len(e8) == len(e4) == 4
     assert all(a < b for a, b in zip(e8, e4))    # fewer bits, more error, at every layer
     assert e4[-1] > e4[0]                        # and it grows from the first layer to the last
+
+
+def test_serve_bench_progress_on_a_terminal_only(seedancectl):
+    """Requests done, against the expected count, on stderr when it is a terminal; nothing on a
+    pipe."""
+    require_data(MODEL)
+    args = [str(seedancectl), "kv", "serve-bench", "--model", str(MODEL), "--rate", "40",
+            "--duration", "0.5", "--gen-tokens", "4", "-o", "json"]
+    on_tty, text = run_on_tty(args)
+    assert on_tty.returncode == 0
+    report = json.loads(on_tty.stdout)
+    for run in ("batched", "unbatched"):
+        done = report[run]["completed"]
+        assert f"kv serve-bench {run}, requests done (about): {done} of 20" in text, text
+    piped = subprocess.run(args, capture_output=True, timeout=120)
+    assert piped.returncode == 0 and piped.stderr == b""

@@ -10,7 +10,7 @@ import subprocess
 
 import pytest
 
-from conftest import DATA, require_data
+from conftest import DATA, require_data, run_on_tty
 
 MINIMALLOC = sorted((DATA / "minimalloc").glob("*.csv")) if (DATA / "minimalloc").exists() else []
 IDEALLOC = sorted((DATA / "idealloc").glob("*.csv")) if (DATA / "idealloc").exists() else []
@@ -170,3 +170,16 @@ def test_empty_lifetime_file(seedancectl, tmp_path):
     r = run(seedancectl, "mem", "plan", "--input", src, "--offsets-out", plan, "-o", "json")
     assert r.returncode == 0 and json.loads(r.stdout)["peak_bytes"] == 0
     assert run(seedancectl, "mem", "check", "--input", src, "--offsets", plan).returncode == 0
+
+
+def test_exact_search_shows_its_clock_on_a_terminal_only(seedancectl):
+    """A search that runs to its time limit (idealloc's S_1 under the exact search) shows the
+    seconds spent against the limit when stderr is a terminal, and nothing on a pipe."""
+    instance = require_data(DATA / "idealloc" / "S_1.csv")
+    args = [str(seedancectl), "mem", "plan", "--input", str(instance), "--algo", "exact",
+            "--time-limit", "2", "-o", "json"]
+    on_tty, text = run_on_tty(args)
+    assert on_tty.returncode == 0
+    assert "mem plan: exact search: 1 s of a 2 s limit" in text, text
+    piped = subprocess.run(args, capture_output=True, timeout=120)
+    assert piped.returncode == 0 and piped.stderr == b""

@@ -5,11 +5,10 @@ from __future__ import annotations
 import csv
 import json
 import os
-import pty
 import random
 import subprocess
 
-from conftest import DATA, require_data
+from conftest import DATA, require_data, run_on_tty
 
 TRACE = DATA / "alibaba-gpu-2023"
 
@@ -295,23 +294,8 @@ def test_progress_on_a_terminal_only(seedancectl):
     args = [str(seedancectl), "simulate", "--nodes", str(TRACE / "openb_node_list_gpu_node.csv"),
             "--pods", str(TRACE / "openb_pod_list_default.csv"), "--policy", "bestfit,dotprod",
             "--seeds", "2", "-o", "json"]
-    master, slave = pty.openpty()
-    try:
-        on_tty = subprocess.run(args, stdout=subprocess.PIPE, stderr=slave, timeout=300)
-        os.close(slave)
-        seen = b""
-        while True:
-            try:
-                chunk = os.read(master, 4096)
-            except OSError:  # EIO: the terminal's other end is closed and drained
-                break
-            if not chunk:
-                break
-            seen += chunk
-    finally:
-        os.close(master)
+    on_tty, text = run_on_tty(args)
     assert on_tty.returncode == 0
-    text = seen.decode()
     for policy in ("bestfit", "dotprod"):
         assert f"simulate {policy}, seeds: 1 of 2" in text and f"{policy}, seeds: 2 of 2" in text
     piped = subprocess.run(args, capture_output=True, timeout=300)

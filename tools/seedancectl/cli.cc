@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -176,6 +177,40 @@ void Progress::Step() {
   std::lock_guard<std::mutex> lock(mu_);
   ++done_;
   if (shown_) std::fprintf(stderr, "\r%s: %d of %d", label_.c_str(), done_, total_);
+}
+
+void Progress::Set(int done) {
+  std::lock_guard<std::mutex> lock(mu_);
+  done_ = done;
+  if (shown_) std::fprintf(stderr, "\r%s: %d of %d", label_.c_str(), done_, total_);
+}
+
+SecondsTicker::SecondsTicker(std::string label, double limit_s)
+    : label_(std::move(label)), limit_s_(limit_s), shown_(isatty(STDERR_FILENO) == 1) {
+  if (!shown_) return;
+  thread_ = std::thread([this] {
+    std::unique_lock<std::mutex> lock(mu_);
+    while (!stop_cv_.wait_for(lock, std::chrono::seconds(1), [this] { return stop_; })) {
+      ++seconds_;
+      if (seconds_ <= limit_s_) {
+        std::fprintf(stderr, "\r%s: %d s of a %g s limit", label_.c_str(), seconds_, limit_s_);
+      } else {
+        std::fprintf(stderr, "\r%s: %d s, past the %g s limit (finishing)", label_.c_str(),
+                     seconds_, limit_s_);
+      }
+    }
+  });
+}
+
+SecondsTicker::~SecondsTicker() {
+  if (!shown_) return;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stop_ = true;
+  }
+  stop_cv_.notify_one();
+  thread_.join();
+  if (seconds_ > 0) std::fputc('\n', stderr);
 }
 
 bool Failed(const base::Status& status, Context& context) {

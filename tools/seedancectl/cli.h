@@ -5,9 +5,12 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <condition_variable>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <thread>
 
 #include "seedance/base/report.h"
 #include "seedance/base/status.h"
@@ -48,7 +51,7 @@ std::optional<std::string> CommandWordsError(const CLI::App& app, int argc, char
 
 // Progress of a long command on stderr, only when stderr is a terminal (a pipe or a file sees
 // nothing): "<label>: <done> of <total>" rewritten in place, and a newline when it ends.
-// Step() may be called from several threads.
+// Step() and Set() may be called from several threads.
 class Progress {
  public:
   Progress(std::string label, int total);
@@ -56,12 +59,35 @@ class Progress {
   Progress(const Progress&) = delete;
   Progress& operator=(const Progress&) = delete;
   void Step();
+  void Set(int done);  // done so far (a count the caller keeps)
 
  private:
   std::string label_;
   int total_, done_ = 0;
   bool shown_;
   std::mutex mu_;
+};
+
+// While alive, shows the seconds spent once a second, "<label>: 4 s of a 10 s limit", for a
+// search bounded by a time limit (`mem plan`'s exact search), so a long wait shows it is working
+// and when it should end; past the limit it says so. Nothing is shown when stderr is not a
+// terminal.
+class SecondsTicker {
+ public:
+  SecondsTicker(std::string label, double limit_s);
+  ~SecondsTicker();
+  SecondsTicker(const SecondsTicker&) = delete;
+  SecondsTicker& operator=(const SecondsTicker&) = delete;
+
+ private:
+  std::string label_;
+  double limit_s_;
+  bool shown_;
+  int seconds_ = 0;
+  std::mutex mu_;
+  std::condition_variable stop_cv_;
+  bool stop_ = false;
+  std::thread thread_;
 };
 
 // Prints `report` to stdout in the chosen format; returns 0, or kExitFailure (with an error line)

@@ -209,11 +209,20 @@ void RegisterServeBench(CLI::App* noun, Context& context) {
     o.batcher.preferred_batch_sizes = f->preferred;
     o.batcher.max_queue_delay =
         std::chrono::microseconds(static_cast<int64_t>(f->max_delay_ms * 1000));
-    auto batched = kv::ServeBench(*model, o);
+    // Progress against the expected number of requests (Poisson: the count sent may differ).
+    const int expected = static_cast<int>(std::lround(f->rate * f->duration));
+    auto run = [&](const kv::ServeOptions& options, const char* label) {
+      Progress progress(std::string("kv serve-bench ") + label + ", requests done (about)",
+                        expected);
+      kv::ServeOptions with = options;
+      with.on_completed = [&progress](int64_t done) { progress.Set(static_cast<int>(done)); };
+      return kv::ServeBench(*model, with);
+    };
+    auto batched = run(o, "batched");
     if (Failed(batched.status(), context)) return;
     kv::ServeOptions single = o;
     single.batcher = kv::BatcherConfig{1, {}, std::chrono::microseconds(0)};
-    auto unbatched = kv::ServeBench(*model, single);
+    auto unbatched = run(single, "unbatched");
     if (Failed(unbatched.status(), context)) return;
     base::Report r;
     r["rate_per_s"] = f->rate;

@@ -1,6 +1,8 @@
 // `seedancectl mem plan|check`: the offline reuse planner and its checker
 // (feature MEM-2, MEM-4).
 
+#include <optional>
+
 #include "seedance/base/env.h"
 #include "seedance/mem/lifetime.h"
 #include "seedance/mem/plan_checker.h"
@@ -59,7 +61,12 @@ void RegisterPlan(CLI::App* noun, Context& context) {
     options.alignment = f->alignment;
     options.capacity_bytes = f->capacity;
     options.threads = f->threads;
+    std::optional<SecondsTicker> ticker;  // the exact search may take its whole time limit
+    if (options.algo != mem::PlanAlgo::kGreedy && f->time_limit_s >= 2) {
+      ticker.emplace("mem plan: exact search", f->time_limit_s);
+    }
     auto plan = mem::PlanOffsets(file->buffers, options);
+    ticker.reset();
     if (Failed(plan.status(), context)) return;
     // Nothing is written when it does not fit: a plan that does not fit is no plan.
     if (Failed(mem::PlanFitStatus(*plan, f->input), context)) return;

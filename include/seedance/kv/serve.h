@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 
 #include "seedance/base/report.h"
 #include "seedance/base/status.h"
@@ -22,6 +23,9 @@ struct ServeOptions {
   int gen_tokens = 16;
   BatcherConfig batcher;
   uint64_t seed = 1;
+  // Called from the server thread after each batch with the requests completed so far (for a
+  // progress line; under overload the queue drains long after the arrivals end).
+  std::function<void(int64_t completed)> on_completed;
 };
 
 // requests, completed, throughput_rps, tokens_per_s, latency_ms {p50, p99, mean},
