@@ -75,6 +75,7 @@ base::StatusOr<base::Report> ParetoCsvReport(std::string_view csv, const std::st
   SEEDANCE_ASSIGN_OR_RETURN(const auto values, ParetoCsvValues(csv, file, objectives));
   SEEDANCE_ASSIGN_OR_RETURN(const base::CsvTable table, base::CsvTable::Parse(csv, file));
   std::vector<Direction> directions;
+  directions.reserve(objectives.size());
   for (const Objective& o : objectives) directions.push_back(o.direction);
   std::vector<double> points;
   points.reserve(values.size() * objectives.size());

@@ -1,5 +1,6 @@
 #include "seedance/cost/roi.h"
 
+#include <algorithm>
 #include <cmath>
 #include <optional>
 
@@ -34,6 +35,7 @@ base::StatusOr<Grid> ReadGrid(const YamlMap& parent, std::string_view key, Grid 
 
 std::vector<double> Grid::Values() const {
   std::vector<double> v;
+  v.reserve(static_cast<size_t>(std::max(steps, 0)));
   for (int i = 0; i < steps; ++i) {
     v.push_back(steps == 1 ? from : from + (to - from) * i / (steps - 1));
   }
