@@ -150,7 +150,7 @@ base::StatusOr<SampleSet> ReadSamples(std::string_view text, const std::string& 
   Json doc;
   try {
     doc = Json::parse(text);
-  } catch (const Json::parse_error& e) {
+  } catch (const Json::exception& e) {  // parse_error, and out_of_range for a number too big
     std::string what = e.what();
     const size_t at = what.find("] ");  // drop nlohmann's "[json.exception.parse_error.101] "
     return base::InvalidArgumentError(

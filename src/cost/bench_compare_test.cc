@@ -110,6 +110,11 @@ TEST(BenchCompareTest, BadInputsNameTheFileAndThePlace) {
       R"({"benchmarks": [{"name": "a", "real_time": 1, "cpu_time": 1, "time_unit": "h"}]})",
       "u.json");
   EXPECT_EQ(bad_unit.status().where(), "u.json: benchmarks[0].time_unit");
+  // Found by the bench_results fuzz target: a number past the double range is out_of_range in
+  // the JSON parser, not a parse error; it must still be an error, not an exception.
+  auto huge = ReadSamples(R"({"x": [1, 8183011e322766116]})", "huge.json");
+  EXPECT_EQ(huge.status().where(), "huge.json");
+  EXPECT_NE(huge.status().message().find("malformed JSON"), std::string::npos);
   auto aggregates_only = ReadSamples(
       R"({"benchmarks": [{"name": "a_median", "run_name": "a", "run_type": "aggregate",)"
       R"( "real_time": 1, "cpu_time": 1}]})",
