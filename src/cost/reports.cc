@@ -40,14 +40,17 @@ base::StatusOr<std::vector<Objective>> ParseObjectives(std::string_view text,
   return out;
 }
 
-base::StatusOr<std::vector<std::vector<double>>> ParetoCsvValues(
-    std::string_view csv, const std::string& file, const std::vector<Objective>& objectives) {
-  SEEDANCE_ASSIGN_OR_RETURN(const base::CsvTable table, base::CsvTable::Parse(csv, file));
+namespace {
+
+// The objective columns of each record of a parsed table, in file order.
+base::StatusOr<std::vector<std::vector<double>>> ObjectiveValues(
+    const base::CsvTable& table, const std::vector<Objective>& objectives) {
   std::vector<size_t> columns;
   for (const Objective& o : objectives) {
     const auto c = table.Column(o.column);
     if (!c) {
-      return base::InvalidArgumentError("no column '" + o.column + "' in the header", file + ":1");
+      return base::InvalidArgumentError("no column '" + o.column + "' in the header",
+                                        table.file() + ":1");
     }
     columns.push_back(*c);
   }
@@ -69,11 +72,19 @@ base::StatusOr<std::vector<std::vector<double>>> ParetoCsvValues(
   return out;
 }
 
+}  // namespace
+
+base::StatusOr<std::vector<std::vector<double>>> ParetoCsvValues(
+    std::string_view csv, const std::string& file, const std::vector<Objective>& objectives) {
+  SEEDANCE_ASSIGN_OR_RETURN(const base::CsvTable table, base::CsvTable::Parse(csv, file));
+  return ObjectiveValues(table, objectives);
+}
+
 base::StatusOr<base::Report> ParetoCsvReport(std::string_view csv, const std::string& file,
                                              const std::vector<Objective>& objectives,
                                              Dominance dominance, bool unique) {
-  SEEDANCE_ASSIGN_OR_RETURN(const auto values, ParetoCsvValues(csv, file, objectives));
   SEEDANCE_ASSIGN_OR_RETURN(const base::CsvTable table, base::CsvTable::Parse(csv, file));
+  SEEDANCE_ASSIGN_OR_RETURN(const auto values, ObjectiveValues(table, objectives));
   std::vector<Direction> directions;
   directions.reserve(objectives.size());
   for (const Objective& o : objectives) directions.push_back(o.direction);

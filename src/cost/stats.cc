@@ -227,15 +227,16 @@ base::StatusOr<ConfidenceInterval> Bootstrap(std::span<const Sample> samples,
     return Statistic(o.statistic, scratch);
   };
   const bool ratio = samples.size() == 2;
-  std::vector<double> stats(samples.size());
-  for (size_t j = 0; j < samples.size(); ++j) stats[j] = stat_of(samples[j].values);
-  if (ratio && stats[1] == 0) {
+  std::vector<double> data_stats(samples.size());  // of the data itself
+  for (size_t j = 0; j < samples.size(); ++j) data_stats[j] = stat_of(samples[j].values);
+  std::vector<double> stats = data_stats;  // of each resample, reused
+  if (ratio && data_stats[1] == 0) {
     return base::InvalidArgumentError("the ratio is undefined: the " +
                                           std::string(BootstrapStatisticName(o.statistic)) +
                                           " of the denominator sample is 0",
                                       std::string(samples[1].name));
   }
-  const double estimate = ratio ? stats[0] / stats[1] : stats[0];
+  const double estimate = ratio ? data_stats[0] / data_stats[1] : data_stats[0];
 
   // The resampled statistics, B of them; samples drawn in turn from one stream.
   IndexStream stream(o.seed);
@@ -278,7 +279,7 @@ base::StatusOr<ConfidenceInterval> Bootstrap(std::span<const Sample> samples,
     for (size_t j = 0; j < samples.size(); ++j) {
       std::vector<double> jack = Jackknife(o.statistic, samples[j].values);
       if (ratio) {
-        const double other = stat_of(samples[1 - j].values);
+        const double other = data_stats[1 - j];
         for (double& t : jack) t = j == 0 ? t / other : other / t;
       }
       const double n = static_cast<double>(jack.size());
