@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <vector>
 
 #include "seedance/base/env.h"
@@ -46,6 +47,10 @@ base::StatusOr<HbmPreset> FindHbm(const std::string& name) {
 
 base::StatusOr<base::Report> EstimateDecompression(const EstimateInput& in) {
   if (in.values <= 0) return base::InvalidArgumentError("must be > 0", "values");
+  // Keeps every byte count below 2^53, where a double still holds whole numbers exactly.
+  if (in.values > (int64_t{1} << 50)) {
+    return base::InvalidArgumentError("must be at most 2^50", "values");
+  }
   if (!(in.bits_per_value > 0 && in.bits_per_value <= 32)) {
     return base::InvalidArgumentError("must be in (0, 32]", "--bits-per-value");
   }
@@ -66,8 +71,9 @@ base::StatusOr<base::Report> EstimateDecompression(const EstimateInput& in) {
   const double t_hbm_us = n_access * access_ns / 1e3;
   const double hbm_gbytes_per_s = hbm.stack_gbytes_per_s * in.stacks;
   base::Report r;
-  r["compressed_bytes"] = compressed;
-  r["decompressed_bytes"] = decompressed;
+  // Byte and access counts are whole numbers (below 2^53, so exact in a double).
+  r["compressed_bytes"] = static_cast<std::int64_t>(compressed);
+  r["decompressed_bytes"] = static_cast<std::int64_t>(decompressed);
   r["compression_ratio"] = decompressed / compressed;
   r["pcie_gbytes_per_s"] = pcie;
   r["pcie_source"] = in.pcie_gbytes_per_s
@@ -77,7 +83,7 @@ base::StatusOr<base::Report> EstimateDecompression(const EstimateInput& in) {
   r["t_pcie_us"] = t_pcie_us;
   r["hbm"] = hbm.name;
   r["hbm_access_ns"] = access_ns;
-  r["n_access"] = n_access;
+  r["n_access"] = static_cast<std::int64_t>(n_access);
   r["t_hbm_us"] = t_hbm_us;
   r["t_decomp_us"] = t_pcie_us + t_hbm_us;  // the KV-4 formula
   // Bandwidth view: read the compressed cache and write it out as FP32, at the memory's peak.

@@ -24,13 +24,19 @@ TEST(Estimate, TheNotesFormula) {
   auto r = EstimateDecompression(in);
   ASSERT_TRUE(r.ok());
   const double c = 524288;
-  EXPECT_DOUBLE_EQ((*r)["compressed_bytes"].get<double>(), c);
-  EXPECT_DOUBLE_EQ((*r)["n_access"].get<double>(), c / 32);
+  EXPECT_EQ((*r)["compressed_bytes"].get<int64_t>(), 524288);  // counts are JSON integers
+  EXPECT_TRUE((*r)["compressed_bytes"].is_number_integer());
+  EXPECT_EQ((*r)["decompressed_bytes"].get<int64_t>(), 4 << 20);
+  EXPECT_EQ((*r)["n_access"].get<int64_t>(), 524288 / 32);
+  EXPECT_TRUE((*r)["n_access"].is_number_integer());
   const double t = c / 32e9 * 1e6 + c / 32 * 12.8 / 1e3;
   EXPECT_NEAR((*r)["t_decomp_us"].get<double>(), t, 1e-9);
   EXPECT_DOUBLE_EQ((*r)["compression_ratio"].get<double>(), 8.0);
   in.hbm = "hbm4";
   EXPECT_EQ(EstimateDecompression(in).status().where(), "--hbm");
+  in.hbm = "hbm2e";
+  in.values = (int64_t{1} << 50) + 1;  // past where byte counts stay exact in a double
+  EXPECT_EQ(EstimateDecompression(in).status().where(), "values");
 }
 
 TEST(Estimate, CpuMeasurementIsPositive) { EXPECT_GT(MeasureCpuDequant(4, 1 << 16), 0.0); }

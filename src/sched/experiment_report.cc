@@ -1,6 +1,7 @@
 #include "src/sched/experiment_report.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
 #include <string>
 #include <utility>
@@ -14,6 +15,15 @@ base::Report EventFigures(const std::vector<base::StatusOr<EventRun>>& runs) {
     for (const auto& r : runs) s += get(*r);
     return s / n;
   };
+  // A count averaged over the seeds: a JSON integer when the seeds' counts divide evenly (always
+  // with one seed, and whenever every seed gives the same count), the fractional mean otherwise.
+  auto mean_count = [&](auto get) -> base::Report {
+    int64_t sum = 0;
+    for (const auto& r : runs) sum += static_cast<int64_t>(get(*r));
+    const auto seeds = static_cast<int64_t>(runs.size());
+    if (sum % seeds == 0) return sum / seeds;
+    return static_cast<double>(sum) / n;
+  };
   auto pct = [&](auto get) {
     base::Report p;
     p["p50"] = mean([&](const EventRun& r) { return get(r).p50; });
@@ -24,25 +34,22 @@ base::Report EventFigures(const std::vector<base::StatusOr<EventRun>>& runs) {
   const EventRun& first = *runs.front();
   base::Report r;
   r["jobs"] = first.jobs;
-  r["completed"] = mean([](const EventRun& x) { return static_cast<double>(x.completed); });
+  r["completed"] = mean_count([](const EventRun& x) { return x.completed; });
   r["never_fit"] = first.never_fit;
-  r["still_queued"] = mean([](const EventRun& x) { return static_cast<double>(x.still_queued); });
+  r["still_queued"] = mean_count([](const EventRun& x) { return x.still_queued; });
   r["jct_s"] = pct([](const EventRun& x) { return x.jct_s; });
   r["queue_delay_s"] = pct([](const EventRun& x) { return x.queue_delay_s; });
   r["mean_gpu_used_pct"] = mean([](const EventRun& x) { return x.mean_gpu_used_pct; });
   r["gpu_hours"] = mean([](const EventRun& x) { return x.gpu_hours; });
-  r["spot_interruptions"] =
-      mean([](const EventRun& x) { return static_cast<double>(x.spot_interruptions); });
+  r["spot_interruptions"] = mean_count([](const EventRun& x) { return x.spot_interruptions; });
   r["spot_gpu_hours"] = mean([](const EventRun& x) { return x.spot_gpu_hours; });
   r["cost_on_demand_gpu_hours"] =
       mean([](const EventRun& x) { return x.cost_on_demand_gpu_hours; });
-  r["preemptions"] = mean([](const EventRun& x) { return static_cast<double>(x.preemptions); });
+  r["preemptions"] = mean_count([](const EventRun& x) { return x.preemptions; });
   r["lost_gpu_hours"] = mean([](const EventRun& x) { return x.lost_gpu_hours; });
   r["makespan_s"] = mean([](const EventRun& x) { return x.makespan_s; });
-  r["redistributions"] =
-      mean([](const EventRun& x) { return static_cast<double>(x.redistributions); });
-  r["consolidations"] =
-      mean([](const EventRun& x) { return static_cast<double>(x.consolidations); });
+  r["redistributions"] = mean_count([](const EventRun& x) { return x.redistributions; });
+  r["consolidations"] = mean_count([](const EventRun& x) { return x.consolidations; });
   r["consolidation_freed_gpu_hours"] =
       mean([](const EventRun& x) { return x.consolidation_freed_gpu_hours; });
   if (first.share_run_s > 0) {
@@ -83,8 +90,7 @@ base::Report EventFigures(const std::vector<base::StatusOr<EventRun>>& runs) {
       tiers.push_back(one);
     }
     r["tiers_first_seed"] = tiers;
-    r["retry_limited"] =
-        mean([](const EventRun& x) { return static_cast<double>(x.retry_limited); });
+    r["retry_limited"] = mean_count([](const EventRun& x) { return x.retry_limited; });
   }
   r["gpu_used_pct_over_time_first_seed"] = first.gpu_used_pct_over_time;
   r["events"] = first.events;

@@ -81,7 +81,9 @@ def test_estimate(seedancectl):
     e = json.loads(r.stdout)
     values = 1024 * 4 * 64 * 2
     assert e["bits_per_value"] == 6.0  # 4 bits + 64 bits of min/scale per 32 values
-    assert e["compressed_bytes"] == values * 6 / 8
+    assert e["compressed_bytes"] == values * 6 // 8
+    # Counts are JSON integers, not 196608.0.
+    assert all(isinstance(e[k], int) for k in ("compressed_bytes", "decompressed_bytes", "n_access"))
     assert abs(e["pcie_gbytes_per_s"] - 31.508) < 1e-3
     assert abs(e["t_decomp_us"] - (e["t_pcie_us"] + e["t_hbm_us"])) < 1e-9
     bad = subprocess.run([str(seedancectl), "kv", "estimate", "--hbm", "ddr5"],
