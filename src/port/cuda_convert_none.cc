@@ -8,11 +8,13 @@ base::Status NoCuda() {
 }
 }  // namespace
 
-base::Status CudaFloatToCodes(const float*, void*, size_t, CudaTarget, bool, void*) {
+base::Status CudaFloatToCodes(const float*, void*, size_t, base::Encoding, bool, void*) {
   return NoCuda();
 }
-base::Status CudaCodesToFloat(const void*, float*, size_t, CudaTarget, void*) { return NoCuda(); }
-base::Status CudaFloatToCodesHost(const float*, void*, size_t, CudaTarget, bool) {
+base::Status CudaCodesToFloat(const void*, float*, size_t, base::Encoding, void*) {
+  return NoCuda();
+}
+base::Status CudaFloatToCodesHost(const float*, void*, size_t, base::Encoding, bool) {
   return NoCuda();
 }
 

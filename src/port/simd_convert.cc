@@ -125,8 +125,9 @@ SEEDANCE_AVX2 size_t Avx2FloatToBf16(const float* in, uint16_t* out, size_t n, b
   return i;
 }
 
-size_t Avx2FloatToFp8(const float* in, uint8_t* out, size_t n, Fp8Kind kind, bool saturate) {
-  if (kind == Fp8Kind::kE4M3) return Fp8Loop<3, 7, 0x7E, 0x7F>(in, out, n, saturate);
+size_t Avx2FloatToFp8(const float* in, uint8_t* out, size_t n, base::Encoding kind, bool saturate) {
+  if (kind == base::Encoding::kE4M3) return Fp8Loop<3, 7, 0x7E, 0x7F>(in, out, n, saturate);
+  if (kind != base::Encoding::kE5M2) return 0;
   return Fp8Loop<2, 15, 0x7B, 0x7C>(in, out, n, saturate);
 }
 

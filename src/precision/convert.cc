@@ -63,8 +63,7 @@ base::Status ConvertFromFloat(Format to, std::span<const float> in, void* out, b
     case Format::kE5M2: {
       auto* o = static_cast<uint8_t*>(out);
       if (avx2) {
-        const auto kind = to == Format::kE4M3 ? port::Fp8Kind::kE4M3 : port::Fp8Kind::kE5M2;
-        done = port::Avx2FloatToFp8(in.data(), o, n, kind, saturate);
+        done = port::Avx2FloatToFp8(in.data(), o, n, to, saturate);
       }
       ScalarEncode(to, in.data() + done, o + done, n - done, saturate);
       return base::OkStatus();

@@ -13,16 +13,15 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "seedance/base/numeric_format.h"
 #include "seedance/port/simd.h"
 
 namespace seedance::port {
 
-// The 8-bit formats of the OCP OFP8 specification.
-enum class Fp8Kind { kE4M3, kE5M2 };
-
 size_t Avx2FloatToHalf(const float* in, uint16_t* out, size_t n, bool saturate);
 size_t Avx2FloatToBf16(const float* in, uint16_t* out, size_t n, bool saturate);
-size_t Avx2FloatToFp8(const float* in, uint8_t* out, size_t n, Fp8Kind kind, bool saturate);
+// `kind`: base::Encoding::kE4M3 or kE5M2 (any other encoding converts nothing: returns 0).
+size_t Avx2FloatToFp8(const float* in, uint8_t* out, size_t n, base::Encoding kind, bool saturate);
 size_t Avx2HalfToFloat(const uint16_t* in, float* out, size_t n);
 size_t Avx2Bf16ToFloat(const uint16_t* in, float* out, size_t n);
 

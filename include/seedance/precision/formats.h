@@ -33,25 +33,11 @@
 
 namespace seedance::precision {
 
-// The bit encodings of stored values. Each belongs to one base::NumericFormat (the name the
-// catalog, job specs and the precision policy use): E4M3 and E5M2 are the two encodings of fp8.
-enum class Format { kFp32, kFp16, kBf16, kE4M3, kE5M2 };
-
-// fp32, fp16, bf16, or fp8 for both 8-bit encodings.
-constexpr base::NumericFormat FamilyOf(Format format) {
-  switch (format) {
-    case Format::kFp32:
-      return base::NumericFormat::kFp32;
-    case Format::kFp16:
-      return base::NumericFormat::kFp16;
-    case Format::kBf16:
-      return base::NumericFormat::kBf16;
-    case Format::kE4M3:
-    case Format::kE5M2:
-      break;
-  }
-  return base::NumericFormat::kFp8;
-}
+// The bit encodings of stored values (base::Encoding, shared with port's kernels). Each belongs
+// to one base::NumericFormat (the name the catalog, job specs and the precision policy use):
+// E4M3 and E5M2 are the two encodings of fp8 (base::FamilyOf).
+using Format = base::Encoding;
+using base::FamilyOf;
 
 inline constexpr std::array<Format, 4> kNarrowFormats = {Format::kFp16, Format::kBf16,
                                                          Format::kE4M3, Format::kE5M2};
