@@ -62,11 +62,7 @@ std::string Optimize(const std::optional<std::string>& job_yaml, const std::stri
 std::string GpuCatalogJson(const std::optional<std::string>& catalog_yaml,
                            const std::string& catalog_source) {
   const cost::GpuCatalog catalog = Catalog(catalog_yaml, catalog_source);
-  base::Report gpus = base::Report::array();
-  for (const auto& g : catalog.gpus()) {
-    gpus.push_back(cost::GpuSpecToReport(g));
-  }
-  return base::DumpJson(gpus);
+  return base::DumpJson(cost::CatalogReport(catalog)["gpus"]);
 }
 
 std::string MemPlan(const std::string& csv, const std::string& source, const std::string& algo,

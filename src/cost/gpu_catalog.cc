@@ -195,6 +195,39 @@ std::string GpuCatalog::IdList() const {
   return out;
 }
 
+Report CatalogReport(const GpuCatalog& catalog) {
+  Report r = Report::object();
+  r["gpus"] = Report::array();
+  for (const auto& g : catalog.gpus()) r["gpus"].push_back(GpuSpecToReport(g));
+  r["note"] =
+      "dense_tflops are peaks without 2:4 sparsity (sparse_tflops with it); prices are reported "
+      "prices of the kind given by price_kind, from price_source";
+  if (PriceKinds(catalog.gpus()).size() > 1) {
+    r["price_warning"] =
+        "the prices are of different kinds (price_kind): compare GPUs on prices of one kind";
+  }
+  return r;
+}
+
+Report CatalogTableView(const Report& catalog_report) {
+  static constexpr std::string_view kBefore[] = {"id", "memory_gb",
+                                                 "memory_bandwidth_gbytes_per_s"};
+  static constexpr std::string_view kPeaks[] = {"fp32", "bf16", "fp16", "fp8"};
+  static constexpr std::string_view kAfter[] = {"tdp_watts", "price_per_hour_usd", "price_kind",
+                                                "price_date"};
+  Report r = catalog_report;
+  r["gpus"] = Report::array();
+  for (const Report& gpu : catalog_report.at("gpus")) {
+    Report row = Report::object();
+    for (std::string_view key : kBefore) row[key] = gpu.at(key);
+    row["dense_tflops"] = Report::object();
+    for (std::string_view f : kPeaks) row["dense_tflops"][f] = gpu.at("dense_tflops").at(f);
+    for (std::string_view key : kAfter) row[key] = gpu.at(key);
+    r["gpus"].push_back(row);
+  }
+  return r;
+}
+
 Report GpuSpecToReport(const GpuSpec& gpu) {
   Report r = Report::object();
   r["id"] = gpu.id;

@@ -42,6 +42,41 @@ def test_table_output_is_the_default(seedancectl, command):
         json.loads(r.stdout)
 
 
+def _key_paths(value, prefix: str = "") -> set[str]:
+    """Every key of a JSON document, alone and as a dotted path from the top and from the nearest
+    list (a table's row)."""
+    out: set[str] = set()
+    if isinstance(value, dict):
+        for k, v in value.items():
+            path = f"{prefix}.{k}" if prefix else k
+            out |= {k, path} | _key_paths(v, path)
+    elif isinstance(value, list):
+        for v in value:
+            out |= _key_paths(v, prefix) | _key_paths(v)
+    return out
+
+
+# Columns that are not JSON keys, with the reason: precision show has one row per format where
+# the JSON has a map keyed by the format's name.
+PIVOTED = {"precision show 1": {"format"}}
+
+
+@pytest.mark.parametrize("command", [c for c in REPORTING if c != ["topo", "show"]], ids=" ".join)
+def test_table_columns_are_json_keys(seedancectl, command):
+    """One report, two renderings: every column header of the table names a key of the JSON
+    (upper case, `_` as a space; nested keys dotted). topo show is left out: its table is
+    nvidia-smi's topology matrix, by design."""
+    keys = _key_paths(json.loads(run(seedancectl, *command, "-o", "json").stdout))
+    keys |= PIVOTED.get(" ".join(command), set())
+    headers = [line for line in run(seedancectl, *command).stdout.splitlines()
+               if line.startswith("  ") and line.strip() == line.strip().upper()
+               and any(c.isalpha() for c in line)]
+    for line in headers:
+        for column in line.strip().split("  "):
+            if column.strip():
+                assert column.strip().lower().replace(" ", "_") in keys, (column, line)
+
+
 @pytest.mark.parametrize("command", [[], ["version"], ["optimize"], ["catalog"], ["catalog", "list"],
                                      ["mem"], ["mem", "plan"], ["mem", "check"], ["precision"],
                                      ["precision", "show"], ["comm"], ["comm", "advise"],

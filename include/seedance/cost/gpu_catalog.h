@@ -97,4 +97,13 @@ std::vector<PriceKind> PriceKinds(const std::vector<GpuSpec>& gpus);
 // Every field of a GPU, for `--output json`.
 base::Report GpuSpecToReport(const GpuSpec& gpu);
 
+// `catalog list`'s report: {"gpus": [GpuSpecToReport of each], "note": ..., and "price_warning"
+// when the prices are of more than one kind}.
+base::Report CatalogReport(const GpuCatalog& catalog);
+// The table rendering's selection from CatalogReport: each row keeps the fields people compare
+// first (id, memory, bandwidth, the dense fp32/bf16/fp16/fp8 peaks, TDP, price, its kind and
+// date) under the same keys as the JSON (nested peaks render as `dense_tflops.fp32` columns);
+// `note` and `price_warning` stay as they are.
+base::Report CatalogTableView(const base::Report& catalog_report);
+
 }  // namespace seedance::cost
