@@ -12,7 +12,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-class PosixEnvTest : public testing::Test {
+class PosixEnvTest : public ::testing::Test {
  protected:
   void SetUp() override {
     char tmpl[] = "/tmp/seedance_env_test_XXXXXX";

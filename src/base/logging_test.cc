@@ -21,9 +21,9 @@ TEST(LoggingTest, BelowThresholdIsNotEvaluated) {
   auto count = [&] { return ++evaluated; };
   SEEDANCE_LOG(kInfo) << count();
   EXPECT_EQ(evaluated, 0);
-  testing::internal::CaptureStderr();
+  ::testing::internal::CaptureStderr();
   SEEDANCE_LOG(kError) << "visible " << count();
-  std::string err = testing::internal::GetCapturedStderr();
+  std::string err = ::testing::internal::GetCapturedStderr();
   EXPECT_EQ(evaluated, 1);
   EXPECT_NE(err.find("E logging_test.cc:"), std::string::npos) << err;
   EXPECT_NE(err.find("visible 1"), std::string::npos) << err;

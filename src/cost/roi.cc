@@ -12,7 +12,7 @@ namespace {
 using base::Report;
 using base::YamlMap;
 
-constexpr double kMaxUsd = 1e12;
+constexpr double kMaxRoiUsd = 1e12;
 
 base::StatusOr<Grid> ReadGrid(const YamlMap& parent, std::string_view key, Grid fallback, double lo,
                               double hi) {
@@ -54,9 +54,9 @@ base::StatusOr<RoiSpec> ParseRoiSpec(std::string_view yaml, const std::string& f
     SEEDANCE_RETURN_IF_ERROR(
         opt->CheckKeys({"one_off_cost_usd", "running_cost_per_month_usd", "saving_fraction"}));
     SEEDANCE_ASSIGN_OR_RETURN(s.one_off_cost_usd,
-                              opt->GetNumber("one_off_cost_usd", 0.0, 0, kMaxUsd));
+                              opt->GetNumber("one_off_cost_usd", 0.0, 0, kMaxRoiUsd));
     SEEDANCE_ASSIGN_OR_RETURN(s.running_cost_per_month_usd,
-                              opt->GetNumber("running_cost_per_month_usd", 0.0, 0, kMaxUsd));
+                              opt->GetNumber("running_cost_per_month_usd", 0.0, 0, kMaxRoiUsd));
     SEEDANCE_ASSIGN_OR_RETURN(s.saving_fraction, opt->GetNumber("saving_fraction", 0.0, 0, 1));
   }
   SEEDANCE_ASSIGN_OR_RETURN(s.horizon_months,

@@ -11,7 +11,7 @@ using base::YamlMap;
 
 constexpr base::EnumTable<Ownership, 2> kOwnershipNames = {
     {{Ownership::kRented, "rented"}, {Ownership::kOwned, "owned"}}};
-constexpr double kMaxUsd = 1e9;
+constexpr double kMaxTcoUsd = 1e9;
 
 // A number that must be > 0 (GetNumber's ranges are inclusive).
 base::StatusOr<double> Positive(const YamlMap& m, std::string_view key,
@@ -28,7 +28,7 @@ base::Status ReadOwned(const YamlMap& m, TcoSpec& s) {
   SEEDANCE_RETURN_IF_ERROR(
       m.CheckKeys({"purchase_price_usd", "life_years", "residual_fraction", "hours_per_year"}));
   SEEDANCE_ASSIGN_OR_RETURN(s.purchase_price_usd,
-                            Positive(m, "purchase_price_usd", std::nullopt, kMaxUsd));
+                            Positive(m, "purchase_price_usd", std::nullopt, kMaxTcoUsd));
   SEEDANCE_ASSIGN_OR_RETURN(s.life_years, Positive(m, "life_years", std::nullopt, 100));
   SEEDANCE_ASSIGN_OR_RETURN(s.residual_fraction,
                             m.GetNumber("residual_fraction", s.residual_fraction, 0, 1));
@@ -109,8 +109,9 @@ base::StatusOr<TcoSpec> ParseTcoSpec(std::string_view yaml, const std::string& f
       return base::InvalidArgumentError("'owned' needs ownership: owned", doc.Where("owned"));
     }
     if (doc.Has("price_per_gpu_hour_usd")) {
-      SEEDANCE_ASSIGN_OR_RETURN(s.price_per_gpu_hour_usd,
-                                doc.GetNumber("price_per_gpu_hour_usd", std::nullopt, 0, kMaxUsd));
+      SEEDANCE_ASSIGN_OR_RETURN(
+          s.price_per_gpu_hour_usd,
+          doc.GetNumber("price_per_gpu_hour_usd", std::nullopt, 0, kMaxTcoUsd));
     }
   }
   SEEDANCE_ASSIGN_OR_RETURN(auto power, doc.GetOptionalMap("power"));
@@ -119,11 +120,11 @@ base::StatusOr<TcoSpec> ParseTcoSpec(std::string_view yaml, const std::string& f
   if (other) {
     SEEDANCE_RETURN_IF_ERROR(other->CheckKeys({"network", "storage", "operations"}));
     SEEDANCE_ASSIGN_OR_RETURN(s.network_usd_per_gpu_hour,
-                              other->GetNumber("network", 0.0, 0, kMaxUsd));
+                              other->GetNumber("network", 0.0, 0, kMaxTcoUsd));
     SEEDANCE_ASSIGN_OR_RETURN(s.storage_usd_per_gpu_hour,
-                              other->GetNumber("storage", 0.0, 0, kMaxUsd));
+                              other->GetNumber("storage", 0.0, 0, kMaxTcoUsd));
     SEEDANCE_ASSIGN_OR_RETURN(s.operations_usd_per_gpu_hour,
-                              other->GetNumber("operations", 0.0, 0, kMaxUsd));
+                              other->GetNumber("operations", 0.0, 0, kMaxTcoUsd));
   }
   SEEDANCE_ASSIGN_OR_RETURN(auto serving, doc.GetOptionalMap("serving"));
   if (serving) {

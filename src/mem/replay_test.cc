@@ -8,17 +8,18 @@
 namespace seedance::mem {
 namespace {
 
-constexpr int64_t kMiB = int64_t{1} << 20;
+constexpr int64_t kMiBytes = int64_t{1} << 20;
 
 TEST(ReplayTest, HandComputedCaching2MiB) {
   // Two 3 MiB buffers live together, then one 5 MiB: PyTorch's rules put
   // 1-10 MiB requests in 20 MiB segments: one segment serves all three.
-  std::vector<Buffer> b = {{"a", 0, 2, 3 * kMiB}, {"b", 1, 3, 3 * kMiB}, {"c", 3, 4, 5 * kMiB}};
+  std::vector<Buffer> b = {
+      {"a", 0, 2, 3 * kMiBytes}, {"b", 1, 3, 3 * kMiBytes}, {"c", 3, 4, 5 * kMiBytes}};
   auto r = Replay(b, AllocatorPolicy::kCaching2MiB, {.check_every_op = true});
   ASSERT_TRUE(r.ok()) << r.status().ToString();
-  EXPECT_EQ(r->reserved_peak_bytes, 20 * kMiB);
-  EXPECT_EQ(r->lower_bound_bytes, 6 * kMiB);
-  EXPECT_EQ(r->requested_peak_bytes, 6 * kMiB);
+  EXPECT_EQ(r->reserved_peak_bytes, 20 * kMiBytes);
+  EXPECT_EQ(r->lower_bound_bytes, 6 * kMiBytes);
+  EXPECT_EQ(r->requested_peak_bytes, 6 * kMiBytes);
   EXPECT_EQ(r->ops, 6);
   EXPECT_DOUBLE_EQ(r->fragmentation, 1.0 - 6.0 / 20.0);
 }

@@ -13,7 +13,7 @@
 namespace seedance::sched {
 namespace {
 
-Node GpuNode(std::string name, int gpus, bool spot = false) {
+Node LiveNode(std::string name, int gpus, bool spot = false) {
   Node n;
   n.name = std::move(name);
   n.cpu_milli = 32000;
@@ -42,7 +42,7 @@ SchedulerOptions ByName() {
 }
 
 TEST(Scheduler, AssumeBindForgetAndRemove) {
-  Scheduler s(Make("bestfit"), {GpuNode("a", 4), GpuNode("b", 2)}, ByName());
+  Scheduler s(Make("bestfit"), {LiveNode("a", 4), LiveNode("b", 2)}, ByName());
   // Best fit, 1 CPU and 2 GPUs: node a (32 CPUs, 4 GPUs) scores (1 - 0.5 x 31/128 - 0.5 x
   // 2000/8000) x 100 = 75.4, node b (2 GPUs) (1 - 0.5 x 31/128 - 0) x 100 = 87.9: b wins.
   auto at = s.Schedule(MakePod("p", 2));
@@ -70,7 +70,7 @@ TEST(Scheduler, AssumeBindForgetAndRemove) {
 }
 
 TEST(Scheduler, NoRoomIsNotAnError) {
-  Scheduler s(Make("bestfit"), {GpuNode("a", 1)}, ByName());
+  Scheduler s(Make("bestfit"), {LiveNode("a", 1)}, ByName());
   auto at = s.Schedule(MakePod("big", 2));
   ASSERT_TRUE(at.ok());
   EXPECT_FALSE(at->has_value());
@@ -78,7 +78,7 @@ TEST(Scheduler, NoRoomIsNotAnError) {
 }
 
 TEST(Scheduler, GangIsAllOrNothing) {
-  Scheduler s(Make("bestfit"), {GpuNode("a", 2), GpuNode("b", 2)}, ByName());
+  Scheduler s(Make("bestfit"), {LiveNode("a", 2), LiveNode("b", 2)}, ByName());
   const std::vector<Pod> three = {MakePod("g0", 2), MakePod("g1", 2), MakePod("g2", 2)};
   auto none = s.ScheduleGang(three);
   ASSERT_TRUE(none.ok());
@@ -93,16 +93,16 @@ TEST(Scheduler, GangIsAllOrNothing) {
 }
 
 TEST(Scheduler, NodeChanges) {
-  Scheduler s(Make("bestfit"), {GpuNode("a", 2)}, ByName());
+  Scheduler s(Make("bestfit"), {LiveNode("a", 2)}, ByName());
   ASSERT_TRUE(s.AddPod(MakePod("p", 2), 0, {0, 1}).ok());
   EXPECT_FALSE(s.AddPod(MakePod("q", 1), 0, {0}).ok());  // no room on GPU 0
-  EXPECT_FALSE(s.AddNode(GpuNode("a", 8)).ok());         // a known name
-  ASSERT_TRUE(s.AddNode(GpuNode("b", 4)).ok());
+  EXPECT_FALSE(s.AddNode(LiveNode("a", 8)).ok());        // a known name
+  ASSERT_TRUE(s.AddNode(LiveNode("b", 4)).ok());
   EXPECT_EQ(s.NodeIndex("b"), 1);
   EXPECT_EQ(s.cluster().total_gpu_milli(), 6000);
   EXPECT_EQ(s.cluster().used_gpu_milli(), 2000);  // p stays bound through the rebuild
   // Shrinking node a below what p holds is refused, and nothing changes.
-  EXPECT_FALSE(s.UpdateNode(GpuNode("a", 1)).ok());
+  EXPECT_FALSE(s.UpdateNode(LiveNode("a", 1)).ok());
   EXPECT_EQ(s.cluster().total_gpu_milli(), 6000);
   auto q = s.Schedule(MakePod("q", 4));
   ASSERT_TRUE(q.ok() && q->has_value());
@@ -131,7 +131,7 @@ class OutOfRange final : public Policy {
 };
 
 TEST(Scheduler, ScoresOutOfRangeAreAnError) {
-  Scheduler s(std::make_unique<OutOfRange>(), {GpuNode("a", 1)}, ByName());
+  Scheduler s(std::make_unique<OutOfRange>(), {LiveNode("a", 1)}, ByName());
   auto at = s.Schedule(MakePod("p", 1));
   ASSERT_FALSE(at.ok());
   EXPECT_NE(at.status().ToString().find("out-of-range scored node a 101, outside 0..100"),
@@ -143,7 +143,7 @@ TEST(Scheduler, ScoresOutOfRangeAreAnError) {
 // The simulator's spot plugin in the live scheduler: reclaimed nodes are filtered out, and
 // while spot-only is on, so are on-demand ones.
 TEST(Scheduler, SpotFilterPlugin) {
-  const std::vector<Node> nodes = {GpuNode("a-on-demand", 2), GpuNode("b-spot", 2, true)};
+  const std::vector<Node> nodes = {LiveNode("a-on-demand", 2), LiveNode("b-spot", 2, true)};
   SpotCapacity spot(nodes, SpotOptions{});
   Scheduler s(Make("gpupacking"), nodes, ByName());
   s.framework().AddFilter(MakeSpotFilter(&spot));
@@ -169,7 +169,7 @@ TEST(Scheduler, SpotFilterPlugin) {
 // every margin.
 TEST(Scheduler, OvercommitPlugins) {
   ShareTable shares;
-  Scheduler s(Make("bestfit"), {GpuNode("n", 2)}, ByName());
+  Scheduler s(Make("bestfit"), {LiveNode("n", 2)}, ByName());
   s.framework().AddFilter(MakeOvercommitFilter(&shares));
   s.framework().AddReserve(MakeOvercommitReserve(&shares));
   const ShareProfile bronze{Tier::kBronze, 100, 600}, gold{Tier::kGold, 100, 500};
