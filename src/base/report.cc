@@ -96,6 +96,18 @@ bool IsListOfObjects(const Report& v) {
          std::all_of(v.begin(), v.end(), [](const Report& e) { return e.is_object(); });
 }
 
+// A list of sentences (strings with spaces, such as reasons or notes): one per line, not joined
+// with commas.
+bool IsListOfSentences(const Report& v) {
+  return v.is_array() && !v.empty() && std::all_of(v.begin(), v.end(), [](const Report& e) {
+           return e.is_string() && e.get_ref<const std::string&>().find(' ') != std::string::npos;
+         });
+}
+
+void RenderSentences(const Report& v, const std::string& indent, std::string& out) {
+  for (const auto& e : v) out += indent + "- " + e.get<std::string>() + "\n";
+}
+
 // A row's cells: nested objects flattened to dotted keys ("jct_s.p50", the JSON path), and what a
 // cell cannot hold — a list of objects, or a list of more than kMaxCellItems values — kept aside
 // to be shown under the table.
@@ -178,6 +190,9 @@ void RenderObject(const Report& obj, const std::string& indent, std::string& out
     } else if (IsListOfObjects(v)) {
       out += indent + it.key() + ":\n";
       RenderColumns(v, indent + "  ", out);
+    } else if (IsListOfSentences(v)) {
+      out += indent + it.key() + ":\n";
+      RenderSentences(v, indent + "  ", out);
     } else {
       out += indent + it.key() + std::string(width - it.key().size() + 2, ' ') + Cell(it.key(), v) +
              "\n";
@@ -220,14 +235,16 @@ std::string RenderTable(const Report& report) {
   };
   for (auto it = report.begin(); it != report.end(); ++it) {
     const Report& v = it.value();
-    if (v.is_object() || IsListOfObjects(v)) {
+    if (v.is_object() || IsListOfObjects(v) || IsListOfSentences(v)) {
       flush_scalars();
       if (!out.empty()) out += "\n";
       out += Title(it.key()) + "\n";
       if (v.is_object()) {
         RenderObject(v, "  ", out);
-      } else {
+      } else if (IsListOfObjects(v)) {
         RenderColumns(v, "  ", out);
+      } else {
+        RenderSentences(v, "  ", out);
       }
     } else {
       scalars[it.key()] = v;

@@ -38,6 +38,24 @@ TEST(ReportTest, TableRendersSectionsListsAndUnits) {
   EXPECT_EQ(RenderTable(r), expected);
 }
 
+TEST(ReportTest, SentencesGetALineEach) {
+  Report r;
+  r["reasons"] = Report::array({"tensor 1: faster", "zero_stage 3: fits"});
+  r["inner"]["notes"] = Report::array({"one note", "another note"});
+  r["words"] = Report::array({"a", "b"});  // no spaces: still joined
+  EXPECT_EQ(RenderTable(r),
+            "REASONS\n"
+            "  - tensor 1: faster\n"
+            "  - zero_stage 3: fits\n"
+            "\n"
+            "INNER\n"
+            "  notes:\n"
+            "    - one note\n"
+            "    - another note\n"
+            "\n"
+            "words  a, b\n");
+}
+
 TEST(ReportTest, TableFlattensNestedObjectsAndSetsAsideLongLists) {
   Report r;
   r["runs"] = Report::array(

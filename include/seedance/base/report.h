@@ -8,7 +8,8 @@
 //
 // Table rendering: each top-level object becomes a titled block of
 // `key  value` lines; a list of objects becomes columns (like `kubectl get`);
-// a list of scalars is joined with commas. Integers get thousands separators,
+// a list of sentences (strings with spaces) is one "- " line each; other lists of scalars are
+// joined with commas. Integers get thousands separators,
 // and values of `*_bytes` keys get a binary-unit suffix, e.g.
 // `13,476,831,232 (12.6 GiB)`. JSON output is never rounded or decorated.
 #pragma once
