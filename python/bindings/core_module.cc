@@ -40,13 +40,14 @@ cost::GpuCatalog Catalog(const std::optional<std::string>& yaml, const std::stri
 }
 
 std::string Optimize(const std::optional<std::string>& job_yaml, const std::string& source,
-                     const std::string& profile, bool dry_run,
+                     const std::string& profile, bool dry_run, bool evaluate_only,
                      const std::optional<std::string>& catalog_yaml,
                      const std::string& catalog_source) {
   const cost::GpuCatalog catalog = Catalog(catalog_yaml, catalog_source);
   plan::OptimizeOptions options;
   options.profile = ValueOrRaise(plan::ParseProfile(profile));
   options.dry_run = dry_run;
+  options.evaluate_only = evaluate_only;
   const std::string yaml = job_yaml ? *job_yaml : std::string(plan::DefaultJobYaml());
   const std::string name = job_yaml ? source : std::string(plan::kDefaultJobSource);
   base::Report report;
@@ -117,7 +118,8 @@ PYBIND11_MODULE(_core, m) {
       ValueOrRaise(seedance::port::SimdKernelFromEnv(*seedance::base::Env::Default()))));
   m.attr("__version__") = std::string(seedance::kVersion);
   m.def("optimize", &Optimize, py::arg("job_yaml"), py::arg("source"), py::arg("profile"),
-        py::arg("dry_run"), py::arg("catalog_yaml"), py::arg("catalog_source"),
+        py::arg("dry_run"), py::arg("evaluate_only"), py::arg("catalog_yaml"),
+        py::arg("catalog_source"),
         "The optimize report of a job spec (None: the built-in default) as JSON text");
   m.def("default_job_yaml", [] { return std::string(seedance::plan::DefaultJobYaml()); });
   m.def("gpu_catalog", &GpuCatalogJson, py::arg("catalog_yaml"), py::arg("catalog_source"),

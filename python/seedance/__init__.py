@@ -32,7 +32,7 @@ def _read(path: PathLike) -> str:
 
 
 def optimize(job: Optional[PathLike] = None, *, yaml: Optional[str] = None,
-             profile: str = "dev", dry_run: bool = False,
+             profile: str = "dev", dry_run: bool = False, evaluate_only: bool = False,
              catalog: Optional[PathLike] = None) -> dict[str, Any]:
     """The pre-flight plan and cost report of a job (``seedancectl optimize``).
 
@@ -42,6 +42,8 @@ def optimize(job: Optional[PathLike] = None, *, yaml: Optional[str] = None,
         yaml: the job spec as text, instead of a path.
         profile: "dev" (quick) or "prod" (thorough).
         dry_run: validate and return the normalised spec only.
+        evaluate_only: training jobs: evaluate the layout the spec states (its
+            ``parallelism`` section) without searching.
         catalog: a YAML file that overrides or extends the GPU catalog.
 
     Raises:
@@ -54,7 +56,8 @@ def optimize(job: Optional[PathLike] = None, *, yaml: Optional[str] = None,
     if job is not None:
         yaml, source = _read(job), os.fspath(job)
     catalog_yaml, catalog_source = _catalog(catalog)
-    return json.loads(_core.optimize(yaml, source, profile, dry_run, catalog_yaml, catalog_source))
+    return json.loads(_core.optimize(yaml, source, profile, dry_run, evaluate_only, catalog_yaml,
+                                     catalog_source))
 
 
 def gpu_catalog(catalog: Optional[PathLike] = None) -> list[dict[str, Any]]:

@@ -21,6 +21,7 @@ constexpr std::string_view kServingPrecisions[] = {"fp32", "bf16", "fp16", "fp8"
 constexpr std::string_view kOptimizers[] = {"adamw", "adam", "sgd", "sgd-momentum", "lion"};
 constexpr std::string_view kIntraNode[] = {"nvlink", "xgmi", "pcie"};
 constexpr std::string_view kInterNode[] = {"infiniband", "roce", "ethernet", "none"};
+constexpr std::string_view kAttention[] = {"flash", "eager"};
 
 StatusOr<int64_t> Count(const YamlMap& m, std::string_view key) {
   return m.GetInt(key, std::nullopt, 1, kMaxCount);
@@ -92,7 +93,8 @@ Status CheckGpuRuns(const YamlMap& m, std::string_view key, NumericFormat format
 }
 
 StatusOr<TrainingSpec> ParseTraining(const YamlMap& m, const cost::GpuSpec& gpu) {
-  SEEDANCE_RETURN_IF_ERROR(m.CheckKeys({"global_batch", "micro_batch", "precision", "optimizer"}));
+  SEEDANCE_RETURN_IF_ERROR(
+      m.CheckKeys({"global_batch", "micro_batch", "precision", "optimizer", "attention"}));
   TrainingSpec t;
   SEEDANCE_ASSIGN_OR_RETURN(t.global_batch, Count(m, "global_batch"));
   SEEDANCE_ASSIGN_OR_RETURN(t.micro_batch, Count(m, "micro_batch"));
@@ -100,6 +102,7 @@ StatusOr<TrainingSpec> ParseTraining(const YamlMap& m, const cost::GpuSpec& gpu)
   SEEDANCE_ASSIGN_OR_RETURN(t.precision, base::ParseNumericFormat(precision, m.Where("precision")));
   SEEDANCE_RETURN_IF_ERROR(CheckGpuRuns(m, "precision", t.precision, gpu));
   SEEDANCE_ASSIGN_OR_RETURN(t.optimizer, m.GetChoice("optimizer", kOptimizers, "adamw"));
+  SEEDANCE_ASSIGN_OR_RETURN(t.attention, m.GetChoice("attention", kAttention, "flash"));
   if (t.micro_batch > t.global_batch) {
     return InvalidArgumentError("'training.micro_batch' (" + std::to_string(t.micro_batch) +
                                     ") must not exceed 'training.global_batch' (" +
@@ -140,7 +143,12 @@ StatusOr<HardwareSpec> ParseHardware(const YamlMap& m, const cost::GpuCatalog& c
   std::string inter_default = h.nodes > 1 ? "infiniband" : "none";
   SEEDANCE_ASSIGN_OR_RETURN(std::optional<YamlMap> ic, m.GetOptionalMap("interconnect"));
   if (ic) {
-    SEEDANCE_RETURN_IF_ERROR(ic->CheckKeys({"intra_node", "inter_node"}));
+    SEEDANCE_RETURN_IF_ERROR(ic->CheckKeys(
+        {"intra_node", "inter_node", "intra_node_gbytes_per_s", "inter_node_gbytes_per_s"}));
+    SEEDANCE_ASSIGN_OR_RETURN(h.intra_node_gbytes_per_s,
+                              ic->GetNumber("intra_node_gbytes_per_s", 0.0, 0.0, 1e6));
+    SEEDANCE_ASSIGN_OR_RETURN(h.inter_node_gbytes_per_s,
+                              ic->GetNumber("inter_node_gbytes_per_s", 0.0, 0.0, 1e6));
     SEEDANCE_ASSIGN_OR_RETURN(h.intra_node, ic->GetChoice("intra_node", kIntraNode, intra_default));
     SEEDANCE_ASSIGN_OR_RETURN(h.inter_node, ic->GetChoice("inter_node", kInterNode, inter_default));
     if (h.intra_node != intra_default && h.intra_node != "pcie") {
@@ -162,6 +170,36 @@ StatusOr<HardwareSpec> ParseHardware(const YamlMap& m, const cost::GpuCatalog& c
   return h;
 }
 
+// The `parallelism:` section into spec.parallelism (training.micro_batch already set); CheckLayout
+// then checks it against the model, the hardware and the batch.
+Status ParseParallelism(const YamlMap& p, JobSpec& spec) {
+  SEEDANCE_RETURN_IF_ERROR(p.CheckKeys(
+      {"tensor", "pipeline", "virtual_stages", "sequence_parallel", "zero_stage", "recompute"}));
+  ParallelConfig& c = spec.parallelism;
+  SEEDANCE_ASSIGN_OR_RETURN(c.tensor, p.GetInt("tensor", int64_t{1}, 1, 1024));
+  SEEDANCE_ASSIGN_OR_RETURN(c.pipeline, p.GetInt("pipeline", int64_t{1}, 1, 100'000));
+  SEEDANCE_ASSIGN_OR_RETURN(c.virtual_stages, p.GetInt("virtual_stages", int64_t{1}, 1, 1024));
+  SEEDANCE_ASSIGN_OR_RETURN(c.sequence_parallel, p.GetBool("sequence_parallel", false));
+  SEEDANCE_ASSIGN_OR_RETURN(int64_t zero, p.GetInt("zero_stage", int64_t{0}, 0, 3));
+  c.zero_stage = static_cast<int>(zero);
+  SEEDANCE_ASSIGN_OR_RETURN(std::string recompute, p.GetString("recompute", "none"));
+  SEEDANCE_ASSIGN_OR_RETURN(c.recompute, ParseRecompute(recompute, p.Where("recompute")));
+  spec.parallelism_given = true;
+  return base::OkStatus();
+}
+
+// The layout (stated or the pure data-parallel default) checked against the model, the hardware
+// and the batch; the error points at the line of the key it names.
+Status CheckLayout(const JobSpec& spec, const YamlMap& training, const YamlMap* parallelism) {
+  const Status ok = CheckParallelism(spec.parallelism, spec, "parallelism.");
+  if (ok.ok()) return ok;
+  const std::string_view where = ok.where();
+  const std::string_view key = where.substr(where.find('.') + 1);
+  const YamlMap* map = where.starts_with("training.") ? &training : parallelism;
+  if (map == nullptr) return ok;
+  return base::Status(ok.code(), std::string(ok.message()), map->Where(key));
+}
+
 }  // namespace
 
 inline constexpr base::EnumTable<JobKind, 2> kJobKindNames = {{
@@ -175,8 +213,8 @@ StatusOr<JobSpec> ParseJobSpec(std::string_view yaml, const std::string& file,
                                const cost::GpuCatalog& catalog) {
   SEEDANCE_ASSIGN_OR_RETURN(YAML::Node root, base::ParseYaml(yaml, file));
   SEEDANCE_ASSIGN_OR_RETURN(YamlMap doc, YamlMap::FromNode(root, file, ""));
-  SEEDANCE_RETURN_IF_ERROR(doc.CheckKeys(
-      {"name", "model", "training", "serving", "hardware", "price_per_gpu_hour_usd"}));
+  SEEDANCE_RETURN_IF_ERROR(doc.CheckKeys({"name", "model", "training", "serving", "hardware",
+                                          "parallelism", "price_per_gpu_hour_usd"}));
 
   JobSpec spec;
   spec.source = file;
@@ -202,18 +240,18 @@ StatusOr<JobSpec> ParseJobSpec(std::string_view yaml, const std::string& file,
     SEEDANCE_ASSIGN_OR_RETURN(YamlMap t, doc.GetMap("training"));
     SEEDANCE_ASSIGN_OR_RETURN(spec.training, ParseTraining(t, *gpu));
     SEEDANCE_RETURN_IF_ERROR(CheckStepSizes(spec, model));
-    const int64_t per_step = spec.training.micro_batch * spec.hardware.total_gpus();
-    if (spec.training.global_batch % per_step != 0) {
-      return InvalidArgumentError(
-          "'training.global_batch' (" + std::to_string(spec.training.global_batch) +
-              ") must be a multiple of micro_batch x GPUs (" +
-              std::to_string(spec.training.micro_batch) + " x " +
-              std::to_string(spec.hardware.total_gpus()) + " = " + std::to_string(per_step) +
-              ") so that every GPU runs whole micro-batches",
-          t.Where("global_batch"));
+    SEEDANCE_ASSIGN_OR_RETURN(std::optional<YamlMap> p, doc.GetOptionalMap("parallelism"));
+    spec.parallelism.micro_batch = spec.training.micro_batch;
+    if (p) {
+      SEEDANCE_RETURN_IF_ERROR(ParseParallelism(*p, spec));
     }
+    SEEDANCE_RETURN_IF_ERROR(CheckLayout(spec, t, p ? &*p : nullptr));
   } else {
     spec.kind = JobKind::kServing;
+    if (doc.Has("parallelism")) {
+      return InvalidArgumentError("'parallelism' describes a training job; serving jobs have none",
+                                  doc.Where("parallelism"));
+    }
     SEEDANCE_ASSIGN_OR_RETURN(YamlMap s, doc.GetMap("serving"));
     SEEDANCE_ASSIGN_OR_RETURN(spec.serving, ParseServing(s, *gpu));
   }
@@ -253,6 +291,9 @@ base::Report JobSpecToReport(const JobSpec& spec) {
     t["micro_batch"] = spec.training.micro_batch;
     t["precision"] = base::NumericFormatName(spec.training.precision);
     t["optimizer"] = spec.training.optimizer;
+    t["attention"] = spec.training.attention;
+    r["parallelism"] = ParallelismToReport(spec.parallelism, spec.hardware.total_gpus(),
+                                           spec.training.global_batch);
   } else {
     base::Report& s = r["serving"];
     s["context_length"] = spec.serving.context_length;
@@ -267,6 +308,12 @@ base::Report JobSpecToReport(const JobSpec& spec) {
   hw["gpus_total"] = spec.hardware.total_gpus();
   hw["intra_node"] = spec.hardware.intra_node;
   hw["inter_node"] = spec.hardware.inter_node;
+  if (spec.hardware.intra_node_gbytes_per_s > 0) {
+    hw["intra_node_gbytes_per_s"] = spec.hardware.intra_node_gbytes_per_s;
+  }
+  if (spec.hardware.inter_node_gbytes_per_s > 0) {
+    hw["inter_node_gbytes_per_s"] = spec.hardware.inter_node_gbytes_per_s;
+  }
 
   base::Report& price = r["price"];
   price["per_gpu_hour_usd"] = spec.price_per_gpu_hour_usd;

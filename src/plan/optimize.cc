@@ -1,9 +1,13 @@
 #include "seedance/plan/optimize.h"
 
+#include <algorithm>
+
 #include "seedance/base/enum_names.h"
-#include "seedance/mem/planner.h"
-#include "seedance/mem/training_step.h"
+#include "seedance/cost/pareto.h"
+#include "seedance/plan/links.h"
+#include "seedance/plan/memory_model.h"
 #include "seedance/plan/model_figures.h"
+#include "seedance/plan/search.h"
 
 namespace seedance::plan {
 namespace {
@@ -13,8 +17,6 @@ using base::Report;
 Report TrainingFigures(const JobSpec& spec, const cost::GpuSpec& gpu, const ModelFigures& f) {
   const TrainingSpec& t = spec.training;
   const int64_t gpus = spec.hardware.total_gpus();
-  // Pure data parallelism until the parallelism planner arrives.
-  const int64_t data_parallel = gpus;
   const int64_t tokens_per_step = t.global_batch * spec.model.sequence_length;
   const double flops_per_token = TrainingFlopsPerToken(spec.model, f);
   const double flops_per_step = flops_per_token * static_cast<double>(tokens_per_step);
@@ -25,9 +27,8 @@ Report TrainingFigures(const JobSpec& spec, const cost::GpuSpec& gpu, const Mode
   r["parameters"] = f.parameters;
   r["layer_parameters"] = f.layer_parameters;
   r["embedding_parameters"] = f.embedding_parameters;
-  r["weight_bytes"] = f.parameters * base::NumericFormatBytes(t.precision);
-  r["data_parallel_size"] = data_parallel;
-  r["gradient_accumulation_steps"] = t.global_batch / (t.micro_batch * data_parallel);
+  // The stored weights: 16-bit in fp8 training too (the memory model's accounting).
+  r["weight_bytes"] = f.parameters * StateBytesFor(t).weight;
   r["tokens_per_step"] = tokens_per_step;
   r["model_flops_per_token"] = flops_per_token;
   r["model_flops_per_step"] = flops_per_step;
@@ -39,94 +40,120 @@ Report TrainingFigures(const JobSpec& spec, const cost::GpuSpec& gpu, const Mode
   return r;
 }
 
-// What one GPU holds during a training step (pure data parallelism: every
-// GPU keeps the whole model), for a given micro-batch.
-mem::TrainingStepShape StepShape(const JobSpec& spec, const ModelFigures& f, int64_t micro_batch) {
-  const TrainingSpec& t = spec.training;
-  const bool low_precision =
-      t.precision != base::NumericFormat::kFp32 && t.precision != base::NumericFormat::kTf32;
-  mem::TrainingStepShape shape;
-  shape.layers = spec.model.layers;
-  shape.layer_parameters = f.layer_parameters;
-  shape.embedding_parameters = f.embedding_parameters;
-  shape.head_parameters = f.lm_head_parameters;
-  shape.other_parameters = f.parameters - f.embedding_parameters -
-                           spec.model.layers * f.layer_parameters - f.lm_head_parameters;
-  shape.hidden_size = spec.model.hidden_size;
-  shape.attention_heads = spec.model.attention_heads;
-  shape.sequence_length = spec.model.sequence_length;
-  shape.micro_batch = micro_batch;
-  shape.vocab_size = spec.model.vocab_size;
-  // FP8 training keeps weights, gradients and saved activations in 16 bits
-  // and casts to FP8 for the matrix multiplies (as Transformer Engine does).
-  shape.bytes_per_element = low_precision ? 2 : 4;
-  shape.fp32_master_weights = low_precision;
-  shape.optimizer_bytes_per_param = t.optimizer == "adamw" || t.optimizer == "adam" ? 8
-                                    : t.optimizer == "sgd"                          ? 0
-                                                                                    : 4;
-  return shape;
+// A short entry for lists: the layout and its figures.
+Report Summary(const Evaluation& e, const JobSpec& spec) {
+  Report r = Report::object();
+  r["parallelism"] =
+      ParallelismToReport(e.config, spec.hardware.total_gpus(), spec.training.global_batch);
+  r["step_time_s"] = e.time.step_s;
+  r["memory_bytes_per_gpu"] = e.memory.total_bytes;
+  r["tokens_per_s_per_gpu"] = e.tokens_per_s_per_gpu;
+  r["mfu"] = e.mfu;
+  r["power_w"] = e.power_w;
+  return r;
 }
 
-base::StatusOr<Report> MemorySection(const JobSpec& spec, const cost::GpuSpec& gpu,
-                                     const ModelFigures& f, const ProfileSettings& settings) {
-  SEEDANCE_ASSIGN_OR_RETURN(const auto buffers, mem::TrainingStepLifetimes(
-                                                    StepShape(spec, f, spec.training.micro_batch)));
-  SEEDANCE_ASSIGN_OR_RETURN(
-      mem::Plan plan, mem::PlanOffsets(buffers, {.time_limit_s = settings.search_time_limit_s}));
-  int64_t no_reuse = 0;
-  int64_t persistent = 0;
-  for (const mem::Buffer& b : buffers) {
-    no_reuse += b.size;
-    if (b.kind == mem::BufferKind::kWeight || b.kind == mem::BufferKind::kGradient ||
-        b.kind == mem::BufferKind::kOptimizerState) {
-      persistent += b.size;
-    }
-  }
-  const int64_t capacity = gpu.MemoryBytes();
-  // The largest micro-batch whose planned step fits: the peak grows with the
-  // micro-batch, so bisect; each probe is a greedy plan of a few hundred buffers.
-  auto fits = [&](int64_t b) -> base::StatusOr<bool> {
-    const auto step = mem::TrainingStepLifetimes(StepShape(spec, f, b));
-    if (!step.ok()) return false;  // a buffer past 2^50 bytes fits no GPU
-    const std::vector<mem::Buffer>& probe = *step;
-    if (mem::MaxLiveBytes(probe) > capacity) return false;
-    SEEDANCE_ASSIGN_OR_RETURN(mem::Plan p,
-                              mem::PlanOffsets(probe, {.algo = mem::PlanAlgo::kGreedy}));
-    return p.peak_bytes <= capacity;
-  };
-  int64_t lo = 0;  // largest known to fit
-  int64_t hi = 1;  // smallest known not to fit (once found)
-  while (true) {
-    SEEDANCE_ASSIGN_OR_RETURN(bool ok, fits(hi));
-    if (!ok) break;
-    lo = hi;
-    if (hi >= spec.training.global_batch) {
-      hi = spec.training.global_batch + 1;
-      break;
-    }
-    hi *= 2;
-  }
-  while (hi - lo > 1) {
-    const int64_t mid = lo + (hi - lo) / 2;
-    SEEDANCE_ASSIGN_OR_RETURN(bool ok, fits(mid));
-    (ok ? lo : hi) = mid;
-  }
-
+Report Saving(const Evaluation& before, const Evaluation& after) {
   Report r = Report::object();
-  r["scope"] = "one GPU, one micro-batch step, no model parallelism";
-  r["buffers"] = buffers.size();
-  r["persistent_bytes"] = persistent;
-  r["activations_per_layer_bytes"] =
-      *mem::ActivationBytesPerLayer(StepShape(spec, f, spec.training.micro_batch));
-  r["peak_without_reuse_bytes"] = no_reuse;
-  r["planned_peak_bytes"] = plan.peak_bytes;
-  r["lower_bound_bytes"] = plan.lower_bound_bytes;
-  r["planner"] = plan.algo;
-  r["planner_optimal"] = plan.optimal;
-  r["gpu_memory_bytes"] = capacity;
-  r["fits"] = plan.peak_bytes <= capacity;
-  r["max_micro_batch"] = std::min(lo, spec.training.global_batch);
+  r["step_time_pct"] = (1 - after.time.step_s / before.time.step_s) * 100;
+  r["throughput_ratio"] = after.tokens_per_s_per_gpu / before.tokens_per_s_per_gpu;
+  r["cost_per_step_usd"] = before.cost_per_step_usd - after.cost_per_step_usd;
+  r["energy_per_step_j"] = before.energy_per_step_j - after.energy_per_step_j;
   return r;
+}
+
+// The Pareto front of the fitting layouts over (throughput max, memory min, power min).
+base::StatusOr<Report> Front(const std::vector<Evaluation>& fitting, const JobSpec& spec) {
+  std::vector<double> points;
+  points.reserve(fitting.size() * 3);
+  for (const Evaluation& e : fitting) {
+    points.push_back(e.tokens_per_s_per_gpu);
+    points.push_back(static_cast<double>(e.memory.total_bytes));
+    points.push_back(e.power_w);
+  }
+  const cost::Direction dirs[] = {cost::Direction::kMax, cost::Direction::kMin,
+                                  cost::Direction::kMin};
+  SEEDANCE_ASSIGN_OR_RETURN(std::vector<size_t> front, cost::UniqueFront(points, dirs));
+  std::sort(front.begin(), front.end());  // `fitting` is fastest first
+  Report r = Report::object();
+  r["objectives"] = {"tokens_per_s_per_gpu max", "memory_bytes_per_gpu min", "power_w min"};
+  r["size"] = front.size();
+  Report list = Report::array();
+  for (size_t i : front) list.push_back(Summary(fitting[i], spec));
+  r["layouts"] = list;
+  return r;
+}
+
+// When nothing fits: the smallest change that would make the job fit — more nodes (doubling),
+// else a shorter sequence (halving) — under the spec's own keys.
+Report SmallestChange(const JobSpec& spec, const cost::GpuSpec& gpu) {
+  Report r = Report::object();
+  for (int64_t factor = 2; factor <= 64; factor *= 2) {
+    JobSpec more = spec;
+    more.hardware.nodes = spec.hardware.nodes * factor;
+    if (!Search(more, gpu).fitting.empty()) {
+      r["hardware.nodes"] = more.hardware.nodes;
+      return r;
+    }
+  }
+  for (int64_t seq = spec.model.sequence_length / 2; seq >= 128; seq /= 2) {
+    JobSpec shorter = spec;
+    shorter.model.sequence_length = seq;
+    if (!Search(shorter, gpu).fitting.empty()) {
+      r["model.sequence_length"] = seq;
+      return r;
+    }
+  }
+  r["none_found"] = "neither up to 64 times the nodes nor a sequence down to 128 tokens fits";
+  return r;
+}
+
+base::Status PlanTraining(const JobSpec& spec, const cost::GpuSpec& gpu,
+                          const OptimizeOptions& options, Report& report) {
+  PlanSettings settings;
+  settings.space = SettingsFor(options.profile).space;
+  report["links"] = LinksToReport(ResolveLinks(spec.hardware, gpu));
+  report["gpu_memory_bytes"] = gpu.MemoryBytes();
+  const Evaluation before = Evaluate(spec, gpu, spec.parallelism, settings);
+  report["before"] = EvaluationToReport(before, spec);
+  if (options.evaluate_only) {
+    report["fits"] = before.memory.fits;
+    return base::OkStatus();
+  }
+  const SearchResult found = Search(spec, gpu, settings);
+  Report search = Report::object();
+  search["layouts_evaluated"] = found.candidates;
+  search["layouts_that_fit"] = found.fitting.size();
+  search["ranking"] = "step time (the GPUs are fixed: the fastest is the cheapest), then memory";
+  report["search"] = search;
+  report["fits"] = !found.fitting.empty();
+  if (found.fitting.empty()) {
+    report["after"] = nullptr;
+    report["does_not_fit"] = {
+        {"reason", "no layout fits in " + std::to_string(gpu.MemoryBytes()) +
+                       " bytes per GPU, ZeRO-3 with full recomputation included"},
+        {"smallest_change", SmallestChange(spec, gpu)}};
+    return base::OkStatus();
+  }
+  const Evaluation& best = found.fitting.front();
+  report["after"] = EvaluationToReport(best, spec);
+  if (before.memory.fits) {
+    report["saving"] = Saving(before, best);
+  } else {
+    report["saving"] = {{"note", "the configuration the spec states does not fit (" +
+                                     std::to_string(before.memory.total_bytes) +
+                                     " bytes per GPU): there is no run to save on"}};
+  }
+  Report reasons = Report::array();
+  for (const std::string& line : Reasons(best, spec, gpu, settings)) reasons.push_back(line);
+  report["reasons"] = reasons;
+  Report alternatives = Report::array();
+  for (size_t i = 1; i < std::min<size_t>(found.fitting.size(), 5); ++i) {
+    alternatives.push_back(Summary(found.fitting[i], spec));
+  }
+  report["alternatives"] = alternatives;
+  SEEDANCE_ASSIGN_OR_RETURN(report["pareto_front"], Front(found.fitting, spec));
+  return base::OkStatus();
 }
 
 Report ServingFigures(const JobSpec& spec, const cost::GpuSpec& gpu, const ModelFigures& f) {
@@ -152,7 +179,10 @@ Report ServingFigures(const JobSpec& spec, const cost::GpuSpec& gpu, const Model
 
 ProfileSettings SettingsFor(Profile profile) {
   ProfileSettings s;
-  s.search_time_limit_s = profile == Profile::kProd ? 10.0 : 1.0;
+  if (profile == Profile::kProd) {
+    s.space.every_micro_batch = true;
+    s.space.max_virtual_stages = 4;
+  }
   return s;
 }
 
@@ -176,15 +206,17 @@ base::StatusOr<Report> Optimize(const JobSpec& spec, const cost::GpuCatalog& cat
   Report& job = report["job"];
   job["profile"] = ProfileName(options.profile);
   job["dry_run"] = options.dry_run;
-  job["search_time_limit_s"] = SettingsFor(options.profile).search_time_limit_s;
+  const SearchSpace& space = SettingsFor(options.profile).space;
+  job["search_micro_batches"] = space.every_micro_batch ? "every divisor" : "powers of two";
+  job["search_max_virtual_stages"] = space.max_virtual_stages;
   if (options.dry_run) return report;
 
   const ModelFigures figures = ComputeModelFigures(spec.model);
-  report["derived"] = spec.kind == JobKind::kTraining ? TrainingFigures(spec, *gpu, figures)
-                                                      : ServingFigures(spec, *gpu, figures);
   if (spec.kind == JobKind::kTraining) {
-    SEEDANCE_ASSIGN_OR_RETURN(report["memory"],
-                              MemorySection(spec, *gpu, figures, SettingsFor(options.profile)));
+    report["derived"] = TrainingFigures(spec, *gpu, figures);
+    SEEDANCE_RETURN_IF_ERROR(PlanTraining(spec, *gpu, options, report));
+  } else {
+    report["derived"] = ServingFigures(spec, *gpu, figures);
   }
   return report;
 }

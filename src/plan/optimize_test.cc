@@ -11,8 +11,6 @@ TEST(OptimizeTest, DefaultJobReport) {
   const base::Report& d = (*r)["derived"];
   EXPECT_EQ(d["parameters"], 6'738'415'616);
   EXPECT_EQ(d["tokens_per_step"], 512 * 4096);
-  EXPECT_EQ(d["data_parallel_size"], 16);
-  EXPECT_EQ(d["gradient_accumulation_steps"], 512 / (4 * 16));
   EXPECT_EQ(d["weight_bytes"], int64_t{6'738'415'616} * 2);
   EXPECT_DOUBLE_EQ(d["cluster_peak_tflops"].get<double>(), 16 * 989.5);
   const double flops_step = d["model_flops_per_step"].get<double>();
@@ -20,46 +18,76 @@ TEST(OptimizeTest, DefaultJobReport) {
   EXPECT_EQ((*r)["job"]["profile"], "dev");
   EXPECT_EQ((*r)["job"]["dry_run"], false);
   EXPECT_DOUBLE_EQ((*r)["price"]["cluster_per_hour_usd"].get<double>(), 16 * 12.29);
+  // The stated layout: FSDP full shard with full recomputation, micro-batch 4.
+  const base::Report& p = (*r)["parallelism"];
+  EXPECT_EQ(p["zero_stage"], 3);
+  EXPECT_EQ(p["recompute"], "full");
+  EXPECT_EQ(p["data_parallel"], 16);
+  EXPECT_EQ(p["gradient_accumulation_steps"], 512 / (4 * 16));
 }
 
-TEST(OptimizeTest, MemorySectionOfTheDefaultJob) {
+// The acceptance of the planner: the default job comes back with a plan that fits, reasons and
+// a saving; before and after carry the same keys; every micro-batch proposed keeps the global
+// batch exact; the report never disagrees with itself.
+TEST(OptimizeTest, DefaultJobPlansToAFittingLayoutWithASaving) {
   auto r = OptimizeYaml(DefaultJobYaml(), "default", cost::GpuCatalog::BuiltIn(), {});
-  ASSERT_TRUE(r.ok());
-  const base::Report& m = (*r)["memory"];
-  // 6,738,415,616 parameters x 16 bytes (bf16 weight and gradient, fp32
-  // master, two fp32 Adam moments) do not fit 80 GB without sharding.
-  EXPECT_EQ(m["persistent_bytes"], int64_t{6'738'415'616} * 16);
-  EXPECT_EQ(m["fits"], false);
-  EXPECT_EQ(m["max_micro_batch"], 0);
-  EXPECT_LE(m["lower_bound_bytes"].get<int64_t>(), m["planned_peak_bytes"].get<int64_t>());
-  EXPECT_LE(m["planned_peak_bytes"].get<int64_t>(), m["peak_without_reuse_bytes"].get<int64_t>());
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ((*r)["fits"], true);
+  const base::Report& before = (*r)["before"];
+  const base::Report& after = (*r)["after"];
+  for (const char* key : {"fits", "memory_bytes_per_gpu", "step_time_s", "tokens_per_s_per_gpu",
+                          "model_tflops_per_gpu", "hardware_tflops_per_gpu", "mfu",
+                          "cost_per_step_usd", "energy_per_step_j", "parallelism"}) {
+    EXPECT_TRUE(before.contains(key)) << key;
+    EXPECT_TRUE(after.contains(key)) << key;
+  }
+  EXPECT_EQ(before["parallelism"], (*r)["parallelism"]);
+  EXPECT_EQ(after["fits"], true);
+  EXPECT_LE(after["memory_bytes_per_gpu"].get<int64_t>(), (*r)["gpu_memory_bytes"].get<int64_t>());
+  EXPECT_LE(after["step_time_s"].get<double>(), before["step_time_s"].get<double>());
+  EXPECT_GT((*r)["saving"]["step_time_pct"].get<double>(), 0);
+  EXPECT_GT((*r)["saving"]["cost_per_step_usd"].get<double>(), 0);
+  EXPECT_NEAR(before["cost_per_step_usd"].get<double>() - after["cost_per_step_usd"].get<double>(),
+              (*r)["saving"]["cost_per_step_usd"].get<double>(), 1e-12);
+  EXPECT_FALSE((*r)["reasons"].empty());
+  auto divides = [](const base::Report& par) {
+    return 512 % (par["micro_batch"].get<int64_t>() * par["data_parallel"].get<int64_t>()) == 0;
+  };
+  EXPECT_TRUE(divides(after["parallelism"]));
+  for (const auto& alt : (*r)["alternatives"]) EXPECT_TRUE(divides(alt["parallelism"]));
+  for (const auto& alt : (*r)["pareto_front"]["layouts"]) EXPECT_TRUE(divides(alt["parallelism"]));
+  // One figure, one value: the cost per step is the step time at the cluster's price.
+  EXPECT_NEAR(after["cost_per_step_usd"].get<double>(),
+              after["step_time_s"].get<double>() / 3600 * 16 * 12.29, 1e-12);
 }
 
-TEST(OptimizeTest, MaxMicroBatchIsTheLargestThatFits) {
-  // A 2-layer model on an L4 (24 GB): the bisection's answer must fit, and
-  // one more sequence per micro-batch must not.
-  const std::string base_yaml =
-      "name: small\n"
-      "model: {family: gpt, layers: 2, hidden_size: 1024, attention_heads: 16, ffn_size: 4096,\n"
-      "        vocab_size: 32000, sequence_length: 2048}\n"
-      "training: {global_batch: GB, micro_batch: MB, precision: bf16}\n"
+TEST(OptimizeTest, EvaluateOnlyStopsAtBefore) {
+  OptimizeOptions opts;
+  opts.evaluate_only = true;
+  auto r = OptimizeYaml(DefaultJobYaml(), "default", cost::GpuCatalog::BuiltIn(), opts);
+  ASSERT_TRUE(r.ok());
+  EXPECT_TRUE(r->contains("before"));
+  EXPECT_FALSE(r->contains("after"));
+  EXPECT_FALSE(r->contains("search"));
+  EXPECT_EQ((*r)["fits"], true);
+}
+
+TEST(OptimizeTest, AJobThatCannotFitSaysWhatWouldMakeItFit) {
+  // A 7B-shaped model on one 24 GB L4: its 108 GB of model states fit no layout; more nodes
+  // (one L4 each) would.
+  const char* yaml =
+      "name: big\n"
+      "model: {family: llama, layers: 32, hidden_size: 4096, attention_heads: 32,\n"
+      "        ffn_size: 11008, vocab_size: 32000, sequence_length: 4096}\n"
+      "training: {global_batch: 64, micro_batch: 1, precision: bf16}\n"
       "hardware: {gpu: L4, gpus_per_node: 1}\n";
-  auto with = [&](int64_t mb, int64_t gb) {
-    std::string y = base_yaml;
-    y.replace(y.find("GB"), 2, std::to_string(gb));
-    y.replace(y.find("MB"), 2, std::to_string(mb));
-    return OptimizeYaml(y, "s.yaml", cost::GpuCatalog::BuiltIn(), {});
-  };
-  auto r = with(1, 4096);
+  auto r = OptimizeYaml(yaml, "big.yaml", cost::GpuCatalog::BuiltIn(), {});
   ASSERT_TRUE(r.ok()) << r.status().ToString();
-  const int64_t max_mb = (*r)["memory"]["max_micro_batch"].get<int64_t>();
-  ASSERT_GT(max_mb, 1);
-  EXPECT_LT(max_mb, 4096);
-  auto at_max = with(max_mb, max_mb);
-  auto above = with(max_mb + 1, max_mb + 1);
-  ASSERT_TRUE(at_max.ok() && above.ok());
-  EXPECT_EQ((*at_max)["memory"]["fits"], true);
-  EXPECT_EQ((*above)["memory"]["fits"], false);
+  EXPECT_EQ((*r)["fits"], false);
+  EXPECT_TRUE((*r)["after"].is_null());
+  const base::Report& change = (*r)["does_not_fit"]["smallest_change"];
+  ASSERT_TRUE(change.contains("hardware.nodes")) << change.dump();
+  EXPECT_GT(change["hardware.nodes"].get<int64_t>(), 1);
 }
 
 TEST(OptimizeTest, DryRunStopsAfterTheNormalisedSpec) {
@@ -67,9 +95,9 @@ TEST(OptimizeTest, DryRunStopsAfterTheNormalisedSpec) {
   auto r = OptimizeYaml(DefaultJobYaml(), "default", cost::GpuCatalog::BuiltIn(), opts);
   ASSERT_TRUE(r.ok());
   EXPECT_FALSE(r->contains("derived"));
-  EXPECT_FALSE(r->contains("memory"));
+  EXPECT_FALSE(r->contains("before"));
   EXPECT_EQ((*r)["job"]["profile"], "prod");
-  EXPECT_EQ((*r)["job"]["search_time_limit_s"], 10.0);
+  EXPECT_EQ((*r)["job"]["search_micro_batches"], "every divisor");
 }
 
 TEST(OptimizeTest, ServingReportCountsKvCache) {
@@ -91,8 +119,10 @@ TEST(OptimizeTest, ServingReportCountsKvCache) {
 TEST(OptimizeTest, Profiles) {
   EXPECT_EQ(*ParseProfile("dev"), Profile::kDev);
   EXPECT_EQ(ParseProfile("staging").status().where(), "--profile");
-  EXPECT_LT(SettingsFor(Profile::kDev).search_time_limit_s,
-            SettingsFor(Profile::kProd).search_time_limit_s);
+  EXPECT_FALSE(SettingsFor(Profile::kDev).space.every_micro_batch);
+  EXPECT_TRUE(SettingsFor(Profile::kProd).space.every_micro_batch);
+  EXPECT_LT(SettingsFor(Profile::kDev).space.max_virtual_stages,
+            SettingsFor(Profile::kProd).space.max_virtual_stages);
 }
 
 }  // namespace

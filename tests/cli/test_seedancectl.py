@@ -99,6 +99,23 @@ def test_cli_report_equals_python_report(seedancectl):
     assert json.loads(r.stdout) == seedance.optimize()
 
 
+def test_optimize_exit_code_when_the_job_does_not_fit(seedancectl, tmp_path):
+    """3 means "does not fit" (a CI gate's answer), distinct from 1 (an error) and 2 (usage);
+    the report still prints, with the smallest change that would make the job fit."""
+    job = tmp_path / "big.yaml"
+    job.write_text(DEFAULT_JOB.replace("gpu: H100-SXM", "gpu: L4").replace("nodes: 2", "nodes: 1")
+                   .replace("gpus_per_node: 8", "gpus_per_node: 1")
+                   .replace("global_batch: 512", "global_batch: 64")
+                   .replace("intra_node: nvlink", "intra_node: pcie"))
+    r = run(seedancectl, "optimize", job, "-o", "json")
+    assert r.returncode == 3, r.stderr
+    report = json.loads(r.stdout)
+    assert report["fits"] is False and report["after"] is None
+    assert report["does_not_fit"]["smallest_change"]["hardware.nodes"] > 1
+    assert run(seedancectl, "optimize").returncode == 0
+    assert "3 the job does not fit" in run(seedancectl, "optimize", "--help").stdout
+
+
 def test_optimize_file_argument_and_flags(seedancectl, tmp_path):
     job = tmp_path / "job.yaml"
     job.write_text(DEFAULT_JOB)

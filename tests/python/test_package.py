@@ -26,8 +26,14 @@ def test_optimize_default_job():
     assert report["job"]["source"].startswith("built-in default")
     assert report["derived"]["parameters"] == 6_738_415_616
     assert report["derived"]["tokens_per_step"] == 512 * 4096
-    assert list(report) == ["job", "model", "training", "hardware", "price", "derived", "memory"]
-    assert report["memory"]["planned_peak_bytes"] >= report["memory"]["lower_bound_bytes"]
+    assert list(report) == ["job", "model", "training", "parallelism", "hardware", "price",
+                            "derived", "links", "gpu_memory_bytes", "before", "search", "fits",
+                            "after", "saving", "reasons", "alternatives", "pareto_front"]
+    assert report["fits"] is True
+    assert report["after"]["memory_bytes_per_gpu"] <= report["gpu_memory_bytes"]
+    assert report["saving"]["step_time_pct"] > 0
+    only = seedance.optimize(evaluate_only=True)
+    assert only["before"] == report["before"] and "after" not in only
 
 
 def test_optimize_from_path_and_dry_run(tmp_path):

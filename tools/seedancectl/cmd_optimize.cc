@@ -4,12 +4,19 @@
 #include "tools/seedancectl/cli.h"
 
 namespace seedance::cli {
+namespace {
+
+// A CI gate can tell "the job does not fit" from an error (1) and a usage error (2).
+constexpr int kExitDoesNotFit = 3;
+
+}  // namespace
 
 void RegisterOptimize(CLI::App& app, Context& context) {
   struct Flags {
     std::string job_file;
     std::string profile = "dev";
     bool dry_run = false;
+    bool evaluate_only = false;
     std::string output;
   };
   auto flags = std::make_shared<Flags>();
@@ -21,6 +28,13 @@ void RegisterOptimize(CLI::App& app, Context& context) {
       ->check(CLI::IsMember({"dev", "prod"}))
       ->capture_default_str();
   cmd->add_flag("--dry-run", flags->dry_run, "Validate and print the normalised job spec only");
+  cmd->add_flag("--evaluate-only", flags->evaluate_only,
+                "Training: evaluate the layout the spec states (its parallelism section) without "
+                "searching");
+  cmd->footer(
+      "Exit codes: 0 a plan that fits (or --dry-run), 1 an error (bad spec or catalog), 2 a "
+      "usage error, 3 the job does not fit (fits: false; the report says the smallest change "
+      "that would make it fit).");
   AddOutputFlag(cmd, &flags->output);
   cmd->callback([flags, &context] {
     auto catalog = LoadCatalog(context);
@@ -39,9 +53,13 @@ void RegisterOptimize(CLI::App& app, Context& context) {
     plan::OptimizeOptions options;
     options.profile = *plan::ParseProfile(flags->profile);  // checked by CLI11 above
     options.dry_run = flags->dry_run;
+    options.evaluate_only = flags->evaluate_only;
     auto report = plan::OptimizeYaml(yaml, source, *catalog, options);
     if (Failed(report.status(), context)) return;
     context.exit_code = PrintReport(*report, flags->output);
+    if (context.exit_code == 0 && report->contains("fits") && !(*report)["fits"].get<bool>()) {
+      context.exit_code = kExitDoesNotFit;
+    }
   });
 }
 

@@ -6,7 +6,10 @@
 //              ffn_size, vocab_size, sequence_length, tie_embeddings?}
 //   training: {global_batch, micro_batch, precision, optimizer}      # or
 //   serving:  {context_length, concurrent_requests, precision}
-//   hardware: {gpu, gpus_per_node, nodes, interconnect?: {intra_node, inter_node}}
+//   hardware: {gpu, gpus_per_node, nodes, interconnect?: {intra_node, inter_node,
+//              intra_node_gbytes_per_s?, inter_node_gbytes_per_s?}}
+//   parallelism: {tensor, pipeline, virtual_stages, sequence_parallel,  # optional, training:
+//                 zero_stage, recompute}                   # how the job runs today ("before")
 //   price_per_gpu_hour_usd: 2.5                                      # optional
 //
 // Parsing is strict: an unknown key, a wrong type, a negative or zero count,
@@ -22,6 +25,7 @@
 #include "seedance/base/report.h"
 #include "seedance/base/status.h"
 #include "seedance/cost/gpu_catalog.h"
+#include "seedance/plan/parallelism.h"
 
 namespace seedance::plan {
 
@@ -46,6 +50,9 @@ struct TrainingSpec {
   int64_t micro_batch = 0;   // sequences per GPU per forward/backward pass
   base::NumericFormat precision = base::NumericFormat::kBf16;
   std::string optimizer;  // adamw, adam, sgd, sgd-momentum, lion
+  // The attention kernel: "flash" (fused FlashAttention / SDPA: no s x s score tensor is kept)
+  // or "eager" (softmax scores kept for the backward pass).
+  std::string attention = "flash";
 };
 
 struct ServingSpec {
@@ -60,6 +67,9 @@ struct HardwareSpec {
   int64_t nodes = 0;
   std::string intra_node;  // nvlink, xgmi, pcie
   std::string inter_node;  // infiniband, roce, ethernet, none
+  // Per-GPU bandwidth in one direction; 0: the planner's default for the link (plan/links.h).
+  double intra_node_gbytes_per_s = 0;
+  double inter_node_gbytes_per_s = 0;
   int64_t total_gpus() const { return gpus_per_node * nodes; }
 };
 
@@ -69,7 +79,11 @@ struct JobSpec {
   JobKind kind = JobKind::kTraining;
   ModelSpec model;
   TrainingSpec training;  // meaningful when kind == kTraining
-  ServingSpec serving;    // meaningful when kind == kServing
+  // How the job runs today (the spec's `parallelism:` section with training.micro_batch; pure
+  // data parallelism, ZeRO 0 and no recomputation when the section is absent).
+  ParallelConfig parallelism;
+  bool parallelism_given = false;
+  ServingSpec serving;  // meaningful when kind == kServing
   HardwareSpec hardware;
   double price_per_gpu_hour_usd = 0;
   std::string price_origin;  // "job spec", or the catalog's source and date

@@ -1,8 +1,11 @@
 // `optimize`: the pre-flight plan and cost report for one job (feature CLI-1).
-// It composes the other modules; each engine adds its own section as it
-// arrives. Today: the normalised job spec, the hardware and price, and the
-// figures derived from the model shape (parameters, tokens and FLOPs per
-// step, the compute-bound lower bound on step time, KV-cache size).
+// It composes the other modules. A training job's report: the normalised spec
+// (with the layout it runs with today under `parallelism`), the figures derived
+// from the model shape, the links, `before` (that layout evaluated by the memory
+// and time models), `search`, `fits`, and — when a layout fits — `after` (the
+// fastest one), `saving`, `reasons`, `alternatives` and the `pareto_front`; when
+// none fits, `does_not_fit` with the smallest change that would. A serving job's
+// report: the spec and the weight and KV-cache sizes.
 #pragma once
 
 #include <string>
@@ -12,6 +15,7 @@
 #include "seedance/base/status.h"
 #include "seedance/cost/gpu_catalog.h"
 #include "seedance/plan/job_spec.h"
+#include "seedance/plan/search.h"
 
 namespace seedance::plan {
 
@@ -20,11 +24,11 @@ namespace seedance::plan {
 enum class Profile { kDev, kProd };
 
 struct ProfileSettings {
-  // Wall-clock budget of each exact search (e.g. the offline memory planner).
-  double search_time_limit_s = 0;
+  SearchSpace space;
 };
 
-// dev: quick answers while iterating (1 s searches); prod: thorough (10 s).
+// dev: micro-batches that are powers of two and up to 2 virtual pipeline stages; prod: every
+// micro-batch that divides the batch and up to 4 virtual stages.
 ProfileSettings SettingsFor(Profile profile);
 std::string_view ProfileName(Profile profile);
 // "dev" or "prod"; InvalidArgument otherwise.
@@ -34,6 +38,8 @@ struct OptimizeOptions {
   Profile profile = Profile::kDev;
   // Validate and print the normalised spec only; run no planner.
   bool dry_run = false;
+  // Training: evaluate the configuration the spec states ("before") without searching.
+  bool evaluate_only = false;
 };
 
 // The report for a parsed spec.

@@ -1,0 +1,85 @@
+// Memory of one GPU during a training step, for one layout (feature MEM-5's model half).
+//
+// Model states (bytes per parameter, the ZeRO paper's accounting; Ψ = parameters on this GPU
+// after tensor and pipeline parallelism, d = data-parallel size):
+//   w weights (2 in bf16/fp16/fp8 training — FP8 keeps 16-bit weights and casts for the
+//   GEMMs —, 4 in fp32/tf32), g gradients (= w), m fp32 master weights (4 with a 16-bit w),
+//   o optimizer states (adam/adamw 8, sgd-momentum and lion 4, sgd 0); K = w + g + m + o.
+//   ZeRO 0: Ψ K    1: Ψ (w + g) + Ψ (m + o) / d    2: Ψ w + Ψ (g + m + o) / d    3: Ψ K / d
+// so a 7.5B model on 64 GPUs in mixed-precision Adam holds 120, 31.4, 16.6 and 1.9 GB.
+//
+// Activations of one layer and one micro-batch (s sequence, b micro-batch, h hidden, a heads,
+// kv = kv_heads x head_dim, f ffn size, t TP degree, e bytes per activation), after Korthikanti
+// et al. 2022 ("Reducing Activation Recomputation in Large Transformer Models", section 4),
+// generalised to GQA, SwiGLU and fused attention:
+//   norm inputs and outputs, 4 e sbh; Q e sbh/t; K and V 2 e sb kv/t; attention output e sbh/t;
+//   MLP: GELU 2 e sbf/t, SwiGLU 3 e sbf/t (gate, up, product); GPT's dropout masks 2 sbh (1 byte);
+//   eager attention adds the softmax e a s²b/t (with dropout also its mask and output:
+//   (2e + 1) a s²b/t more); fused attention keeps its log-sum-exp, 4 a s b/t.
+// Without sequence parallelism the norm terms and the masks are not divided by t (10 sbh + 24
+// sbh/t + 5 a s²b/t for GPT-3, the paper's equation 2); with it everything is. Selective
+// recomputation drops the s² terms; full recomputation keeps each layer's input (e sbh, /t with
+// SP) plus one layer's activations while it is recomputed.
+//
+// Pipeline: the first stage holds the activations of min(p, m) micro-batches of its L/p layers
+// (1F1B), times 1 + (p - 1)/(p v) when interleaved; the last stage holds one micro-batch and
+// the logits (e sbV/t, plus 4 sbV/t for the fp32 cross-entropy). The embedding sits on the first
+// stage, the LM head (or, tied, a copy of the embedding) on the last. The peak is the larger of
+// the two stages.
+//
+// Temporaries: two 25 MiB gradient buckets (PyTorch DDP's default) at ZeRO 0-2; at ZeRO 3 two
+// gathered layers' weights and one layer's unsharded gradients. Then a fragmentation margin on
+// everything the caching allocator holds, and a reserve for the CUDA context and libraries.
+//
+// Thread safety: pure functions.
+#pragma once
+
+#include <cstdint>
+
+#include "seedance/base/report.h"
+#include "seedance/plan/job_spec.h"
+#include "seedance/plan/model_figures.h"
+#include "seedance/plan/parallelism.h"
+
+namespace seedance::plan {
+
+struct MemorySettings {
+  double fragmentation_fraction = 0.05;       // of the allocator-managed bytes
+  int64_t runtime_reserve_bytes = 1LL << 30;  // CUDA context, cuBLAS/NCCL workspaces
+};
+
+// Bytes per parameter of each model state for a training precision and optimizer.
+struct StateBytes {
+  int weight = 2, gradient = 2, master = 4, optimizer = 8;
+  int total() const { return weight + gradient + master + optimizer; }
+};
+StateBytes StateBytesFor(const TrainingSpec& training);
+
+// Bytes of model states per GPU for `params` parameters on it (ZeRO `stage`, data-parallel `d`).
+int64_t ModelStateBytes(int64_t params, const StateBytes& bytes, int stage, int64_t d);
+
+// Activation bytes of one layer for one micro-batch of `c.micro_batch` sequences.
+int64_t LayerActivationBytes(const ModelSpec& model, const TrainingSpec& training,
+                             const ParallelConfig& c);
+
+struct MemoryEstimate {
+  // Of the pipeline stage with the larger total.
+  int64_t parameters_on_gpu = 0;
+  int64_t model_state_bytes = 0;
+  int64_t activation_bytes = 0;  // every micro-batch in flight, recompute transients included
+  int64_t logits_bytes = 0;
+  int64_t temporary_bytes = 0;
+  int64_t fragmentation_bytes = 0;
+  int64_t reserve_bytes = 0;
+  int64_t total_bytes = 0;
+  const char* peak_stage = "first";  // "first" or "last" pipeline stage
+  bool fits = false;
+};
+
+MemoryEstimate EstimateMemory(const JobSpec& spec, const ModelFigures& figures,
+                              const ParallelConfig& c, int64_t capacity_bytes,
+                              const MemorySettings& settings = {});
+
+base::Report MemoryEstimateToReport(const MemoryEstimate& m);
+
+}  // namespace seedance::plan

@@ -1,0 +1,59 @@
+// How a training job is laid out on its GPUs: the configuration the planner evaluates and
+// searches (feature CLI-1). The job spec's optional `parallelism:` section states the one a job
+// runs with today; the planner's recommendation is the same struct.
+//
+//   data parallel size  d = gpus / (tensor * pipeline)
+//   micro-batches per optimizer step per pipeline  m = global_batch / (micro_batch * d)
+//
+// Placement: tensor-parallel groups are consecutive GPUs inside one node, data parallelism next,
+// pipeline stages outermost (across nodes first), as Megatron-LM orders its groups.
+//
+// Thread safety: plain values and pure functions.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+#include "seedance/base/report.h"
+#include "seedance/base/status.h"
+
+namespace seedance::plan {
+
+struct JobSpec;
+
+// Activation recomputation: none; selective (the attention core — scores, softmax — is dropped
+// and recomputed in the backward pass, Korthikanti et al. 2022); full (each layer keeps only its
+// input and recomputes the rest).
+enum class Recompute { kNone, kSelective, kFull };
+std::string_view RecomputeName(Recompute r);
+base::StatusOr<Recompute> ParseRecompute(std::string_view text, std::string_view where);
+
+struct ParallelConfig {
+  int64_t tensor = 1;              // TP degree
+  int64_t pipeline = 1;            // PP degree
+  int64_t virtual_stages = 1;      // > 1: interleaved 1F1B with this many model chunks per GPU
+  bool sequence_parallel = false;  // with TP: norms and dropout sharded along the sequence
+  int zero_stage = 0;              // 0..3 (FSDP full shard = 3, SHARD_GRAD_OP = 2)
+  Recompute recompute = Recompute::kNone;
+  int64_t micro_batch = 1;  // sequences per GPU per forward/backward pass
+
+  bool operator==(const ParallelConfig&) const = default;
+};
+
+// The data-parallel size for `gpus` GPUs.
+inline int64_t DataParallel(const ParallelConfig& c, int64_t gpus) {
+  return gpus / (c.tensor * c.pipeline);
+}
+
+// Whether `c` is a valid layout of `spec` (a training job): TP within a node and dividing the
+// attention and key/value heads, TP x PP dividing the GPUs, PP x virtual stages dividing the
+// layers, sequence parallelism only with TP, ZeRO 0..3, and a micro-batch such that
+// micro_batch x d divides the global batch. The error names the key (`where_prefix` + key).
+base::Status CheckParallelism(const ParallelConfig& c, const JobSpec& spec,
+                              std::string_view where_prefix = "parallelism.");
+
+// The spec's keys: tensor, pipeline, virtual_stages, sequence_parallel, zero_stage, recompute,
+// micro_batch.
+base::Report ParallelismToReport(const ParallelConfig& c, int64_t gpus, int64_t global_batch);
+
+}  // namespace seedance::plan

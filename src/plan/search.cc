@@ -1,0 +1,237 @@
+#include "seedance/plan/search.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <functional>
+
+namespace seedance::plan {
+namespace {
+
+// The divisors of n up to `limit`, ascending (trial division to the square root).
+std::vector<int64_t> Divisors(int64_t n, int64_t limit) {
+  std::vector<int64_t> low, high;
+  for (int64_t k = 1; k <= n / k; ++k) {
+    if (n % k != 0) continue;
+    low.push_back(k);
+    if (k != n / k) high.push_back(n / k);
+  }
+  low.insert(low.end(), high.rbegin(), high.rend());
+  std::erase_if(low, [&](int64_t k) { return k > limit; });
+  return low;
+}
+
+// "+12.3%" of b against a.
+std::string Percent(double a, double b) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%+.1f%%", (b / a - 1) * 100);
+  return buf;
+}
+
+std::string Gb(int64_t bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f GB", static_cast<double>(bytes) / 1e9);
+  return buf;
+}
+
+}  // namespace
+
+Evaluation Evaluate(const JobSpec& spec, const cost::GpuSpec& gpu, const ParallelConfig& c,
+                    const PlanSettings& settings) {
+  const ModelFigures figures = ComputeModelFigures(spec.model);
+  const Links links = ResolveLinks(spec.hardware, gpu);
+  Evaluation e;
+  e.config = c;
+  e.memory = EstimateMemory(spec, figures, c, gpu.MemoryBytes(), settings.memory);
+  e.time = EstimateStepTime(spec, figures, c, gpu, links, settings.hardware);
+  const double gpus = static_cast<double>(spec.hardware.total_gpus());
+  const double tokens = static_cast<double>(spec.training.global_batch) *
+                        static_cast<double>(spec.model.sequence_length);
+  const double step = e.time.step_s;
+  const double peak = gpu.DenseTflops(spec.training.precision).value_or(0) * 1e12;
+  e.tokens_per_s_per_gpu = tokens / step / gpus;
+  e.model_tflops_per_gpu = e.time.model_flops_per_step / step / gpus / 1e12;
+  e.hardware_tflops_per_gpu = e.time.hardware_flops_per_step / step / gpus / 1e12;
+  e.mfu = peak > 0 ? e.model_tflops_per_gpu * 1e12 / peak : 0;
+  e.hfu = peak > 0 ? e.hardware_tflops_per_gpu * 1e12 / peak : 0;
+  e.cost_per_step_usd = step / 3600 * spec.price_per_gpu_hour_usd * gpus;
+  cost::NodeLoad load;
+  load.gpus = static_cast<int>(spec.hardware.gpus_per_node);
+  load.gpu_tdp_watts = gpu.tdp_watts;
+  load.gpu_utilization = std::clamp(e.time.compute_s / step, 0.0, 1.0);
+  const cost::PowerBreakdown node = cost::NodePower(settings.power, load);
+  e.power_w = node.facility_watts * static_cast<double>(spec.hardware.nodes);
+  e.energy_per_step_j = e.power_w * step;
+  return e;
+}
+
+SearchResult Search(const JobSpec& spec, const cost::GpuSpec& gpu, const PlanSettings& settings) {
+  SearchResult result;
+  const int64_t gpus = spec.hardware.total_gpus();
+  const ModelFigures figures = ComputeModelFigures(spec.model);
+  for (int64_t t : Divisors(spec.hardware.gpus_per_node, spec.hardware.gpus_per_node)) {
+    for (int64_t p : Divisors(spec.model.layers, gpus / t)) {
+      if (gpus % (t * p) != 0) continue;
+      const int64_t d = gpus / (t * p);
+      if (spec.training.global_batch % d != 0) continue;
+      // Ascending micro-batches: memory never falls as the micro-batch grows (activations grow,
+      // the in-flight count min(p, m) x b does not fall), so once none fits, none larger will.
+      for (int64_t b : Divisors(spec.training.global_batch / d, spec.training.global_batch / d)) {
+        if (!settings.space.every_micro_batch && (b & (b - 1)) != 0) continue;
+        bool any_fits = false;
+        for (int64_t v = 1; v <= settings.space.max_virtual_stages; ++v) {
+          for (bool sp : {false, true}) {
+            for (int zero = 0; zero <= 3; ++zero) {
+              for (Recompute r : {Recompute::kNone, Recompute::kSelective, Recompute::kFull}) {
+                const ParallelConfig c{.tensor = t,
+                                       .pipeline = p,
+                                       .virtual_stages = v,
+                                       .sequence_parallel = sp,
+                                       .zero_stage = zero,
+                                       .recompute = r,
+                                       .micro_batch = b};
+                if (!CheckParallelism(c, spec).ok()) continue;
+                ++result.candidates;
+                // Memory first: most layouts fail it, and it is the cheaper model.
+                const MemoryEstimate mem =
+                    EstimateMemory(spec, figures, c, gpu.MemoryBytes(), settings.memory);
+                if (!mem.fits) continue;
+                any_fits = true;
+                result.fitting.push_back(Evaluate(spec, gpu, c, settings));
+              }
+            }
+          }
+        }
+        if (!any_fits) break;
+      }
+    }
+  }
+  std::stable_sort(result.fitting.begin(), result.fitting.end(),
+                   [](const Evaluation& a, const Evaluation& b) {
+                     if (a.time.step_s != b.time.step_s) return a.time.step_s < b.time.step_s;
+                     return a.memory.total_bytes < b.memory.total_bytes;
+                   });
+  return result;
+}
+
+base::Report EvaluationToReport(const Evaluation& e, const JobSpec& spec) {
+  base::Report r = base::Report::object();
+  r["parallelism"] =
+      ParallelismToReport(e.config, spec.hardware.total_gpus(), spec.training.global_batch);
+  r["fits"] = e.memory.fits;
+  r["memory_bytes_per_gpu"] = e.memory.total_bytes;
+  r["step_time_s"] = e.time.step_s;
+  r["tokens_per_s_per_gpu"] = e.tokens_per_s_per_gpu;
+  r["model_tflops_per_gpu"] = e.model_tflops_per_gpu;
+  r["hardware_tflops_per_gpu"] = e.hardware_tflops_per_gpu;
+  r["mfu"] = e.mfu;
+  r["hfu"] = e.hfu;
+  r["cost_per_step_usd"] = e.cost_per_step_usd;
+  r["energy_per_step_j"] = e.energy_per_step_j;
+  r["power_w"] = e.power_w;
+  r["memory"] = MemoryEstimateToReport(e.memory);
+  r["time"] = StepTimeToReport(e.time);
+  return r;
+}
+
+std::vector<std::string> Reasons(const Evaluation& best, const JobSpec& spec,
+                                 const cost::GpuSpec& gpu, const PlanSettings& settings) {
+  struct Dimension {
+    const char* name;
+    std::vector<ParallelConfig> alternatives;
+    std::function<std::string(const ParallelConfig&)> value;
+  };
+  const ParallelConfig& c = best.config;
+  auto with = [&](auto set) {
+    ParallelConfig x = c;
+    set(x);
+    return x;
+  };
+  std::vector<Dimension> dims;
+  {
+    Dimension dim{"tensor", {}, [](const ParallelConfig& x) { return std::to_string(x.tensor); }};
+    for (int64_t t : Divisors(spec.hardware.gpus_per_node, spec.hardware.gpus_per_node)) {
+      if (t != c.tensor) {
+        dim.alternatives.push_back(with([&](ParallelConfig& x) {
+          x.tensor = t;
+          x.sequence_parallel = x.sequence_parallel && t > 1;
+        }));
+      }
+    }
+    dims.push_back(dim);
+  }
+  {
+    Dimension dim{
+        "pipeline", {}, [](const ParallelConfig& x) { return std::to_string(x.pipeline); }};
+    for (int64_t p : {c.pipeline / 2, c.pipeline * 2}) {
+      if (p >= 1 && p != c.pipeline) {
+        dim.alternatives.push_back(with([&](ParallelConfig& x) {
+          x.pipeline = p;
+          if (p == 1) x.virtual_stages = 1;
+        }));
+      }
+    }
+    dims.push_back(dim);
+  }
+  {
+    Dimension dim{
+        "zero_stage", {}, [](const ParallelConfig& x) { return std::to_string(x.zero_stage); }};
+    for (int z = 0; z <= 3; ++z) {
+      if (z != c.zero_stage)
+        dim.alternatives.push_back(with([&](ParallelConfig& x) { x.zero_stage = z; }));
+    }
+    dims.push_back(dim);
+  }
+  {
+    Dimension dim{"recompute", {}, [](const ParallelConfig& x) {
+                    return std::string(RecomputeName(x.recompute));
+                  }};
+    for (Recompute r : {Recompute::kNone, Recompute::kSelective, Recompute::kFull}) {
+      if (r != c.recompute)
+        dim.alternatives.push_back(with([&](ParallelConfig& x) { x.recompute = r; }));
+    }
+    dims.push_back(dim);
+  }
+  {
+    Dimension dim{
+        "micro_batch", {}, [](const ParallelConfig& x) { return std::to_string(x.micro_batch); }};
+    for (int64_t b : {c.micro_batch / 2, c.micro_batch * 2}) {
+      if (b >= 1 && b != c.micro_batch)
+        dim.alternatives.push_back(with([&](ParallelConfig& x) { x.micro_batch = b; }));
+    }
+    dims.push_back(dim);
+  }
+  if (c.tensor > 1) {
+    Dimension dim{"sequence_parallel", {}, [](const ParallelConfig& x) {
+                    return std::string(x.sequence_parallel ? "true" : "false");
+                  }};
+    dim.alternatives.push_back(
+        with([&](ParallelConfig& x) { x.sequence_parallel = !x.sequence_parallel; }));
+    dims.push_back(dim);
+  }
+
+  std::vector<std::string> out;
+  for (const Dimension& dim : dims) {
+    std::string line = std::string(dim.name) + " " + dim.value(c) + " (" +
+                       Gb(best.memory.total_bytes) + " per GPU); instead";
+    bool any = false;
+    for (const ParallelConfig& alt : dim.alternatives) {
+      if (!CheckParallelism(alt, spec).ok()) continue;
+      any = true;
+      const Evaluation e = Evaluate(spec, gpu, alt, settings);
+      line += " " + dim.value(alt) + ": ";
+      if (!e.memory.fits) {
+        line += "does not fit, " + Gb(e.memory.total_bytes) + ";";
+      } else {
+        line += "step time " + Percent(best.time.step_s, e.time.step_s) + ", " +
+                Gb(e.memory.total_bytes) + ";";
+      }
+    }
+    if (!any) line += " no other value makes a valid layout of this job;";
+    line.pop_back();
+    out.push_back(line);
+  }
+  return out;
+}
+
+}  // namespace seedance::plan

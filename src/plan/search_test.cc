@@ -1,0 +1,142 @@
+#include "seedance/plan/search.h"
+
+#include <gtest/gtest.h>
+
+#include "seedance/plan/optimize.h"
+
+namespace seedance::plan {
+namespace {
+
+JobSpec Parse(const std::string& yaml) {
+  auto spec = ParseJobSpec(yaml, "t.yaml", cost::GpuCatalog::BuiltIn());
+  EXPECT_TRUE(spec.ok()) << spec.status().ToString();
+  return *spec;
+}
+
+const cost::GpuSpec& Gpu(const JobSpec& spec) {
+  return **cost::GpuCatalog::BuiltIn().Get(spec.hardware.gpu);
+}
+
+// Every layout the search keeps is valid and fits, the ranking is by step time, and no valid
+// layout left out by the brute-force enumeration below both fits and is faster than the first.
+TEST(Search, AgreesWithBruteForceOnASmallJob) {
+  const JobSpec spec = Parse(
+      "name: small\n"
+      "model: {family: llama, layers: 8, hidden_size: 2048, attention_heads: 16, kv_heads: 4,\n"
+      "        ffn_size: 5632, vocab_size: 32000, sequence_length: 2048}\n"
+      "training: {global_batch: 64, micro_batch: 1, precision: bf16}\n"
+      "hardware: {gpu: L4, gpus_per_node: 4, nodes: 2}\n");
+  const cost::GpuSpec& gpu = Gpu(spec);
+  PlanSettings settings;
+  settings.space.every_micro_batch = true;
+  const SearchResult r = Search(spec, gpu, settings);
+  ASSERT_FALSE(r.fitting.empty());
+  for (size_t i = 0; i < r.fitting.size(); ++i) {
+    const Evaluation& e = r.fitting[i];
+    EXPECT_TRUE(CheckParallelism(e.config, spec).ok());
+    EXPECT_TRUE(e.memory.fits);
+    EXPECT_LE(e.memory.total_bytes, gpu.MemoryBytes());
+    if (i > 0) {
+      EXPECT_LE(r.fitting[i - 1].time.step_s, e.time.step_s);
+    }
+    EXPECT_EQ(spec.training.global_batch %
+                  (e.config.micro_batch * DataParallel(e.config, spec.hardware.total_gpus())),
+              0);
+  }
+  int64_t fitting = 0;
+  for (int64_t t = 1; t <= 8; ++t) {
+    for (int64_t p = 1; p <= 8; ++p) {
+      for (int64_t b = 1; b <= 64; ++b) {
+        for (int64_t v = 1; v <= 2; ++v) {
+          for (int zero = 0; zero <= 3; ++zero) {
+            for (bool sp : {false, true}) {
+              for (Recompute rc : {Recompute::kNone, Recompute::kSelective, Recompute::kFull}) {
+                const ParallelConfig c{.tensor = t,
+                                       .pipeline = p,
+                                       .virtual_stages = v,
+                                       .sequence_parallel = sp,
+                                       .zero_stage = zero,
+                                       .recompute = rc,
+                                       .micro_batch = b};
+                if (!CheckParallelism(c, spec).ok()) continue;
+                const Evaluation e = Evaluate(spec, gpu, c, settings);
+                if (!e.memory.fits) continue;
+                ++fitting;
+                EXPECT_GE(e.time.step_s, r.fitting.front().time.step_s);
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+  EXPECT_EQ(fitting, static_cast<int64_t>(r.fitting.size()));
+}
+
+TEST(Search, InvalidLayoutsNameTheirKey) {
+  const JobSpec spec = Parse(std::string(DefaultJobYaml()));
+  ParallelConfig c = spec.parallelism;
+  c.tensor = 3;  // 32 heads
+  EXPECT_EQ(CheckParallelism(c, spec).where(), "parallelism.tensor");
+  c.tensor = 16;  // more than a node
+  EXPECT_EQ(CheckParallelism(c, spec).where(), "parallelism.tensor");
+  c = spec.parallelism;
+  c.pipeline = 3;  // 16 GPUs
+  EXPECT_EQ(CheckParallelism(c, spec).where(), "parallelism.pipeline");
+  c = spec.parallelism;
+  c.sequence_parallel = true;  // without TP
+  EXPECT_EQ(CheckParallelism(c, spec).where(), "parallelism.sequence_parallel");
+  c = spec.parallelism;
+  c.micro_batch = 3;  // 512 is not a multiple of 3 x 16
+  EXPECT_EQ(CheckParallelism(c, spec).where(), "training.global_batch");
+}
+
+// More sharding and more recomputation never need more memory; ZeRO 3 with full recomputation
+// of the default job fits where the pure data-parallel layout does not.
+TEST(Search, MemoryFallsWithShardingAndRecomputation) {
+  const JobSpec spec = Parse(std::string(DefaultJobYaml()));
+  const cost::GpuSpec& gpu = Gpu(spec);
+  const ModelFigures f = ComputeModelFigures(spec.model);
+  int64_t previous = INT64_MAX;
+  for (int zero = 0; zero <= 3; ++zero) {
+    ParallelConfig c{.zero_stage = zero, .micro_batch = 4};
+    const int64_t bytes = EstimateMemory(spec, f, c, gpu.MemoryBytes()).total_bytes;
+    EXPECT_LT(bytes, previous) << "zero " << zero;
+    previous = bytes;
+  }
+  int64_t last = INT64_MAX;
+  for (Recompute rc : {Recompute::kNone, Recompute::kSelective, Recompute::kFull}) {
+    ParallelConfig c{.zero_stage = 3, .recompute = rc, .micro_batch = 4};
+    const int64_t bytes = EstimateMemory(spec, f, c, gpu.MemoryBytes()).total_bytes;
+    EXPECT_LE(bytes, last);
+    last = bytes;
+  }
+  EXPECT_FALSE(EstimateMemory(spec, f, {.micro_batch = 4}, gpu.MemoryBytes()).fits);
+  EXPECT_TRUE(EstimateMemory(spec, f, spec.parallelism, gpu.MemoryBytes()).fits);
+}
+
+// Time model sanity: recomputation costs time, TP across a slower link costs more, the
+// pipeline bubble is (p - 1)/v micro-batches.
+TEST(Search, TimeModelDirections) {
+  const JobSpec spec = Parse(std::string(DefaultJobYaml()));
+  const cost::GpuSpec& gpu = Gpu(spec);
+  const Evaluation none = Evaluate(spec, gpu, {.zero_stage = 3, .micro_batch = 4});
+  const Evaluation full =
+      Evaluate(spec, gpu, {.zero_stage = 3, .recompute = Recompute::kFull, .micro_batch = 4});
+  EXPECT_GT(full.time.step_s, none.time.step_s);
+  EXPECT_GT(full.hfu, full.mfu);
+  EXPECT_DOUBLE_EQ(none.hfu, none.mfu);
+  const Evaluation pp = Evaluate(spec, gpu, {.pipeline = 4, .micro_batch = 4});
+  const double m = 512.0 / (4 * 4);
+  EXPECT_NEAR(pp.time.pp_bubble_s, 3 * (pp.time.compute_s + pp.time.tp_comm_s) / m, 1e-9);
+  const Evaluation pp2 =
+      Evaluate(spec, gpu, {.pipeline = 4, .virtual_stages = 2, .micro_batch = 4});
+  EXPECT_NEAR(pp2.time.pp_bubble_s, pp.time.pp_bubble_s / 2, 1e-9);
+  JobSpec pcie = spec;
+  pcie.hardware.intra_node = "pcie";
+  const ParallelConfig tp{.tensor = 8, .micro_batch = 4};
+  EXPECT_GT(Evaluate(pcie, gpu, tp).time.tp_comm_s, Evaluate(spec, gpu, tp).time.tp_comm_s);
+}
+
+}  // namespace
+}  // namespace seedance::plan
