@@ -29,6 +29,7 @@ void BindPrecision(py::module_& m);  // precision_bindings.cc
 void BindComm(py::module_& m);       // comm_bindings.cc
 void BindKv(py::module_& m);         // kv_bindings.cc
 void BindTopo(py::module_& m);       // topo_bindings.cc
+void BindProbe(py::module_& m);      // probe_bindings.cc
 void BindSched(py::module_& m);      // sched_bindings.cc
 void BindCost(py::module_& m);       // cost_bindings.cc
 
@@ -137,6 +138,7 @@ PYBIND11_MODULE(_core, m) {
   BindComm(m);
   BindKv(m);
   BindTopo(m);
+  BindProbe(m);
   BindSched(m);
   BindCost(m);
 }

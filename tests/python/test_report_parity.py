@@ -2,7 +2,7 @@
 same name returns (one builder in the library), on the same inputs.
 
 Run times (`runtime_ms`, `solve_ms`, `time_to_best_ms`, `ns_per_op`, `wall_s`, `kv eval`'s
-`tokens_per_s`) are left out, as they differ from run to run; so is the `offsets` map `seedance.mem.plan` adds (the command writes
+`tokens_per_s`, the probe window's `timestamp_s` and `window_s`) are left out, as they differ from run to run; so is the `offsets` map `seedance.mem.plan` adds (the command writes
 it to a file)."""
 
 from __future__ import annotations
@@ -20,12 +20,15 @@ import seedance.cost
 import seedance.kv
 import seedance.mem
 import seedance.precision
+import seedance.probe
 import seedance.sched
 import seedance.topo
 from conftest import BUILD, DATA, REPO, require_data
 
+GPUS = REPO / "tests" / "fixtures" / "gpu_h200.json"
+
 SECONDS = ("runtime_ms", "wall_s", "solve_ms", "time_to_best_ms", "ns_per_op", "tokens_per_s",
-           "tokens_per_s_fp32")
+           "tokens_per_s_fp32", "timestamp_s", "window_s")
 
 
 def strip(value):
@@ -87,6 +90,12 @@ def cost_inputs(tmp_path_factory) -> dict[str, pathlib.Path]:
     return out
 
 
+def steady(window: dict) -> dict:
+    """A probe window without its per-second rates."""
+    window["values"] = [v for v in window["values"] if not v["unit"].endswith("/s")]
+    return window
+
+
 def cases(server: pathlib.Path, lifetimes: pathlib.Path, samples, cost_inputs):
     alibaba = DATA / "alibaba-gpu-2023"
     a, b, points = samples
@@ -126,6 +135,11 @@ def cases(server: pathlib.Path, lifetimes: pathlib.Path, samples, cost_inputs):
         "optimize": (lambda: cli("optimize"), seedance.optimize),
         "optimize --dry-run": (lambda: cli("optimize", "--dry-run"),
                                lambda: seedance.optimize(dry_run=True)),
+        # A fake node (static counters) and a GPU fixture: the same readings in both faces, but
+        # for rates of the fixture's counters, which depend on the window's measured length.
+        "probe": (lambda: steady(cli("probe", "--once", "--sample-interval", "50ms", "--root",
+                                     server, "--gpu-fixture", GPUS)),
+                  lambda: steady(seedance.probe.sample(0.05, root=server, gpu_fixture=GPUS))),
         "topo show": (lambda: cli("topo", "show", "--root", server),
                       lambda: seedance.topo.topology(root=str(server))),
         # Python also returns the offsets, which the command writes with --offsets-out.
@@ -145,7 +159,7 @@ def cases(server: pathlib.Path, lifetimes: pathlib.Path, samples, cost_inputs):
 
 NAMES = ["comm advise", "kv estimate", "kv eval", "cost tco", "cost tco (defaults)", "cost roi", "cost power", "cost breakdown",
          "cost power-fit", "cost compare", "cost pareto", "version (cuda)", "version (simd)", "precision show", "catalog list", "optimize",
-         "optimize --dry-run", "topo show", "mem plan", "mem replay", "simulate"]
+         "optimize --dry-run", "probe", "topo show", "mem plan", "mem replay", "simulate"]
 
 
 @pytest.mark.parametrize("name", NAMES)

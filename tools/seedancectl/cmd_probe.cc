@@ -3,7 +3,6 @@
 #include <csignal>
 #include <cstdio>
 #include <iostream>
-#include <sstream>
 
 #include "seedance/base/env.h"
 #include "seedance/base/parse.h"
@@ -12,6 +11,7 @@
 #include "seedance/probe/gpu.h"
 #include "seedance/probe/probe.h"
 #include "seedance/probe/rules.h"
+#include "seedance/probe/window.h"
 #include "seedance/version.h"
 #include "tools/seedancectl/cli.h"
 
@@ -32,28 +32,6 @@ base::StatusOr<std::chrono::milliseconds> ParseDuration(const std::string& text,
   return std::chrono::milliseconds(static_cast<int64_t>(*seconds * 1000));
 }
 
-base::StatusOr<std::vector<std::string>> ParseMetrics(const std::string& list) {
-  std::vector<std::string> out;
-  if (list.empty()) return out;
-  std::stringstream in(list);
-  std::string item;
-  while (std::getline(in, item, ',')) {
-    bool known = false;
-    for (const auto& name : probe::ValueNames()) {
-      known |= name == item || name.rfind(item + ".", 0) == 0;
-    }
-    if (!known) {
-      std::string names;
-      for (const auto& n : probe::ValueNames()) names += (names.empty() ? "" : ", ") + n;
-      return base::InvalidArgumentError(
-          "unknown metric '" + item + "'; known: " + names + " (or a prefix: cpu, gpu, ...)",
-          "--metrics");
-    }
-    out.push_back(item);
-  }
-  return out;
-}
-
 std::string LabelText(const probe::Value& v) {
   std::string s;
   for (const auto& [k, val] : v.labels) s += (s.empty() ? "{" : ",") + k + "=" + val;
@@ -70,18 +48,12 @@ std::string FormatValue(const probe::Value& v) {
   return buf;
 }
 
-void PrintWindow(const probe::Snapshot& after, double window_s,
+void PrintWindow(const probe::Snapshot& before, const probe::Snapshot& after,
                  const std::vector<probe::Value>& values,
                  const std::vector<probe::Finding>& findings, const std::string& output,
                  bool once) {
   if (output == "json") {
-    base::Report r;
-    const int64_t whole_ms = after.unix_nanos / 1000000;  // truncated on purpose
-    r["timestamp_s"] = static_cast<double>(whole_ms) / 1000.0;
-    r["window_s"] = window_s;
-    r["values"] = probe::ValuesToReport(values);
-    r["findings"] = probe::FindingsToReport(findings);
-    r["notes"] = after.notes;
+    const base::Report r = probe::WindowReport(before, after, values, findings);
     std::fputs(once ? base::RenderJson(r).c_str() : (base::DumpJson(r) + "\n").c_str(), stdout);
     std::fflush(stdout);
     return;
@@ -149,7 +121,7 @@ void RegisterProbe(CLI::App& app, Context& context) {
   cmd->callback([f, &context] {
     auto interval = ParseDuration(f->interval, "--sample-interval");
     if (Failed(interval.status(), context)) return;
-    auto metrics = ParseMetrics(f->metrics);
+    auto metrics = probe::ParseMetricFilter(f->metrics);
     if (Failed(metrics.status(), context)) return;
     auto env = base::NewPosixEnv({.root = f->root.empty() ? "/" : f->root});
     std::unique_ptr<probe::GpuSource> gpus;
@@ -199,9 +171,7 @@ void RegisterProbe(CLI::App& app, Context& context) {
       if (Failed(after.status(), context)) return;
       const auto values = probe::WindowValues(probe, *before, *after, *metrics);
       const auto findings = probe::Evaluate(values);
-      const double window_s =
-          static_cast<double>(after->host.monotonic_nanos - before->host.monotonic_nanos) / 1e9;
-      PrintWindow(*after, window_s, values, findings, f->output, f->once);
+      PrintWindow(*before, *after, values, findings, f->output, f->once);
       if (!f->power_samples.empty()) {
         const auto all = metrics->empty() ? values : probe::WindowValues(probe, *before, *after);
         if (auto row = probe::PowerSampleOf(all, *after)) {
