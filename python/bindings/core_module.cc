@@ -17,6 +17,7 @@
 #include "seedance/mem/replay.h"
 #include "seedance/mem/reports.h"
 #include "seedance/plan/optimize.h"
+#include "seedance/plan/recompute.h"
 #include "seedance/port/cuda_info.h"
 #include "seedance/port/simd.h"
 #include "seedance/version.h"
@@ -59,6 +60,35 @@ std::string Optimize(const std::optional<std::string>& job_yaml, const std::stri
     report = ValueOrRaise(std::move(result));
   }
   return base::DumpJson(report);
+}
+
+// layers_json: [{"kept_bytes": n, "parts": [{"name": s, "bytes": n, "recompute_s": x}, ...]}, ...]
+std::string PlanRecomputeJson(const std::string& layers_json, int64_t budget_bytes) {
+  std::vector<plan::LayerActivations> layers;
+  const base::Report doc = base::Report::parse(layers_json, nullptr, false);
+  if (!doc.is_array()) RaiseIfError(base::InvalidArgumentError("must be a list", "layers"));
+  for (size_t i = 0; i < doc.size(); ++i) {
+    const base::Report& l = doc[i];
+    const std::string where = "layers[" + std::to_string(i) + "]";
+    if (!l.is_object() || !l.contains("kept_bytes") || !l["kept_bytes"].is_number_integer()) {
+      RaiseIfError(base::InvalidArgumentError("needs an integer kept_bytes", where));
+    }
+    plan::LayerActivations layer{.kept_bytes = l["kept_bytes"].get<int64_t>(), .parts = {}};
+    for (const base::Report& p : l.value("parts", base::Report::array())) {
+      if (!p.is_object() || !p.contains("name") || !p["name"].is_string() || !p.contains("bytes") ||
+          !p["bytes"].is_number_integer() || !p.contains("recompute_s") ||
+          !p["recompute_s"].is_number()) {
+        RaiseIfError(base::InvalidArgumentError(
+            "each part needs name (text), bytes (integer) and recompute_s (number)",
+            where + ".parts"));
+      }
+      layer.parts.push_back({p["name"].get<std::string>(), p["bytes"].get<int64_t>(),
+                             p["recompute_s"].get<double>()});
+    }
+    layers.push_back(std::move(layer));
+  }
+  return base::DumpJson(
+      plan::RecomputePlanToReport(ValueOrRaise(plan::PlanRecompute(layers, budget_bytes))));
 }
 
 std::string GpuCatalogJson(const std::optional<std::string>& catalog_yaml,
@@ -122,6 +152,8 @@ PYBIND11_MODULE(_core, m) {
         py::arg("dry_run"), py::arg("evaluate_only"), py::arg("catalog_yaml"),
         py::arg("catalog_source"),
         "The optimize report of a job spec (None: the built-in default) as JSON text");
+  m.def("plan_recompute_json", &PlanRecomputeJson, py::arg("layers_json"), py::arg("budget_bytes"),
+        "The least-time recomputation plan within a memory budget");
   m.def("default_job_yaml", [] { return std::string(seedance::plan::DefaultJobYaml()); });
   m.def("gpu_catalog", &GpuCatalogJson, py::arg("catalog_yaml"), py::arg("catalog_source"),
         "Every GPU of the catalog as JSON text");

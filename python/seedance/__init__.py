@@ -22,6 +22,7 @@ from seedance.errors import SeedanceError, read_text
 __version__: str = _core.__version__
 
 __all__ = ["SeedanceError", "__version__", "cuda_info", "default_job_yaml", "gpu_catalog",
+           "plan_recompute",
            "optimize", "set_simd", "simd"]
 
 PathLike = Union[str, "os.PathLike[str]"]
@@ -58,6 +59,22 @@ def optimize(job: Optional[PathLike] = None, *, yaml: Optional[str] = None,
     catalog_yaml, catalog_source = _catalog(catalog)
     return json.loads(_core.optimize(yaml, source, profile, dry_run, evaluate_only, catalog_yaml,
                                      catalog_source))
+
+
+def plan_recompute(layers: list[dict[str, Any]], budget_bytes: int) -> dict[str, Any]:
+    """The least-time recomputation plan of a layer chain within a memory budget (MEM-5).
+
+    Args:
+        layers: one mapping per layer: ``kept_bytes`` (always kept) and ``parts``, each
+            ``{"name": ..., "bytes": ..., "recompute_s": ...}`` (what dropping it frees and
+            what recomputing it costs).
+        budget_bytes: the activation memory available.
+
+    Returns:
+        ``fits``, ``activation_bytes``, ``recompute_s`` and ``dropped_per_layer`` (the input of
+        :func:`seedance.torch.apply_recompute_plan`).
+    """
+    return json.loads(_core.plan_recompute_json(json.dumps(layers), int(budget_bytes)))
 
 
 def gpu_catalog(catalog: Optional[PathLike] = None) -> list[dict[str, Any]]:

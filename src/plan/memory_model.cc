@@ -60,8 +60,18 @@ int64_t ModelStateBytes(int64_t params, const StateBytes& b, int stage, int64_t 
   }
 }
 
-int64_t LayerActivationBytes(const ModelSpec& model, const TrainingSpec& training,
-                             const ParallelConfig& c) {
+namespace {
+
+// The terms of one layer's activations for one micro-batch, before recomputation.
+struct Terms {
+  double input = 0;      // the layer's input (the first norm's)
+  double norms = 0;      // the first norm's output, the second norm's input and output, masks
+  double attention = 0;  // Q, K, V, the attention output, and the kernel's saved state
+  double scores = 0;     // eager attention's s x s tensors (0 with fused attention)
+  double mlp = 0;        // the MLP's intermediates
+};
+
+Terms TermsOf(const ModelSpec& model, const TrainingSpec& training, const ParallelConfig& c) {
   const double s = static_cast<double>(model.sequence_length);
   const double b = static_cast<double>(c.micro_batch);
   const double h = static_cast<double>(model.hidden_size);
@@ -73,21 +83,39 @@ int64_t LayerActivationBytes(const ModelSpec& model, const TrainingSpec& trainin
   const bool gpt = model.family == "gpt";
   const double sp = c.sequence_parallel ? t : 1;  // divisor of the norm and mask terms
 
-  const double input = e * s * b * h / sp;  // the layer's input (the first norm's)
-  if (c.recompute == Recompute::kFull) return Ceil(input);
-
-  double bytes = 4 * e * s * b * h / sp;                // two norms' inputs and outputs
-  bytes += e * s * b * h / t + 2 * e * s * b * kv / t;  // Q, K, V
-  bytes += e * s * b * h / t;                           // attention output
-  bytes += (gpt ? 2 : 3) * e * s * b * f / t;           // MLP
-  if (gpt) bytes += 2 * s * b * h / sp;                 // dropout masks (1 byte)
+  Terms x;
+  x.input = e * s * b * h / sp;
+  x.norms = 3 * e * s * b * h / sp + (gpt ? 2 * s * b * h / sp : 0);  // + dropout masks (1 B)
+  x.attention = e * s * b * h / t + 2 * e * s * b * kv / t + e * s * b * h / t;  // Q,K,V; output
   if (training.attention == "flash") {
-    bytes += 4 * a * s * b / t;  // log-sum-exp per row and head
-  } else if (c.recompute == Recompute::kNone) {
+    x.attention += 4 * a * s * b / t;  // log-sum-exp per row and head
+  } else {
     const double scores = a * s * s * b / t;
-    bytes += e * scores + (gpt ? (e + 1) * scores : 0);  // softmax; dropout mask and output
+    x.scores = e * scores + (gpt ? (e + 1) * scores : 0);  // softmax; dropout mask and output
   }
-  return Ceil(bytes);
+  x.mlp = (gpt ? 2 : 3) * e * s * b * f / t;
+  return x;
+}
+
+}  // namespace
+
+int64_t LayerActivationBytes(const ModelSpec& model, const TrainingSpec& training,
+                             const ParallelConfig& c) {
+  const Terms x = TermsOf(model, training, c);
+  if (c.recompute == Recompute::kFull) return Ceil(x.input);
+  const double scores = c.recompute == Recompute::kNone ? x.scores : 0;
+  return Ceil(x.input + x.norms + x.attention + scores + x.mlp);
+}
+
+LayerActivations LayerActivationParts(const ModelSpec& model, const TrainingSpec& training,
+                                      const ParallelConfig& c, const LayerPartSeconds& seconds) {
+  const Terms x = TermsOf(model, training, c);
+  LayerActivations layer;
+  layer.kept_bytes = Ceil(x.input);
+  layer.parts = {{"attention", Ceil(x.attention + x.scores), seconds.attention_s},
+                 {"mlp", Ceil(x.mlp), seconds.mlp_s},
+                 {"norms", Ceil(x.norms), seconds.norms_s}};
+  return layer;
 }
 
 MemoryEstimate EstimateMemory(const JobSpec& spec, const ModelFigures& figures,

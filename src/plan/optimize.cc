@@ -1,13 +1,16 @@
 #include "seedance/plan/optimize.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "seedance/base/enum_names.h"
 #include "seedance/cost/pareto.h"
 #include "seedance/plan/links.h"
 #include "seedance/plan/memory_model.h"
 #include "seedance/plan/model_figures.h"
+#include "seedance/plan/recompute.h"
 #include "seedance/plan/search.h"
+#include "seedance/plan/time_model.h"
 
 namespace seedance::plan {
 namespace {
@@ -108,6 +111,49 @@ Report SmallestChange(const JobSpec& spec, const cost::GpuSpec& gpu) {
   return r;
 }
 
+// For a layout that recomputes every layer the same way: the per-layer plan (MEM-5) that fits
+// the same memory at the least recompute time — which parts of which layers of the stage to
+// drop, each layer's activations held for the in-flight micro-batches.
+base::StatusOr<Report> RecomputeSection(const JobSpec& spec, const cost::GpuSpec& gpu,
+                                        const Evaluation& e, const PlanSettings& settings) {
+  ParallelConfig keep_all = e.config;
+  keep_all.recompute = Recompute::kNone;
+  const int64_t d = DataParallel(e.config, spec.hardware.total_gpus());
+  const int64_t micro_batches = spec.training.global_batch / (e.config.micro_batch * d);
+  double in_flight = static_cast<double>(std::min(e.config.pipeline, micro_batches));
+  if (e.config.virtual_stages > 1) {
+    const auto p = static_cast<double>(e.config.pipeline);
+    in_flight *= 1 + (p - 1) / (p * static_cast<double>(e.config.virtual_stages));
+  }
+  const auto copies = static_cast<int64_t>(std::ceil(in_flight));
+  LayerPartSeconds seconds =
+      LayerPartForwardSeconds(spec, keep_all, gpu, settings.hardware);  // per micro-batch
+  const auto per_step = static_cast<double>(micro_batches);
+  seconds = {seconds.attention_s * per_step, seconds.mlp_s * per_step, seconds.norms_s * per_step};
+  LayerActivations layer = LayerActivationParts(spec.model, spec.training, keep_all, seconds);
+  layer.kept_bytes *= copies;
+  for (DroppablePart& part : layer.parts) part.bytes *= copies;
+  const std::vector<LayerActivations> chain(
+      static_cast<size_t>(spec.model.layers / e.config.pipeline), layer);
+  // The bytes left for activations once everything else the estimate holds is placed.
+  const MemoryEstimate& m = e.memory;
+  const double usable = static_cast<double>(gpu.MemoryBytes() - m.reserve_bytes) /
+                        (1 + settings.memory.fragmentation_fraction);
+  const auto budget =
+      static_cast<int64_t>(usable) - m.model_state_bytes - m.logits_bytes - m.temporary_bytes;
+  SEEDANCE_ASSIGN_OR_RETURN(RecomputePlan plan, PlanRecompute(chain, budget));
+  Report r = RecomputePlanToReport(plan);
+  r["activation_budget_bytes"] = budget;
+  r["uniform_recompute_s"] = e.time.recompute_s;
+  if (plan.fits) {
+    r["step_time_s_with_plan"] = e.time.step_s - e.time.recompute_s + plan.recompute_s;
+  }
+  r["scope"] =
+      "per step on one GPU of the first pipeline stage; apply it with "
+      "seedance.torch.apply_recompute_plan";
+  return r;
+}
+
 base::Status PlanTraining(const JobSpec& spec, const cost::GpuSpec& gpu,
                           const OptimizeOptions& options, Report& report) {
   PlanSettings settings;
@@ -152,6 +198,10 @@ base::Status PlanTraining(const JobSpec& spec, const cost::GpuSpec& gpu,
     alternatives.push_back(Summary(found.fitting[i], spec));
   }
   report["alternatives"] = alternatives;
+  if (best.config.recompute != Recompute::kNone) {
+    SEEDANCE_ASSIGN_OR_RETURN(report["recompute_plan"],
+                              RecomputeSection(spec, gpu, best, settings));
+  }
   SEEDANCE_ASSIGN_OR_RETURN(report["pareto_front"], Front(found.fitting, spec));
   return base::OkStatus();
 }

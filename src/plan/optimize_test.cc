@@ -61,6 +61,27 @@ TEST(OptimizeTest, DefaultJobPlansToAFittingLayoutWithASaving) {
               after["step_time_s"].get<double>() / 3600 * 16 * 12.29, 1e-12);
 }
 
+// A 13B model at 16k tokens on 8 A100-40GB needs recomputation: the report adds the per-layer
+// plan (MEM-5) that fits the same memory at no more recompute time than the uniform choice.
+TEST(OptimizeTest, PerLayerRecomputePlanForARecomputingLayout) {
+  const char* yaml =
+      "name: long\n"
+      "model: {family: llama, layers: 40, hidden_size: 5120, attention_heads: 40,\n"
+      "        ffn_size: 13824, vocab_size: 32000, sequence_length: 16384}\n"
+      "training: {global_batch: 64, micro_batch: 1, precision: bf16}\n"
+      "hardware: {gpu: A100-40GB, gpus_per_node: 8}\n";
+  auto r = OptimizeYaml(yaml, "long.yaml", cost::GpuCatalog::BuiltIn(), {});
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_NE((*r)["after"]["parallelism"]["recompute"], "none");
+  const base::Report& plan = (*r)["recompute_plan"];
+  EXPECT_EQ(plan["fits"], true);
+  EXPECT_LE(plan["activation_bytes"].get<int64_t>(),
+            plan["activation_budget_bytes"].get<int64_t>());
+  EXPECT_LE(plan["recompute_s"].get<double>(), plan["uniform_recompute_s"].get<double>() + 1e-12);
+  const int64_t layers = 40 / (*r)["after"]["parallelism"]["pipeline"].get<int64_t>();
+  EXPECT_EQ(plan["dropped_per_layer"].size(), static_cast<size_t>(layers));
+}
+
 TEST(OptimizeTest, EvaluateOnlyStopsAtBefore) {
   OptimizeOptions opts;
   opts.evaluate_only = true;

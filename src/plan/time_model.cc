@@ -39,6 +39,8 @@ double ReduceScatter(double bytes, double n, double link_bytes_per_s, const Hard
 // Forward times of one layer and one micro-batch.
 struct LayerForward {
   double gemms = 0, attention = 0, elementwise = 0, tp = 0;
+  // Parts of the above that recomputation repeats.
+  double qkv = 0, out = 0, mlp_in = 0, mlp_out = 0, norms = 0, activation = 0;
   double total() const { return gemms + attention + elementwise + tp; }
 };
 
@@ -55,24 +57,47 @@ LayerForward ForwardOfLayer(const ModelSpec& model, const ParallelConfig& c, con
   const bool gpt = model.family == "gpt";
   const double sp = c.sequence_parallel ? t : 1;
   LayerForward l;
-  l.gemms = Gemm(m, tokens, h, (h + 2 * kv) / t) + Gemm(m, tokens, h / t, h) +
-            Gemm(m, tokens, h, (gpt ? 1 : 2) * f / t) + Gemm(m, tokens, f / t, h);
+  l.qkv = Gemm(m, tokens, h, (h + 2 * kv) / t);
+  l.out = Gemm(m, tokens, h / t, h);
+  l.mlp_in = Gemm(m, tokens, h, (gpt ? 1 : 2) * f / t);
+  l.mlp_out = Gemm(m, tokens, f / t, h);
+  l.gemms = l.qkv + l.out + l.mlp_in + l.mlp_out;
   // Causal fused attention: half of QK^T and PV; reads Q, K, V and writes the output.
   const double attention_flops = 0.5 * 4 * b * s * s * h / t;
   const double attention_bytes = m.e * tokens * (2 * h + 2 * kv) / t;
   l.attention = std::max(attention_flops / m.flops, attention_bytes / m.hbm) + m.overhead;
   // Two norms (read + write), two residual adds (2 reads + 1 write), the activation, rotary.
-  double bytes = m.e * tokens * h * (4 + 6) / sp;
-  bytes += m.e * tokens * f / t * (gpt ? 2 : 3);
-  if (!gpt) bytes += 2 * m.e * tokens * (h + kv) / t;
-  l.elementwise = Streaming(m, bytes, gpt ? 7 : 8);
+  l.norms = Streaming(m, m.e * tokens * h * 4 / sp, 2);
+  l.activation = Streaming(m, m.e * tokens * f / t * (gpt ? 2 : 3), 1);
+  double other = m.e * tokens * h * 6 / sp;
+  if (!gpt) other += 2 * m.e * tokens * (h + kv) / t;
+  l.elementwise = l.norms + l.activation + Streaming(m, other, gpt ? 4 : 5);
   if (c.tensor > 1) {
     l.tp = 2 * AllReduce(m.e * tokens * h, t, intra_bytes_per_s, hw);
   }
   return l;
 }
 
+Machine MachineFor(const cost::GpuSpec& gpu, const TrainingSpec& training,
+                   const HardwareModel& hw) {
+  Machine m;
+  m.flops = gpu.DenseTflops(training.precision).value_or(0) * 1e12 * hw.gemm_peak_fraction;
+  m.hbm = gpu.memory_bandwidth_gbytes_per_s * 1e9 * hw.memory_bandwidth_fraction;
+  m.overhead = hw.kernel_overhead_s;
+  m.e = StateBytesFor(training).weight;
+  return m;
+}
+
 }  // namespace
+
+LayerPartSeconds LayerPartForwardSeconds(const JobSpec& spec, const ParallelConfig& c,
+                                         const cost::GpuSpec& gpu, const HardwareModel& hw) {
+  const Machine m = MachineFor(gpu, spec.training, hw);
+  const LayerForward l = ForwardOfLayer(spec.model, c, m, 1, hw);  // no TP traffic needed
+  return {.attention_s = l.qkv + l.attention + l.out,
+          .mlp_s = l.mlp_in + l.activation + l.mlp_out,
+          .norms_s = l.norms};
+}
 
 StepTime EstimateStepTime(const JobSpec& spec, const ModelFigures& figures, const ParallelConfig& c,
                           const cost::GpuSpec& gpu, const Links& links, const HardwareModel& hw) {
@@ -80,11 +105,7 @@ StepTime EstimateStepTime(const JobSpec& spec, const ModelFigures& figures, cons
   const TrainingSpec& training = spec.training;
   const HardwareSpec& hardware = spec.hardware;
   const StateBytes sb = StateBytesFor(training);
-  Machine m;
-  m.flops = gpu.DenseTflops(training.precision).value_or(0) * 1e12 * hw.gemm_peak_fraction;
-  m.hbm = gpu.memory_bandwidth_gbytes_per_s * 1e9 * hw.memory_bandwidth_fraction;
-  m.overhead = hw.kernel_overhead_s;
-  m.e = sb.weight;
+  const Machine m = MachineFor(gpu, training, hw);
   const double intra = links.intra_node_gbytes_per_s * 1e9;
   const double inter = links.inter_node_gbytes_per_s * 1e9;
 

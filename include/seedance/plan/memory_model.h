@@ -40,6 +40,7 @@
 #include "seedance/plan/job_spec.h"
 #include "seedance/plan/model_figures.h"
 #include "seedance/plan/parallelism.h"
+#include "seedance/plan/recompute.h"
 
 namespace seedance::plan {
 
@@ -61,6 +62,16 @@ int64_t ModelStateBytes(int64_t params, const StateBytes& bytes, int stage, int6
 // Activation bytes of one layer for one micro-batch of `c.micro_batch` sequences.
 int64_t LayerActivationBytes(const ModelSpec& model, const TrainingSpec& training,
                              const ParallelConfig& c);
+
+// Forward seconds of a layer's parts, what recomputing each costs (time_model.h computes them).
+struct LayerPartSeconds {
+  double attention_s = 0, mlp_s = 0, norms_s = 0;
+};
+// The same layer as the recomputation planner's input: the input kept, and the attention block
+// (Q, K, V, output and the kernel's state or the eager scores), the MLP's intermediates and the
+// norms' tensors as droppable parts. Nothing dropped: LayerActivationBytes with recompute none.
+LayerActivations LayerActivationParts(const ModelSpec& model, const TrainingSpec& training,
+                                      const ParallelConfig& c, const LayerPartSeconds& seconds);
 
 struct MemoryEstimate {
   // Of the pipeline stage with the larger total.

@@ -33,6 +33,7 @@
 #include "seedance/cost/gpu_catalog.h"
 #include "seedance/plan/job_spec.h"
 #include "seedance/plan/links.h"
+#include "seedance/plan/memory_model.h"
 #include "seedance/plan/model_figures.h"
 #include "seedance/plan/parallelism.h"
 
@@ -57,5 +58,12 @@ StepTime EstimateStepTime(const JobSpec& spec, const ModelFigures& figures, cons
                           const HardwareModel& hw = {});
 
 base::Report StepTimeToReport(const StepTime& t);
+
+// Forward seconds of one layer's parts for one micro-batch, as recomputation repeats them when
+// each part's module is checkpointed whole (seedance.torch.apply_recompute_plan): the attention
+// block (QKV GEMM, attention core, output GEMM), the MLP (both GEMMs and the activation), the
+// norms.
+LayerPartSeconds LayerPartForwardSeconds(const JobSpec& spec, const ParallelConfig& c,
+                                         const cost::GpuSpec& gpu, const HardwareModel& hw = {});
 
 }  // namespace seedance::plan

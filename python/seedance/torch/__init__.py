@@ -4,6 +4,8 @@ Memory (features MEM-*):
 - :func:`record_lifetimes` records the storage lifetimes of one real step and
   writes them in the lifetime-CSV format that ``seedancectl mem plan`` and
   :mod:`seedance.mem` read.
+- :func:`apply_recompute_plan` applies a per-layer recomputation plan to a real model
+  (selective activation checkpointing of its attention, MLP or norms).
 - :func:`use_caching_allocator` installs Seedance's caching allocator as
   PyTorch's CUDA allocator (torch >= 2.0, a CUDA build of Seedance), and
   :func:`memory_stats` reports its statistics.
@@ -29,7 +31,8 @@ from seedance.torch.comm import CommState, comm_hook
 from seedance.torch.lifetimes import record_lifetimes
 from seedance.torch.numa import NumaWorkerInit, numa_worker_init_fn
 from seedance.torch.precision_policy import PrecisionPlan, apply_precision_policy, fake_round
+from seedance.torch.recompute import apply_recompute_plan
 
-__all__ = ["CollapseGuard", "CommState", "GradScaler", "comm_hook", "PrecisionPlan", "apply_precision_policy", "fake_round",
+__all__ = ["apply_recompute_plan", "CollapseGuard", "CommState", "GradScaler", "comm_hook", "PrecisionPlan", "apply_precision_policy", "fake_round",
            "memory_stats", "NumaWorkerInit", "numa_worker_init_fn", "record_lifetimes",
            "use_caching_allocator"]
