@@ -1,5 +1,6 @@
 // `seedancectl optimize [JOB.yaml] [--profile dev|prod] [--dry-run]` (feature CLI-1).
 #include "seedance/base/env.h"
+#include "seedance/plan/html_report.h"
 #include "seedance/plan/optimize.h"
 #include "tools/seedancectl/cli.h"
 
@@ -17,7 +18,7 @@ void RegisterOptimize(CLI::App& app, Context& context) {
     std::string profile = "dev";
     bool dry_run = false;
     bool evaluate_only = false;
-    std::string output;
+    std::string output, report;
   };
   auto flags = std::make_shared<Flags>();
   CLI::App* cmd = app.add_subcommand(
@@ -31,6 +32,10 @@ void RegisterOptimize(CLI::App& app, Context& context) {
   cmd->add_flag("--evaluate-only", flags->evaluate_only,
                 "Training: evaluate the layout the spec states (its parallelism section) without "
                 "searching");
+  cmd->add_option("--report", flags->report,
+                  "Training: also write the plan as a self-contained HTML page (memory and "
+                  "step-time breakdowns, Pareto front, before and after)")
+      ->check(OutputPath());
   cmd->footer(
       "Exit codes: 0 a plan that fits (or --dry-run), 1 an error (bad spec or catalog), 2 a "
       "usage error, 3 the job does not fit (fits: false; the report says the smallest change "
@@ -56,6 +61,18 @@ void RegisterOptimize(CLI::App& app, Context& context) {
     options.evaluate_only = flags->evaluate_only;
     auto report = plan::OptimizeYaml(yaml, source, *catalog, options);
     if (Failed(report.status(), context)) return;
+    if (!flags->report.empty()) {
+      if (!report->contains("before") || options.evaluate_only) {
+        context.exit_code = PrintError(base::InvalidArgumentError(
+            "a plan page needs a training job's full plan (not --dry-run, --evaluate-only or a "
+            "serving job)",
+            "--report"));
+        return;
+      }
+      const auto written =
+          base::Env::Default()->WriteFileAtomic(flags->report, plan::RenderPlanHtml(*report));
+      if (Failed(written.Annotate("cannot write the report"), context)) return;
+    }
     context.exit_code = PrintReport(*report, flags->output);
     if (context.exit_code == 0 && report->contains("fits") && !(*report)["fits"].get<bool>()) {
       context.exit_code = kExitDoesNotFit;
