@@ -10,6 +10,7 @@
 #include "seedance/plan/model_figures.h"
 #include "seedance/plan/recompute.h"
 #include "seedance/plan/search.h"
+#include "seedance/plan/serving.h"
 #include "seedance/plan/time_model.h"
 
 namespace seedance::plan {
@@ -225,6 +226,34 @@ Report ServingFigures(const JobSpec& spec, const cost::GpuSpec& gpu, const Model
   return r;
 }
 
+// Serving: every TP degree of a replica, the best one as the verdict.
+void PlanServing(const JobSpec& spec, const cost::GpuSpec& gpu, Report& report) {
+  const std::vector<ServingEvaluation> all = SearchServing(spec, gpu);
+  report["links"] = LinksToReport(ResolveLinks(spec.hardware, gpu));
+  report["gpu_memory_bytes"] = gpu.MemoryBytes();
+  const bool fits = !all.empty() && all.front().fits;
+  report["fits"] = fits;
+  if (all.empty()) {
+    report["after"] = nullptr;
+    report["does_not_fit"] = {{"reason", "no TP degree divides the heads inside a node"}};
+    return;
+  }
+  report["after"] = ServingEvaluationToReport(all.front());
+  report["after"]["kv_precision"] = base::NumericFormatName(spec.serving.precision);
+  if (!fits) {
+    report["after"] = nullptr;
+    report["does_not_fit"] = {
+        {"reason", "no TP degree holds the weights and KV cache of the requests"},
+        {"best_tensor", all.front().tensor},
+        {"max_concurrent_requests", all.front().max_concurrent_requests},
+        {"max_context_length", all.front().max_context_length}};
+  }
+  Report options = Report::array();
+  for (const ServingEvaluation& e : all) options.push_back(ServingEvaluationToReport(e));
+  report["tensor_options"] = options;
+  report["scope"] = "decode (output tokens) at the spec's concurrency; prefill is not modelled";
+}
+
 }  // namespace
 
 ProfileSettings SettingsFor(Profile profile) {
@@ -267,6 +296,7 @@ base::StatusOr<Report> Optimize(const JobSpec& spec, const cost::GpuCatalog& cat
     SEEDANCE_RETURN_IF_ERROR(PlanTraining(spec, *gpu, options, report));
   } else {
     report["derived"] = ServingFigures(spec, *gpu, figures);
+    PlanServing(spec, *gpu, report);
   }
   return report;
 }

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "seedance/plan/serving.h"
+
 namespace seedance::plan {
 namespace {
 
@@ -135,6 +137,45 @@ TEST(OptimizeTest, ServingReportCountsKvCache) {
   EXPECT_EQ(d["kv_cache_bytes_per_token"], 65'536);
   EXPECT_EQ(d["kv_cache_bytes"], int64_t{65'536} * 8192 * 16);
   EXPECT_EQ(d["cluster_memory_bytes"], int64_t{80'000'000'000});
+  // The verdict: it fits one H100, and the largest concurrency and context it reports are the
+  // edges of what fits (one more request or token does not).
+  EXPECT_EQ((*r)["fits"], true);
+  const base::Report& after = (*r)["after"];
+  EXPECT_EQ(after["tensor"], 1);
+  EXPECT_EQ(after["kv_precision"], "fp8");
+  auto spec = ParseJobSpec(yaml, "s.yaml", cost::GpuCatalog::BuiltIn());
+  ASSERT_TRUE(spec.ok());
+  const cost::GpuSpec& gpu = **cost::GpuCatalog::BuiltIn().Get("H100-SXM");
+  const int64_t most = after["max_concurrent_requests"].get<int64_t>();
+  ASSERT_GE(most, 16);
+  JobSpec edge = *spec;
+  edge.serving.concurrent_requests = most;
+  EXPECT_TRUE(EvaluateServing(edge, gpu, 1).fits);
+  edge.serving.concurrent_requests = most + 1;
+  EXPECT_FALSE(EvaluateServing(edge, gpu, 1).fits);
+  const int64_t longest = after["max_context_length"].get<int64_t>();
+  edge = *spec;
+  edge.serving.context_length = longest;
+  EXPECT_TRUE(EvaluateServing(edge, gpu, 1).fits);
+  edge.serving.context_length = longest + 1;
+  EXPECT_FALSE(EvaluateServing(edge, gpu, 1).fits);
+  // Cost per million tokens is the GPU-hour price over the throughput.
+  EXPECT_NEAR(after["cost_per_million_tokens_usd"].get<double>(),
+              12.29 / 3600 / after["tokens_per_s"].get<double>() * 1e6, 1e-9);
+}
+
+TEST(OptimizeTest, ServingThatCannotFit) {
+  const char* yaml =
+      "name: big\n"
+      "model: {family: llama, layers: 80, hidden_size: 8192, attention_heads: 64, kv_heads: 8,\n"
+      "        ffn_size: 28672, vocab_size: 128256, sequence_length: 8192}\n"
+      "serving: {context_length: 8192, concurrent_requests: 16}\n"
+      "hardware: {gpu: L4, gpus_per_node: 1}\n";
+  auto r = OptimizeYaml(yaml, "s.yaml", cost::GpuCatalog::BuiltIn(), {});
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ((*r)["fits"], false);
+  EXPECT_TRUE((*r)["after"].is_null());
+  EXPECT_EQ((*r)["does_not_fit"]["max_concurrent_requests"], 0);
 }
 
 TEST(OptimizeTest, Profiles) {

@@ -1,0 +1,52 @@
+// The serving half of the planner (feature CLI-1): for a serving job, every tensor-parallel
+// degree of a model replica (dividing the heads and key/value heads, inside a node, dividing the
+// GPUs), evaluated for memory and decode throughput, and the verdict — fits, the largest
+// concurrency and context that fit, the TP degree, tokens/s and cost per million tokens.
+//
+// Memory per GPU of a replica with TP t serving b requests of c tokens of context:
+//   weights / t + b x c x (KV bytes per token) / t + a decode step's activations and logits
+//   + the fragmentation margin and runtime reserve of the training model (memory_model.h).
+// Requests are spread over the replicas (GPUs / t): b = ceil(concurrent_requests / replicas).
+// Decode step of a replica: the larger of reading the GPU's weights and the batch's KV cache
+// (half the context on average: requests are at every point of their generation) at the HBM's
+// achievable bandwidth and the step's FLOPs (2 x parameters / t x b) at the GEMM fraction of the
+// peak, plus a kernel overhead per launch and two all-reduces per layer of b x h values over
+// the intra-node link when t > 1 (the time model's constants, links.h). Prefill is not modelled.
+//
+// Thread safety: pure functions.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "seedance/base/report.h"
+#include "seedance/cost/gpu_catalog.h"
+#include "seedance/plan/job_spec.h"
+#include "seedance/plan/links.h"
+#include "seedance/plan/memory_model.h"
+
+namespace seedance::plan {
+
+struct ServingEvaluation {
+  int64_t tensor = 1;
+  int64_t replicas = 1;
+  int64_t requests_per_replica = 0;
+  int64_t memory_bytes_per_gpu = 0;
+  bool fits = false;
+  int64_t max_concurrent_requests = 0;  // over all replicas, at the spec's context
+  int64_t max_context_length = 0;       // at the spec's concurrency
+  double decode_step_s = 0;
+  double tokens_per_s = 0;  // output tokens, all replicas
+  double tokens_per_s_per_gpu = 0;
+  double cost_per_million_tokens_usd = 0;
+};
+
+ServingEvaluation EvaluateServing(const JobSpec& spec, const cost::GpuSpec& gpu, int64_t tensor,
+                                  const MemorySettings& memory = {}, const HardwareModel& hw = {});
+
+// Every valid TP degree, evaluated; the fitting ones ranked by tokens/s per GPU first.
+std::vector<ServingEvaluation> SearchServing(const JobSpec& spec, const cost::GpuSpec& gpu);
+
+base::Report ServingEvaluationToReport(const ServingEvaluation& e);
+
+}  // namespace seedance::plan

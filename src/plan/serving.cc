@@ -1,0 +1,120 @@
+#include "seedance/plan/serving.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "seedance/plan/model_figures.h"
+
+namespace seedance::plan {
+namespace {
+
+// Bytes per GPU of a replica with TP `t` holding `requests` requests of `context` tokens.
+double ReplicaBytes(const JobSpec& spec, const ModelFigures& f, int64_t t, double requests,
+                    double context, const MemorySettings& memory) {
+  const ServingSpec& s = spec.serving;
+  const double tt = static_cast<double>(t);
+  const double e = base::NumericFormatBytes(s.precision);
+  const double weights = static_cast<double>(f.parameters) * e / tt;
+  const double kv =
+      static_cast<double>(KvCacheBytesPerToken(spec.model, s.precision)) * context * requests / tt;
+  // A decode step's activations (a few h-wide vectors per request) and fp32 logits.
+  const double step = requests * (8 * static_cast<double>(spec.model.hidden_size) * 2 +
+                                  4 * static_cast<double>(spec.model.vocab_size) / tt);
+  return (weights + kv + step) * (1 + memory.fragmentation_fraction) +
+         static_cast<double>(memory.runtime_reserve_bytes);
+}
+
+}  // namespace
+
+ServingEvaluation EvaluateServing(const JobSpec& spec, const cost::GpuSpec& gpu, int64_t tensor,
+                                  const MemorySettings& memory, const HardwareModel& hw) {
+  const ServingSpec& s = spec.serving;
+  const ModelSpec& m = spec.model;
+  const ModelFigures f = ComputeModelFigures(m);
+  const Links links = ResolveLinks(spec.hardware, gpu);
+  const double capacity = static_cast<double>(gpu.MemoryBytes());
+  ServingEvaluation e;
+  e.tensor = tensor;
+  e.replicas = spec.hardware.total_gpus() / tensor;
+  e.requests_per_replica = (s.concurrent_requests + e.replicas - 1) / e.replicas;
+  const double b = static_cast<double>(e.requests_per_replica);
+  const double context = static_cast<double>(s.context_length);
+  const double bytes = ReplicaBytes(spec, f, tensor, b, context, memory);
+  e.memory_bytes_per_gpu = static_cast<int64_t>(std::min(std::ceil(bytes), 0x1p62));
+  e.fits = bytes <= capacity;
+  // The largest whole number of requests per replica, and context, that still fit (the bytes
+  // grow linearly in each).
+  const double empty = ReplicaBytes(spec, f, tensor, 0, context, memory);
+  const double per_request = ReplicaBytes(spec, f, tensor, 1, context, memory) - empty;
+  if (capacity > empty && per_request > 0) {
+    const double n = std::floor((capacity - empty) / per_request);
+    e.max_concurrent_requests =
+        static_cast<int64_t>(std::min(n, 1e15)) * e.replicas;  // bounded for the cast
+  }
+  const double no_context = ReplicaBytes(spec, f, tensor, b, 0, memory);
+  const double per_token = ReplicaBytes(spec, f, tensor, b, 1, memory) - no_context;
+  if (capacity > no_context && per_token > 0) {
+    e.max_context_length =
+        static_cast<int64_t>(std::min(std::floor((capacity - no_context) / per_token), 1e15));
+  }
+  // Decode step.
+  const double tt = static_cast<double>(tensor);
+  const double ew = base::NumericFormatBytes(s.precision);
+  const double read =
+      static_cast<double>(f.parameters) * ew / tt +
+      static_cast<double>(KvCacheBytesPerToken(m, s.precision)) * context / 2 * b / tt;
+  const double hbm = gpu.memory_bandwidth_gbytes_per_s * 1e9 * hw.memory_bandwidth_fraction;
+  const double peak = gpu.DenseTflops(s.precision).value_or(0) * 1e12 * hw.gemm_peak_fraction;
+  const double flops = 2 * static_cast<double>(f.parameters) / tt * b;
+  const double layers = static_cast<double>(m.layers);
+  double step =
+      std::max(read / hbm, peak > 0 ? flops / peak : 0.0) + layers * 10 * hw.kernel_overhead_s;
+  if (tensor > 1) {
+    const double message = 2.0 * b * static_cast<double>(m.hidden_size);  // bf16 activations
+    step += layers * 2 *
+            (2 * (tt - 1) / tt * message /
+                 (links.intra_node_gbytes_per_s * 1e9 * hw.collective_fraction) +
+             hw.collective_latency_s);
+  }
+  e.decode_step_s = step;
+  e.tokens_per_s = b / step * static_cast<double>(e.replicas);
+  const double gpus = static_cast<double>(spec.hardware.total_gpus());
+  e.tokens_per_s_per_gpu = e.tokens_per_s / gpus;
+  e.cost_per_million_tokens_usd = spec.price_per_gpu_hour_usd * gpus / 3600 / e.tokens_per_s * 1e6;
+  return e;
+}
+
+std::vector<ServingEvaluation> SearchServing(const JobSpec& spec, const cost::GpuSpec& gpu) {
+  std::vector<ServingEvaluation> out;
+  const ModelSpec& m = spec.model;
+  for (int64_t t = 1; t <= spec.hardware.gpus_per_node; ++t) {
+    if (spec.hardware.gpus_per_node % t != 0 || m.attention_heads % t != 0 || m.kv_heads % t != 0) {
+      continue;
+    }
+    out.push_back(EvaluateServing(spec, gpu, t));
+  }
+  std::stable_sort(out.begin(), out.end(),
+                   [](const ServingEvaluation& a, const ServingEvaluation& b) {
+                     if (a.fits != b.fits) return a.fits;
+                     return a.tokens_per_s_per_gpu > b.tokens_per_s_per_gpu;
+                   });
+  return out;
+}
+
+base::Report ServingEvaluationToReport(const ServingEvaluation& e) {
+  base::Report r = base::Report::object();
+  r["tensor"] = e.tensor;
+  r["replicas"] = e.replicas;
+  r["requests_per_replica"] = e.requests_per_replica;
+  r["fits"] = e.fits;
+  r["memory_bytes_per_gpu"] = e.memory_bytes_per_gpu;
+  r["max_concurrent_requests"] = e.max_concurrent_requests;
+  r["max_context_length"] = e.max_context_length;
+  r["decode_step_s"] = e.decode_step_s;
+  r["tokens_per_s"] = e.tokens_per_s;
+  r["tokens_per_s_per_gpu"] = e.tokens_per_s_per_gpu;
+  r["cost_per_million_tokens_usd"] = e.cost_per_million_tokens_usd;
+  return r;
+}
+
+}  // namespace seedance::plan
