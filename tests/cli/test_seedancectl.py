@@ -116,6 +116,14 @@ def test_optimize_exit_code_when_the_job_does_not_fit(seedancectl, tmp_path):
     assert "3 the job does not fit" in run(seedancectl, "optimize", "--help").stdout
 
 
+@pytest.mark.parametrize("example", sorted((REPO / "examples").glob("*.yaml")), ids=lambda p: p.name)
+def test_every_example_job_plans_to_a_fit(seedancectl, example):
+    r = run(seedancectl, "optimize", example, "-o", "json")
+    assert r.returncode == 0, r.stderr
+    report = json.loads(r.stdout)
+    assert report["fits"] is True and report["after"]["fits"] is True
+
+
 def test_optimize_file_argument_and_flags(seedancectl, tmp_path):
     job = tmp_path / "job.yaml"
     job.write_text(DEFAULT_JOB)
