@@ -130,7 +130,7 @@ MemoryEstimate EstimateMemory(const JobSpec& spec, const ModelFigures& figures,
   const StageParams params = ParamsPerStage(model, figures, c);
   const double e = LowPrecision(training.precision) ? 2 : 4;
 
-  const double layers_per_stage = static_cast<double>(model.layers / p);
+  const double layers_per_stage = static_cast<double>(model.layers) / static_cast<double>(p);
   const double per_layer = static_cast<double>(LayerActivationBytes(model, training, c));
   double transient = 0;  // one layer's full activations while it is recomputed
   if (c.recompute == Recompute::kFull) {
@@ -150,7 +150,8 @@ MemoryEstimate EstimateMemory(const JobSpec& spec, const ModelFigures& figures,
 
   // Two DDP buckets; at ZeRO 3 the gathered weights of the current and the prefetched layer and
   // the current layer's gradients before their reduce-scatter.
-  const double layer_params = static_cast<double>(figures.layer_parameters / c.tensor);
+  const double layer_params =
+      static_cast<double>(figures.layer_parameters) / static_cast<double>(c.tensor);
   const double temporaries =
       c.zero_stage < 3 ? 2.0 * 25 * (1 << 20) : layer_params * (2 * sb.weight + sb.gradient);
   auto stage = [&](int64_t stage_params, double act, double logit_bytes, const char* name) {

@@ -111,9 +111,11 @@ StepTime EstimateStepTime(const JobSpec& spec, const ModelFigures& figures, cons
 
   const int64_t gpus = hardware.total_gpus();
   const int64_t d = DataParallel(c, gpus);
-  const double micro_batches = static_cast<double>(training.global_batch / (c.micro_batch * d));
+  const int64_t steps_per_pipeline = training.global_batch / (c.micro_batch * d);  // exact
+  const auto micro_batches = static_cast<double>(steps_per_pipeline);
   const double p = static_cast<double>(c.pipeline);
-  const double layers = static_cast<double>(model.layers / c.pipeline);
+  const int64_t layers_per_stage = model.layers / c.pipeline;  // exact
+  const auto layers = static_cast<double>(layers_per_stage);
   const double tokens =
       static_cast<double>(c.micro_batch) * static_cast<double>(model.sequence_length);
   const double t = static_cast<double>(c.tensor);
