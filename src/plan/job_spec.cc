@@ -191,7 +191,7 @@ Status ParseParallelism(const YamlMap& p, JobSpec& spec) {
 // The layout (stated or the pure data-parallel default) checked against the model, the hardware
 // and the batch; the error points at the line of the key it names.
 Status CheckLayout(const JobSpec& spec, const YamlMap& training, const YamlMap* parallelism) {
-  const Status ok = CheckParallelism(spec.parallelism, spec, "parallelism.");
+  Status ok = CheckParallelism(spec.parallelism, spec, "parallelism.");
   if (ok.ok()) return ok;
   const std::string_view where = ok.where();
   const std::string_view key = where.substr(where.find('.') + 1);
