@@ -1,5 +1,7 @@
 #include "seedance/base/html.h"
 
+#include <cstdio>
+
 namespace seedance::base {
 
 std::string HtmlEscape(std::string_view text) {
@@ -27,6 +29,19 @@ std::string HtmlEscape(std::string_view text) {
     }
   }
   return out;
+}
+
+std::string FixedNumber(double v, int digits) {
+  const int n = std::snprintf(nullptr, 0, "%.*f", digits, v);
+  std::string out(static_cast<size_t>(n > 0 ? n : 0) + 1, '\0');
+  std::snprintf(out.data(), out.size(), "%.*f", digits, v);
+  out.pop_back();
+  return out;
+}
+
+std::string SvgOpen(int w, int h, std::string_view label) {
+  return "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + std::to_string(w) + "\" height=\"" +
+         std::to_string(h) + "\" role=\"img\" aria-label=\"" + HtmlEscape(label) + "\">\n";
 }
 
 }  // namespace seedance::base

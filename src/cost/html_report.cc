@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <map>
 #include <sstream>
 
@@ -11,8 +10,10 @@
 namespace seedance::cost {
 namespace {
 
+using base::FixedNumber;
 using base::HtmlEscape;
 using base::Report;
+using base::SvgOpen;
 
 constexpr const char* kColours[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728",
                                     "#9467bd", "#8c564b", "#e377c2", "#17becf"};
@@ -20,25 +21,14 @@ constexpr const char* kColours[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728",
 // page stays small whatever the input; every front point is always drawn.
 constexpr size_t kMaxCloudPoints = 4000;
 
-std::string Num(double v, int digits = 2) {
-  char buf[40];
-  std::snprintf(buf, sizeof(buf), "%.*f", digits, v);
-  return buf;
-}
-
 std::string Money(double usd) {
-  return "$" + (std::fabs(usd) >= 100 ? Num(usd, 0)
-                : std::fabs(usd) >= 1 ? Num(usd, 2)
-                                      : Num(usd, 4));
+  return "$" + (std::fabs(usd) >= 100 ? FixedNumber(usd, 0)
+                : std::fabs(usd) >= 1 ? FixedNumber(usd, 2)
+                                      : FixedNumber(usd, 4));
 }
 
 double NumberOr(const Report& r, const char* key, double fallback = 0) {
   return r.contains(key) && r[key].is_number() ? r[key].get<double>() : fallback;
-}
-
-std::string SvgOpen(int w, int h, const std::string& label) {
-  return "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + std::to_string(w) + "\" height=\"" +
-         std::to_string(h) + "\" role=\"img\" aria-label=\"" + HtmlEscape(label) + "\">\n";
 }
 
 // The TCO: one stacked bar of the per-GPU-hour terms, with a legend.
@@ -49,8 +39,8 @@ std::string TcoSection(const Report& tco) {
   s << "<h2>Cost per GPU-hour</h2>\n<p>" << HtmlEscape(tco["inputs"]["gpu"].get<std::string>())
     << ", " << HtmlEscape(tco["inputs"]["ownership"].get<std::string>()) << ": <b>" << Money(total)
     << "</b> per GPU-hour, " << Money(NumberOr(tco["derived"], "usd_per_pflop_hour"))
-    << " per PFLOP-hour at " << Num(NumberOr(tco["inputs"], "utilization") * 100, 0) << "% of the "
-    << HtmlEscape(tco["inputs"]["precision"].get<std::string>()) << " peak.</p>\n";
+    << " per PFLOP-hour at " << FixedNumber(NumberOr(tco["inputs"], "utilization") * 100, 0)
+    << "% of the " << HtmlEscape(tco["inputs"]["precision"].get<std::string>()) << " peak.</p>\n";
   const int w = 640, h = 70 + 22 * static_cast<int>(per.size()), left = 20, bar = 600;
   s << SvgOpen(w, h, "cost per GPU-hour by term");
   double x = left;
@@ -61,15 +51,15 @@ std::string TcoSection(const Report& tco) {
     const double width = total > 0 ? bar * v / total : 0;
     const char* colour = kColours[i++ % std::size(kColours)];
     if (width > 0) {
-      s << "<rect class=\"bar\" x=\"" << Num(x, 1) << "\" y=\"10\" width=\"" << Num(width, 1)
-        << "\" height=\"28\" fill=\"" << colour << "\"><title>" << HtmlEscape(key) << " "
-        << Money(v) << "</title></rect>\n";
+      s << "<rect class=\"bar\" x=\"" << FixedNumber(x, 1) << "\" y=\"10\" width=\""
+        << FixedNumber(width, 1) << "\" height=\"28\" fill=\"" << colour << "\"><title>"
+        << HtmlEscape(key) << " " << Money(v) << "</title></rect>\n";
     }
     x += width;
     const int y = 60 + 22 * row++;
     s << "<rect x=\"" << left << "\" y=\"" << y - 11 << "\" width=\"12\" height=\"12\" fill=\""
       << colour << "\"/><text x=\"" << left + 18 << "\" y=\"" << y << "\">" << HtmlEscape(key)
-      << ": " << Money(v) << (total > 0 ? " (" + Num(100 * v / total, 1) + "%)" : "")
+      << ": " << Money(v) << (total > 0 ? " (" + FixedNumber(100 * v / total, 1) + "%)" : "")
       << "</text>\n";
   }
   s << "</svg>\n";
@@ -83,7 +73,7 @@ std::string BreakdownSection(const Report& b) {
   for (const auto& it : items) top = std::max(top, NumberOr(it, "usd"));
   std::ostringstream s;
   s << "<h2>Cost of the run</h2>\n<p>Total <b>" << Money(NumberOr(b, "total_usd")) << "</b> over "
-    << Num(NumberOr(b, "gpu_hours"), 1) << " GPU-hours.</p>\n";
+    << FixedNumber(NumberOr(b, "gpu_hours"), 1) << " GPU-hours.</p>\n";
   const int w = 640, left = 170, bar = 380, h = 20 + 30 * static_cast<int>(items.size());
   s << SvgOpen(w, h, "cost of the run by item");
   int row = 0;
@@ -93,11 +83,12 @@ std::string BreakdownSection(const Report& b) {
     s << "<text x=\"" << left - 8 << "\" y=\"" << y + 16 << "\" text-anchor=\"end\">"
       << HtmlEscape(it["item"].get<std::string>()) << "</text>\n";
     s << "<rect class=\"bar\" x=\"" << left << "\" y=\"" << y << "\" width=\""
-      << Num(top > 0 ? bar * v / top : 0, 1) << "\" height=\"22\" fill=\""
+      << FixedNumber(top > 0 ? bar * v / top : 0, 1) << "\" height=\"22\" fill=\""
       << kColours[row % std::size(kColours)] << "\"/>\n";
     s << "<text x=\"" << left + (top > 0 ? bar * v / top : 0) + 6 << "\" y=\"" << y + 16 << "\">"
       << Money(v)
-      << (it["share"].is_number() ? " (" + Num(100 * it["share"].get<double>(), 1) + "%)" : "")
+      << (it["share"].is_number() ? " (" + FixedNumber(100 * it["share"].get<double>(), 1) + "%)"
+                                  : "")
       << "</text>\n";
     ++row;
   }
@@ -121,26 +112,26 @@ std::string RoiSection(const Report& roi) {
   const Report& opt = roi["optimization"];
   std::ostringstream s;
   s << "<h2>Return on the optimization</h2>\n<p>ROI over "
-    << Num(NumberOr(roi["inputs"], "horizon_months"), 0) << " months: <b>"
-    << Num(NumberOr(opt, "roi"), 2) << "</b>";
+    << FixedNumber(NumberOr(roi["inputs"], "horizon_months"), 0) << " months: <b>"
+    << FixedNumber(NumberOr(opt, "roi"), 2) << "</b>";
   if (opt["payback_months"].is_number()) {
-    s << ", paid back in " << Num(opt["payback_months"].get<double>(), 1) << " months";
+    s << ", paid back in " << FixedNumber(opt["payback_months"].get<double>(), 1) << " months";
   }
   s << ". Below: repairing utilization instead of scaling out (rows: scale-out, columns: "
        "utilization; green at ROI &ge; "
-    << Num(threshold, 1) << ", red below 0, grey where utilization cannot reach).</p>\n";
+    << FixedNumber(threshold, 1) << ", red below 0, grey where utilization cannot reach).</p>\n";
   const int cw = 96, ch = 44, left = 90, top = 34;
   const int w = left + cw * static_cast<int>(cols.size()) + 10;
   const int h = top + ch * static_cast<int>(rows.size()) + 30;
   s << SvgOpen(w, h, "ROI heat map");
   for (size_t j = 0; j < cols.size(); ++j) {
     s << "<text x=\"" << left + cw * static_cast<int>(j) + cw / 2 << "\" y=\"24\" "
-      << "text-anchor=\"middle\">u=" << Num(cols[j], 2) << "</text>\n";
+      << "text-anchor=\"middle\">u=" << FixedNumber(cols[j], 2) << "</text>\n";
   }
   for (size_t i = 0; i < rows.size(); ++i) {
     const int y = top + ch * static_cast<int>(i);
     s << "<text x=\"" << left - 8 << "\" y=\"" << y + ch / 2 + 5
-      << "\" text-anchor=\"end\">s=" << Num(rows[i], 2) << "</text>\n";
+      << "\" text-anchor=\"end\">s=" << FixedNumber(rows[i], 2) << "</text>\n";
     for (size_t j = 0; j < cols.size(); ++j) {
       const Report& c = *cell[{rows[i], cols[j]}];
       const bool has = c["roi"].is_number();
@@ -162,11 +153,11 @@ std::string RoiSection(const Report& roi) {
       const int x = left + cw * static_cast<int>(j);
       s << "<rect class=\"cell\" x=\"" << x << "\" y=\"" << y << "\" width=\"" << cw - 2
         << "\" height=\"" << ch - 2 << "\" fill=\"" << fill << "\"><title>scale-out "
-        << Num(rows[i], 2) << ", utilization " << Num(cols[j], 2) << ": "
+        << FixedNumber(rows[i], 2) << ", utilization " << FixedNumber(cols[j], 2) << ": "
         << HtmlEscape(c["decision"].get<std::string>()) << "</title></rect>\n";
       s << "<text x=\"" << x + cw / 2 << "\" y=\"" << y + 18 << "\" text-anchor=\"middle\">"
-        << (has ? Num(v, 1) : "&#8211;") << "</text><text x=\"" << x + cw / 2 << "\" y=\"" << y + 34
-        << "\" text-anchor=\"middle\" class=\"small\">"
+        << (has ? FixedNumber(v, 1) : "&#8211;") << "</text><text x=\"" << x + cw / 2 << "\" y=\""
+        << y + 34 << "\" text-anchor=\"middle\" class=\"small\">"
         << HtmlEscape(c["decision"].get<std::string>()) << "</text>\n";
     }
   }
@@ -223,26 +214,26 @@ std::string ParetoSection(const Report& p, const std::vector<std::vector<double>
     << (top + h - bottom) / 2 << ")\" text-anchor=\"middle\">" << HtmlEscape(yk) << "</text>\n";
   for (int k = 0; k <= 4; ++k) {
     const double xv = x0 + (x1 - x0) * k / 4, yv = y0 + (y1 - y0) * k / 4;
-    s << "<text x=\"" << Num(px(xv), 1) << "\" y=\"" << h - bottom + 16
-      << "\" text-anchor=\"middle\" class=\"small\">" << Num(xv, 2) << "</text>";
-    s << "<text x=\"" << left - 6 << "\" y=\"" << Num(py(yv) + 4, 1)
-      << "\" text-anchor=\"end\" class=\"small\">" << Num(yv, 2) << "</text>\n";
+    s << "<text x=\"" << FixedNumber(px(xv), 1) << "\" y=\"" << h - bottom + 16
+      << "\" text-anchor=\"middle\" class=\"small\">" << FixedNumber(xv, 2) << "</text>";
+    s << "<text x=\"" << left - 6 << "\" y=\"" << FixedNumber(py(yv) + 4, 1)
+      << "\" text-anchor=\"end\" class=\"small\">" << FixedNumber(yv, 2) << "</text>\n";
   }
   for (auto [x, y] : all) {
-    s << "<circle class=\"point\" cx=\"" << Num(px(x), 1) << "\" cy=\"" << Num(py(y), 1)
-      << "\" r=\"3\"/>\n";
+    s << "<circle class=\"point\" cx=\"" << FixedNumber(px(x), 1) << "\" cy=\""
+      << FixedNumber(py(y), 1) << "\" r=\"3\"/>\n";
   }
   if (objectives.size() == 2) {  // two objectives: the front is a staircase, drawn joined
     std::vector<std::pair<double, double>> sorted = front;
     std::sort(sorted.begin(), sorted.end());
     s << "<polyline class=\"front-line\" points=\"";
-    for (auto [x, y] : sorted) s << Num(px(x), 1) << "," << Num(py(y), 1) << " ";
+    for (auto [x, y] : sorted) s << FixedNumber(px(x), 1) << "," << FixedNumber(py(y), 1) << " ";
     s << "\"/>\n";
   }
   size_t i = 0;
   for (const auto& row : p["front"]) {
-    s << "<circle class=\"front\" cx=\"" << Num(px(front[i].first), 1) << "\" cy=\""
-      << Num(py(front[i].second), 1) << "\" r=\"5\"><title>" << HtmlEscape(row.dump())
+    s << "<circle class=\"front\" cx=\"" << FixedNumber(px(front[i].first), 1) << "\" cy=\""
+      << FixedNumber(py(front[i].second), 1) << "\" r=\"5\"><title>" << HtmlEscape(row.dump())
       << "</title></circle>\n";
     ++i;
   }

@@ -1,7 +1,6 @@
 #include "seedance/plan/html_report.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <sstream>
 #include <utility>
 #include <vector>
@@ -11,17 +10,12 @@
 namespace seedance::plan {
 namespace {
 
+using base::FixedNumber;
 using base::HtmlEscape;
 using base::Report;
 
 constexpr const char* kColours[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728",
                                     "#9467bd", "#8c564b", "#e377c2", "#17becf"};
-
-std::string Num(double v, int digits = 2) {
-  char buf[40];
-  std::snprintf(buf, sizeof(buf), "%.*f", digits, v);
-  return buf;
-}
 
 double Get(const Report& r, const char* key) {
   return r.contains(key) && r[key].is_number() ? r[key].get<double>() : 0.0;
@@ -55,8 +49,7 @@ std::string StackedBars(const std::vector<std::pair<std::string, const Report*>>
   const int w = 700, left = 70, bar = 560, row_h = 34;
   const int h = 40 + row_h * static_cast<int>(rows.size()) + 22 * static_cast<int>(terms.size());
   std::ostringstream s;
-  s << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << w << "\" height=\"" << h
-    << "\" role=\"img\" aria-label=\"" << HtmlEscape(label) << "\">\n";
+  s << base::SvgOpen(w, h, label);
   int y = 10;
   for (const auto& [name, r] : rows) {
     double x = left;
@@ -66,24 +59,24 @@ std::string StackedBars(const std::vector<std::pair<std::string, const Report*>>
       const double v = Get(*r, key);
       const double width = bar * v / top;
       if (width > 0) {
-        s << "<rect class=\"term\" x=\"" << Num(x, 1) << "\" y=\"" << y << "\" width=\""
-          << Num(width, 1) << "\" height=\"24\" fill=\"" << kColours[i % 8] << "\"><title>"
-          << HtmlEscape(title) << ": " << Num(v / scale_unit, 2) << " " << unit
+        s << "<rect class=\"term\" x=\"" << FixedNumber(x, 1) << "\" y=\"" << y << "\" width=\""
+          << FixedNumber(width, 1) << "\" height=\"24\" fill=\"" << kColours[i % 8] << "\"><title>"
+          << HtmlEscape(title) << ": " << FixedNumber(v / scale_unit, 2) << " " << unit
           << "</title></rect>\n";
       }
       x += width;
       ++i;
     }
-    s << "<text x=\"" << Num(x + 4, 1) << "\" y=\"" << y + 17 << "\" class=\"small\">"
-      << Num((x - left) / bar * top / scale_unit, 2) << " " << unit << "</text>\n";
+    s << "<text x=\"" << FixedNumber(x + 4, 1) << "\" y=\"" << y + 17 << "\" class=\"small\">"
+      << FixedNumber((x - left) / bar * top / scale_unit, 2) << " " << unit << "</text>\n";
     y += row_h;
   }
   if (limit > 0) {
     const double lx = left + bar * limit / top;
-    s << "<line class=\"limit\" x1=\"" << Num(lx, 1) << "\" y1=\"4\" x2=\"" << Num(lx, 1)
-      << "\" y2=\"" << y << "\"/><text x=\"" << Num(lx, 1) << "\" y=\"" << y + 12
-      << "\" text-anchor=\"middle\" class=\"small\">capacity " << Num(limit / scale_unit, 1) << " "
-      << unit << "</text>\n";
+    s << "<line class=\"limit\" x1=\"" << FixedNumber(lx, 1) << "\" y1=\"4\" x2=\""
+      << FixedNumber(lx, 1) << "\" y2=\"" << y << "\"/><text x=\"" << FixedNumber(lx, 1)
+      << "\" y=\"" << y + 12 << "\" text-anchor=\"middle\" class=\"small\">capacity "
+      << FixedNumber(limit / scale_unit, 1) << " " << unit << "</text>\n";
     y += 16;
   }
   size_t i = 0;
@@ -127,20 +120,21 @@ std::string Summary(const Report& r) {
     s << "<tr><td>" << title << "</td>";
     for (const Report* e : {&before, &after}) {
       const Report& v = (*e)[key];
-      std::string text = v.is_boolean() ? (v.get<bool>() ? "yes" : "no")
-                         : std::string(key) == "memory_bytes_per_gpu"
-                             ? Num(v.get<double>() / 1e9, 1)
-                         : std::string(key) == "energy_per_step_j" ? Num(v.get<double>() / 1e3, 1)
-                                                                   : Num(v.get<double>(), 3);
+      std::string text =
+          v.is_boolean()                               ? (v.get<bool>() ? "yes" : "no")
+          : std::string(key) == "memory_bytes_per_gpu" ? FixedNumber(v.get<double>() / 1e9, 1)
+          : std::string(key) == "energy_per_step_j"    ? FixedNumber(v.get<double>() / 1e3, 1)
+                                                       : FixedNumber(v.get<double>(), 3);
       s << "<td>" << text << "</td>";
     }
     s << "</tr>\n";
   }
   s << "</table>\n<p>Layout before: " << HtmlEscape(Layout(before["parallelism"])) << ".</p>\n";
   if (r["saving"].contains("step_time_pct")) {
-    s << "<p class=\"saving\">Saving: " << Num(Get(r["saving"], "step_time_pct"), 1)
-      << "% of the step time, " << Num(Get(r["saving"], "cost_per_step_usd"), 4) << " USD and "
-      << Num(Get(r["saving"], "energy_per_step_j") / 1e3, 1) << " kJ per step.</p>\n";
+    s << "<p class=\"saving\">Saving: " << FixedNumber(Get(r["saving"], "step_time_pct"), 1)
+      << "% of the step time, " << FixedNumber(Get(r["saving"], "cost_per_step_usd"), 4)
+      << " USD and " << FixedNumber(Get(r["saving"], "energy_per_step_j") / 1e3, 1)
+      << " kJ per step.</p>\n";
   } else {
     s << "<p>" << HtmlEscape(r["saving"]["note"].get<std::string>()) << "</p>\n";
   }
@@ -165,8 +159,7 @@ std::string Front(const Report& r) {
   auto px = [&](double x) { return left + (w - left - right) * (x - x0) / (x1 - x0); };
   auto py = [&](double y) { return top + (h - top - bottom) * (y1 - y) / (y1 - y0); };
   std::ostringstream s;
-  s << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << w << "\" height=\"" << h
-    << "\" role=\"img\" aria-label=\"Pareto front\">\n";
+  s << base::SvgOpen(w, h, "Pareto front");
   s << "<line x1=\"" << left << "\" y1=\"" << h - bottom << "\" x2=\"" << w - right << "\" y2=\""
     << h - bottom << "\" class=\"axis\"/><line x1=\"" << left << "\" y1=\"" << top << "\" x2=\""
     << left << "\" y2=\"" << h - bottom << "\" class=\"axis\"/>\n";
@@ -176,26 +169,26 @@ std::string Front(const Report& r) {
     << (top + h - bottom) / 2 << ")\" text-anchor=\"middle\">tokens/s per GPU</text>\n";
   for (int k = 0; k <= 4; ++k) {
     const double xv = x0 + (x1 - x0) * k / 4, yv = y0 + (y1 - y0) * k / 4;
-    s << "<text x=\"" << Num(px(xv), 1) << "\" y=\"" << h - bottom + 16
-      << "\" text-anchor=\"middle\" class=\"small\">" << Num(xv, 1) << "</text><text x=\""
-      << left - 6 << "\" y=\"" << Num(py(yv) + 4, 1) << "\" text-anchor=\"end\" class=\"small\">"
-      << Num(yv, 0) << "</text>\n";
+    s << "<text x=\"" << FixedNumber(px(xv), 1) << "\" y=\"" << h - bottom + 16
+      << "\" text-anchor=\"middle\" class=\"small\">" << FixedNumber(xv, 1) << "</text><text x=\""
+      << left - 6 << "\" y=\"" << FixedNumber(py(yv) + 4, 1)
+      << "\" text-anchor=\"end\" class=\"small\">" << FixedNumber(yv, 0) << "</text>\n";
   }
   const double cap = Get(r, "gpu_memory_bytes") / 1e9;
-  s << "<line class=\"limit\" x1=\"" << Num(px(cap), 1) << "\" y1=\"" << top << "\" x2=\""
-    << Num(px(cap), 1) << "\" y2=\"" << h - bottom << "\"/>\n";
+  s << "<line class=\"limit\" x1=\"" << FixedNumber(px(cap), 1) << "\" y1=\"" << top << "\" x2=\""
+    << FixedNumber(px(cap), 1) << "\" y2=\"" << h - bottom << "\"/>\n";
   size_t i = 0;
   for (const auto& l : layouts) {
-    s << "<circle class=\"front\" cx=\"" << Num(px(points[i].first), 1) << "\" cy=\""
-      << Num(py(points[i].second), 1) << "\" r=\"5\"><title>"
+    s << "<circle class=\"front\" cx=\"" << FixedNumber(px(points[i].first), 1) << "\" cy=\""
+      << FixedNumber(py(points[i].second), 1) << "\" r=\"5\"><title>"
       << HtmlEscape(Layout(l["parallelism"])) << "</title></circle>\n";
     ++i;
   }
   for (auto [name, p] : {std::pair{"before", before}, std::pair{"after", after}}) {
-    s << "<circle class=\"" << name << "\" cx=\"" << Num(px(p.first), 1) << "\" cy=\""
-      << Num(py(p.second), 1) << "\" r=\"8\"><title>" << name << "</title></circle><text x=\""
-      << Num(px(p.first) + 10, 1) << "\" y=\"" << Num(py(p.second) - 8, 1) << "\">" << name
-      << "</text>\n";
+    s << "<circle class=\"" << name << "\" cx=\"" << FixedNumber(px(p.first), 1) << "\" cy=\""
+      << FixedNumber(py(p.second), 1) << "\" r=\"8\"><title>" << name
+      << "</title></circle><text x=\"" << FixedNumber(px(p.first) + 10, 1) << "\" y=\""
+      << FixedNumber(py(p.second) - 8, 1) << "\">" << name << "</text>\n";
   }
   s << "</svg>\n";
   return s.str();

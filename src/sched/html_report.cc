@@ -8,15 +8,11 @@
 namespace seedance::sched {
 namespace {
 
+using base::FixedNumber;
+
 // A qualitative palette (one colour per policy), readable on white.
 constexpr const char* kColours[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd",
                                     "#ff7f0e", "#8c564b", "#e377c2", "#17becf"};
-
-std::string Num(double v, int digits = 2) {
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), "%.*f", digits, v);
-  return buf;
-}
 
 // One line of a chart: its name and values at evenly spaced x positions.
 struct Line {
@@ -51,21 +47,20 @@ std::string LineChart(const std::vector<Line>& lines, const std::vector<std::str
   auto x = [&](double i) { return left + static_cast<double>(pw) * i / span; };
   auto y = [&](double v) { return top + static_cast<double>(ph) * (hi - v) / (hi - lo); };
   std::ostringstream s;
-  s << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << w << "\" height=\"" << h
-    << "\" role=\"img\" aria-label=\"" << HtmlEscape(title) << "\">\n";
+  s << base::SvgOpen(w, h, title);
   s << "<text x=\"" << left << "\" y=\"18\" class=\"t\">" << HtmlEscape(title) << "</text>\n";
   for (int k = 0; k <= 4; ++k) {  // horizontal grid
     const double v = lo + (hi - lo) * k / 4.0;
-    s << "<line x1=\"" << left << "\" x2=\"" << left + pw << "\" y1=\"" << Num(y(v), 1)
-      << "\" y2=\"" << Num(y(v), 1) << "\" class=\"g\"/>"
-      << "<text x=\"" << left - 6 << "\" y=\"" << Num(y(v) + 4, 1)
-      << "\" class=\"a\" text-anchor=\"end\">" << Num(v, 1) << "</text>\n";
+    s << "<line x1=\"" << left << "\" x2=\"" << left + pw << "\" y1=\"" << FixedNumber(y(v), 1)
+      << "\" y2=\"" << FixedNumber(y(v), 1) << "\" class=\"g\"/>"
+      << "<text x=\"" << left - 6 << "\" y=\"" << FixedNumber(y(v) + 4, 1)
+      << "\" class=\"a\" text-anchor=\"end\">" << FixedNumber(v, 1) << "</text>\n";
   }
   for (size_t i = 0; i < ticks.size(); ++i) {
     const double at = ticks.size() > 1
                           ? span * static_cast<double>(i) / static_cast<double>(ticks.size() - 1)
                           : 0.0;
-    s << "<text x=\"" << Num(x(at), 1) << "\" y=\"" << top + ph + 16
+    s << "<text x=\"" << FixedNumber(x(at), 1) << "\" y=\"" << top + ph + 16
       << "\" class=\"a\" text-anchor=\"middle\">" << HtmlEscape(ticks[i]) << "</text>\n";
   }
   s << "<text x=\"" << left + pw / 2 << "\" y=\"" << h - 6
@@ -78,7 +73,7 @@ std::string LineChart(const std::vector<Line>& lines, const std::vector<std::str
     s << "<polyline class=\"series\" fill=\"none\" stroke=\"" << colour
       << "\" stroke-width=\"2\" points=\"";
     for (size_t i = 0; i < v.size(); ++i) {
-      s << Num(x(static_cast<double>(i)), 1) << "," << Num(y(v[i]), 1) << " ";
+      s << FixedNumber(x(static_cast<double>(i)), 1) << "," << FixedNumber(y(v[i]), 1) << " ";
     }
     s << "\"><title>" << HtmlEscape(lines[k].name) << "</title></polyline>\n";
     const int ly = top + 14 + 18 * static_cast<int>(k);
@@ -142,8 +137,7 @@ std::string HeatMap(const PolicySeries& p, const std::vector<std::string>& model
   const int w = std::max(left + cell_w * 9 + 20, 720);
   const int h = top + cell_h * static_cast<int>(rows.size()) + 30;
   std::ostringstream s;
-  s << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << w << "\" height=\"" << h
-    << "\" role=\"img\" aria-label=\"GPU use heat map, " << HtmlEscape(p.policy) << "\">\n";
+  s << base::SvgOpen(w, h, "GPU use heat map, " + p.policy);
   s << "<text x=\"0\" y=\"14\" class=\"t\">" << HtmlEscape(p.policy)
     << ": share of GPU in use per node group, first seed (white idle, dark blue full)</text>\n";
   for (size_t r = 0; r < rows.size(); ++r) {
@@ -164,7 +158,7 @@ std::string HeatMap(const PolicySeries& p, const std::vector<std::string>& model
       std::snprintf(colour, sizeof(colour), "#%02x%02xff", shade, shade);
       s << "<rect x=\"" << left + cell_w * static_cast<int>(k) << "\" y=\"" << y << "\" width=\""
         << cell_w - 1 << "\" height=\"" << cell_h - 1 << "\" fill=\"" << colour << "\"><title>"
-        << HtmlEscape(rows[r].label) << " at " << 50 + 10 * k << "%: " << Num(100 * u, 1)
+        << HtmlEscape(rows[r].label) << " at " << 50 + 10 * k << "%: " << FixedNumber(100 * u, 1)
         << "% used</title></rect>\n";
     }
   }
@@ -201,10 +195,10 @@ std::string RenderHtmlReport(const HtmlReportInput& in) {
        "arrived</th><th>allocation % at 130%</th><th>unallocated GPU % at 130%</th>"
        "<th>fragmented GPU % at 100%</th><th>run time (ms)</th></tr>\n";
   for (const auto& p : in.policies) {
-    s << "<tr><td>" << HtmlEscape(p.policy) << "</td><td>" << Num(p.alloc_pct_at.at(5))
-      << "</td><td>" << Num(p.alloc_pct_at.at(8)) << "</td><td>" << Num(p.unallocated_pct_at_130)
-      << "</td><td>" << Num(p.frag_pct_at.at(5)) << "</td><td>" << Num(p.runtime_ms, 0)
-      << "</td></tr>\n";
+    s << "<tr><td>" << HtmlEscape(p.policy) << "</td><td>" << FixedNumber(p.alloc_pct_at.at(5))
+      << "</td><td>" << FixedNumber(p.alloc_pct_at.at(8)) << "</td><td>"
+      << FixedNumber(p.unallocated_pct_at_130) << "</td><td>" << FixedNumber(p.frag_pct_at.at(5))
+      << "</td><td>" << FixedNumber(p.runtime_ms, 0) << "</td></tr>\n";
   }
   s << "</table>\n<h2>Allocation</h2>\n"
     << LineChart(AllocLines(in.policies, false), ArrivalTicks(), "GPU allocation vs arrived demand",
@@ -232,10 +226,11 @@ std::string RenderEventHtmlReport(const EventReportInput& in) {
   for (const auto& p : in.policies) {
     const EventRun& r = p.run;
     s << "<tr><td>" << HtmlEscape(p.policy) << "</td><td>" << r.jobs << "</td><td>" << r.completed
-      << "</td><td>" << Num(r.jct_s.p50, 0) << "</td><td>" << Num(r.jct_s.p99, 0) << "</td><td>"
-      << Num(r.queue_delay_s.p50, 0) << "</td><td>" << Num(r.queue_delay_s.p99, 0) << "</td><td>"
-      << Num(r.mean_gpu_used_pct, 1) << "</td><td>" << Num(r.gpu_hours, 0) << "</td><td>"
-      << r.preemptions << "</td><td>" << Num(r.cost_on_demand_gpu_hours, 0) << "</td></tr>\n";
+      << "</td><td>" << FixedNumber(r.jct_s.p50, 0) << "</td><td>" << FixedNumber(r.jct_s.p99, 0)
+      << "</td><td>" << FixedNumber(r.queue_delay_s.p50, 0) << "</td><td>"
+      << FixedNumber(r.queue_delay_s.p99, 0) << "</td><td>" << FixedNumber(r.mean_gpu_used_pct, 1)
+      << "</td><td>" << FixedNumber(r.gpu_hours, 0) << "</td><td>" << r.preemptions << "</td><td>"
+      << FixedNumber(r.cost_on_demand_gpu_hours, 0) << "</td></tr>\n";
   }
   s << "</table>\n<h2>GPU use over time</h2>\n";
   std::vector<Line> lines;
@@ -249,9 +244,9 @@ std::string RenderEventHtmlReport(const EventReportInput& in) {
          "<th>SLO attainment %</th></tr>\n";
     for (const auto& g : p.run.groups) {
       s << "<tr><td>" << HtmlEscape(g.group) << "</td><td>" << g.jobs << "</td><td>"
-        << Num(g.queue_delay_s.p50, 0) << "</td><td>" << Num(g.queue_delay_s.p90, 0) << "</td><td>"
-        << Num(g.queue_delay_s.p99, 0) << "</td><td>"
-        << (g.slo_attainment_pct < 0 ? std::string("-") : Num(g.slo_attainment_pct, 1))
+        << FixedNumber(g.queue_delay_s.p50, 0) << "</td><td>" << FixedNumber(g.queue_delay_s.p90, 0)
+        << "</td><td>" << FixedNumber(g.queue_delay_s.p99, 0) << "</td><td>"
+        << (g.slo_attainment_pct < 0 ? std::string("-") : FixedNumber(g.slo_attainment_pct, 1))
         << "</td></tr>\n";
     }
     s << "</table>\n";
@@ -262,12 +257,13 @@ std::string RenderEventHtmlReport(const EventReportInput& in) {
            "<th>SLO attainment %</th><th>share time beyond margin %</th></tr>\n";
       for (const auto& t : p.run.tiers) {
         s << "<tr><td>" << TierName(t.tier) << "</td><td>" << t.jobs << "</td><td>" << t.started
-          << "</td><td>" << Num(t.queue_delay_s.p50, 0) << "</td><td>"
-          << Num(t.queue_delay_s.p90, 0) << "</td><td>" << Num(t.queue_delay_s.p99, 0)
-          << "</td><td>" << t.preemptions << "</td><td>"
-          << (t.slo_attainment_pct < 0 ? std::string("-") : Num(t.slo_attainment_pct, 1))
+          << "</td><td>" << FixedNumber(t.queue_delay_s.p50, 0) << "</td><td>"
+          << FixedNumber(t.queue_delay_s.p90, 0) << "</td><td>"
+          << FixedNumber(t.queue_delay_s.p99, 0) << "</td><td>" << t.preemptions << "</td><td>"
+          << (t.slo_attainment_pct < 0 ? std::string("-") : FixedNumber(t.slo_attainment_pct, 1))
           << "</td><td>"
-          << (t.share_run_s > 0 ? Num(100 * t.above_margin_s / t.share_run_s, 1) : std::string("-"))
+          << (t.share_run_s > 0 ? FixedNumber(100 * t.above_margin_s / t.share_run_s, 1)
+                                : std::string("-"))
           << "</td></tr>\n";
       }
       s << "</table>\n";
