@@ -99,6 +99,15 @@ Terms TermsOf(const ModelSpec& model, const TrainingSpec& training, const Parall
 
 }  // namespace
 
+double InFlightMicroBatches(const ParallelConfig& c, int64_t micro_batches) {
+  const int64_t p = c.pipeline;
+  double in_flight = static_cast<double>(std::min(p, micro_batches));
+  if (c.virtual_stages > 1) {
+    in_flight *= 1 + static_cast<double>(p - 1) / static_cast<double>(p * c.virtual_stages);
+  }
+  return in_flight;
+}
+
 int64_t LayerActivationBytes(const ModelSpec& model, const TrainingSpec& training,
                              const ParallelConfig& c) {
   const Terms x = TermsOf(model, training, c);
@@ -138,11 +147,8 @@ MemoryEstimate EstimateMemory(const JobSpec& spec, const ModelFigures& figures,
     none.recompute = Recompute::kNone;
     transient = static_cast<double>(LayerActivationBytes(model, training, none));
   }
-  double in_flight = static_cast<double>(std::min(p, micro_batches));
-  if (c.virtual_stages > 1) {
-    in_flight *= 1 + static_cast<double>(p - 1) / static_cast<double>(p * c.virtual_stages);
-  }
-  const double first_act = per_layer * layers_per_stage * in_flight + transient;
+  const double first_act =
+      per_layer * layers_per_stage * InFlightMicroBatches(c, micro_batches) + transient;
   const double last_act = per_layer * layers_per_stage + transient;
   const double sbv = static_cast<double>(model.sequence_length) *
                      static_cast<double>(c.micro_batch) * static_cast<double>(model.vocab_size);

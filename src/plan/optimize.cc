@@ -121,12 +121,8 @@ base::StatusOr<Report> RecomputeSection(const JobSpec& spec, const cost::GpuSpec
   keep_all.recompute = Recompute::kNone;
   const int64_t d = DataParallel(e.config, spec.hardware.total_gpus());
   const int64_t micro_batches = spec.training.global_batch / (e.config.micro_batch * d);
-  double in_flight = static_cast<double>(std::min(e.config.pipeline, micro_batches));
-  if (e.config.virtual_stages > 1) {
-    const auto p = static_cast<double>(e.config.pipeline);
-    in_flight *= 1 + (p - 1) / (p * static_cast<double>(e.config.virtual_stages));
-  }
-  const auto copies = static_cast<int64_t>(std::ceil(in_flight));
+  const auto copies =
+      static_cast<int64_t>(std::ceil(InFlightMicroBatches(e.config, micro_batches)));
   LayerPartSeconds seconds =
       LayerPartForwardSeconds(spec, keep_all, gpu, settings.hardware);  // per micro-batch
   const auto per_step = static_cast<double>(micro_batches);

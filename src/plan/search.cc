@@ -34,12 +34,10 @@ std::string Gb(int64_t bytes) {
   return buf;
 }
 
-}  // namespace
-
-Evaluation Evaluate(const JobSpec& spec, const cost::GpuSpec& gpu, const ParallelConfig& c,
-                    const PlanSettings& settings) {
-  const ModelFigures figures = ComputeModelFigures(spec.model);
-  const Links links = ResolveLinks(spec.hardware, gpu);
+// Evaluate with the model's figures and the links computed once by the caller (the search
+// evaluates thousands of layouts of one job).
+Evaluation EvaluateWith(const JobSpec& spec, const cost::GpuSpec& gpu, const ModelFigures& figures,
+                        const Links& links, const ParallelConfig& c, const PlanSettings& settings) {
   Evaluation e;
   e.config = c;
   e.memory = EstimateMemory(spec, figures, c, gpu.MemoryBytes(), settings.memory);
@@ -65,10 +63,19 @@ Evaluation Evaluate(const JobSpec& spec, const cost::GpuSpec& gpu, const Paralle
   return e;
 }
 
+}  // namespace
+
+Evaluation Evaluate(const JobSpec& spec, const cost::GpuSpec& gpu, const ParallelConfig& c,
+                    const PlanSettings& settings) {
+  return EvaluateWith(spec, gpu, ComputeModelFigures(spec.model), ResolveLinks(spec.hardware, gpu),
+                      c, settings);
+}
+
 SearchResult Search(const JobSpec& spec, const cost::GpuSpec& gpu, const PlanSettings& settings) {
   SearchResult result;
   const int64_t gpus = spec.hardware.total_gpus();
   const ModelFigures figures = ComputeModelFigures(spec.model);
+  const Links links = ResolveLinks(spec.hardware, gpu);
   for (int64_t t : Divisors(spec.hardware.gpus_per_node, spec.hardware.gpus_per_node)) {
     for (int64_t p : Divisors(spec.model.layers, gpus / t)) {
       if (gpus % (t * p) != 0) continue;
@@ -97,7 +104,7 @@ SearchResult Search(const JobSpec& spec, const cost::GpuSpec& gpu, const PlanSet
                     EstimateMemory(spec, figures, c, gpu.MemoryBytes(), settings.memory);
                 if (!mem.fits) continue;
                 any_fits = true;
-                result.fitting.push_back(Evaluate(spec, gpu, c, settings));
+                result.fitting.push_back(EvaluateWith(spec, gpu, figures, links, c, settings));
               }
             }
           }

@@ -59,6 +59,10 @@ StateBytes StateBytesFor(const TrainingSpec& training);
 // Bytes of model states per GPU for `params` parameters on it (ZeRO `stage`, data-parallel `d`).
 int64_t ModelStateBytes(int64_t params, const StateBytes& bytes, int stage, int64_t d);
 
+// Micro-batches whose activations the first pipeline stage holds at once: min(p, m) in 1F1B,
+// times 1 + (p - 1)/(p v) when interleaved; `micro_batches` is m, per pipeline per step.
+double InFlightMicroBatches(const ParallelConfig& c, int64_t micro_batches);
+
 // Activation bytes of one layer for one micro-batch of `c.micro_batch` sequences.
 int64_t LayerActivationBytes(const ModelSpec& model, const TrainingSpec& training,
                              const ParallelConfig& c);
