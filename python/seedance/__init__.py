@@ -34,7 +34,8 @@ def _read(path: PathLike) -> str:
 
 def optimize(job: Optional[PathLike] = None, *, yaml: Optional[str] = None,
              profile: str = "dev", dry_run: bool = False, evaluate_only: bool = False,
-             catalog: Optional[PathLike] = None) -> dict[str, Any]:
+             catalog: Optional[PathLike] = None,
+             emit: Optional[str] = None) -> dict[str, Any]:
     """The pre-flight plan and cost report of a job (``seedancectl optimize``).
 
     Args:
@@ -46,6 +47,10 @@ def optimize(job: Optional[PathLike] = None, *, yaml: Optional[str] = None,
         evaluate_only: training jobs: evaluate the layout the spec states (its
             ``parallelism`` section) without searching.
         catalog: a YAML file that overrides or extends the GPU catalog.
+        emit: "deepspeed", "fsdp" or "megatron": the report's ``emit`` section
+            holds the fastest fitting layout that framework runs, written as its
+            configuration under ``content`` (``seedancectl optimize --emit``
+            writes the same content to a file).
 
     Raises:
         SeedanceError: the spec or the catalog is invalid; ``.where`` names the
@@ -58,7 +63,7 @@ def optimize(job: Optional[PathLike] = None, *, yaml: Optional[str] = None,
         yaml, source = _read(job), os.fspath(job)
     catalog_yaml, catalog_source = _catalog(catalog)
     return json.loads(_core.optimize(yaml, source, profile, dry_run, evaluate_only, catalog_yaml,
-                                     catalog_source))
+                                     catalog_source, emit))
 
 
 def plan_recompute(layers: list[dict[str, Any]], budget_bytes: int) -> dict[str, Any]:

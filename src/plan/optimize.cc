@@ -151,6 +151,29 @@ base::StatusOr<Report> RecomputeSection(const JobSpec& spec, const cost::GpuSpec
   return r;
 }
 
+// The fastest fitting layout `framework` runs, written as its configuration.
+base::StatusOr<Report> EmitSection(Framework framework, const JobSpec& spec,
+                                   const std::vector<Evaluation>& fitting) {
+  const std::string after_blocker = Inexpressible(framework, spec, fitting.front().config);
+  for (const Evaluation& e : fitting) {
+    if (!Inexpressible(framework, spec, e.config).empty()) continue;
+    Report r = Report::object();
+    r["framework"] = FrameworkName(framework);
+    r["parallelism"] =
+        ParallelismToReport(e.config, spec.hardware.total_gpus(), spec.training.global_batch);
+    r["same_as_after"] = after_blocker.empty();
+    if (!after_blocker.empty()) r["differs_from_after_because"] = after_blocker;
+    r["step_time_s"] = e.time.step_s;
+    r["memory_bytes_per_gpu"] = e.memory.total_bytes;
+    r["content"] = EmitContent(framework, spec, e.config);
+    return r;
+  }
+  return base::FailedPreconditionError("no layout that fits can be written for " +
+                                           std::string(FrameworkName(framework)) +
+                                           "; the fastest one cannot because " + after_blocker,
+                                       "--emit");
+}
+
 base::Status PlanTraining(const JobSpec& spec, const cost::GpuSpec& gpu,
                           const OptimizeOptions& options, Report& report) {
   PlanSettings settings;
@@ -200,6 +223,9 @@ base::Status PlanTraining(const JobSpec& spec, const cost::GpuSpec& gpu,
                               RecomputeSection(spec, gpu, best, settings));
   }
   SEEDANCE_ASSIGN_OR_RETURN(report["pareto_front"], Front(found.fitting, spec));
+  if (options.emit) {
+    SEEDANCE_ASSIGN_OR_RETURN(report["emit"], EmitSection(*options.emit, spec, found.fitting));
+  }
   return base::OkStatus();
 }
 
@@ -284,6 +310,13 @@ base::StatusOr<Report> Optimize(const JobSpec& spec, const cost::GpuCatalog& cat
   const SearchSpace& space = SettingsFor(options.profile).space;
   job["search_micro_batches"] = space.every_micro_batch ? "every divisor" : "powers of two";
   job["search_max_virtual_stages"] = space.max_virtual_stages;
+  if (options.emit &&
+      (options.dry_run || options.evaluate_only || spec.kind != JobKind::kTraining)) {
+    return base::InvalidArgumentError(
+        "writing a framework's configuration needs a training job's full plan (not --dry-run, "
+        "--evaluate-only or a serving job)",
+        "--emit");
+  }
   if (options.dry_run) return report;
 
   const ModelFigures figures = ComputeModelFigures(spec.model);

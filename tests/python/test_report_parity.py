@@ -11,6 +11,7 @@ import json
 import pathlib
 import subprocess
 import sys
+import tempfile
 
 import pytest
 
@@ -135,6 +136,9 @@ def cases(server: pathlib.Path, lifetimes: pathlib.Path, samples, cost_inputs):
         "optimize": (lambda: cli("optimize"), seedance.optimize),
         "optimize --dry-run": (lambda: cli("optimize", "--dry-run"),
                                lambda: seedance.optimize(dry_run=True)),
+        "optimize --emit": (lambda: cli("optimize", "--emit", "megatron",
+                                        pathlib.Path(tempfile.mkdtemp()) / "megatron.args"),
+                            lambda: seedance.optimize(emit="megatron")),
         # A fake node (static counters) and a GPU fixture: the same readings in both faces, but
         # for rates of the fixture's counters, which depend on the window's measured length.
         "probe": (lambda: steady(cli("probe", "--once", "--sample-interval", "50ms", "--root",
@@ -159,7 +163,7 @@ def cases(server: pathlib.Path, lifetimes: pathlib.Path, samples, cost_inputs):
 
 NAMES = ["comm advise", "kv estimate", "kv eval", "cost tco", "cost tco (defaults)", "cost roi", "cost power", "cost breakdown",
          "cost power-fit", "cost compare", "cost pareto", "version (cuda)", "version (simd)", "precision show", "catalog list", "optimize",
-         "optimize --dry-run", "probe", "topo show", "mem plan", "mem replay", "simulate"]
+         "optimize --dry-run", "optimize --emit", "probe", "topo show", "mem plan", "mem replay", "simulate"]
 
 
 @pytest.mark.parametrize("name", NAMES)

@@ -1,4 +1,5 @@
-// `seedancectl optimize [JOB.yaml] [--profile dev|prod] [--dry-run]` (feature CLI-1).
+// `seedancectl optimize [JOB.yaml] [--profile dev|prod] [--dry-run] [--evaluate-only]
+// [--report PAGE.html] [--emit FRAMEWORK FILE]` (feature CLI-1).
 #include "seedance/base/env.h"
 #include "seedance/plan/html_report.h"
 #include "seedance/plan/optimize.h"
@@ -19,6 +20,7 @@ void RegisterOptimize(CLI::App& app, Context& context) {
     bool dry_run = false;
     bool evaluate_only = false;
     std::string output, report;
+    std::vector<std::string> emit;  // FRAMEWORK FILE
   };
   auto flags = std::make_shared<Flags>();
   CLI::App* cmd = app.add_subcommand(
@@ -36,6 +38,14 @@ void RegisterOptimize(CLI::App& app, Context& context) {
                   "Training: also write the plan as a self-contained HTML page (memory and "
                   "step-time breakdowns, Pareto front, before and after)")
       ->check(OutputPath());
+  cmd->add_option("--emit", flags->emit,
+                  "Training: also write the fastest fitting layout FRAMEWORK runs (deepspeed: a "
+                  "DeepSpeed config JSON; fsdp: the plan examples/fsdp_train.py reads; megatron: "
+                  "Megatron-LM's flags, one per line) to FILE")
+      ->expected(2)
+      ->type_name("FRAMEWORK FILE")
+      ->check(CLI::IsMember({"deepspeed", "fsdp", "megatron"}).application_index(0))
+      ->check(OutputPath().application_index(1));
   cmd->footer(
       "Exit codes: 0 a plan that fits (or --dry-run), 1 an error (bad spec or catalog), 2 a "
       "usage error, 3 the job does not fit (fits: false; the report says the smallest change "
@@ -59,6 +69,7 @@ void RegisterOptimize(CLI::App& app, Context& context) {
     options.profile = *plan::ParseProfile(flags->profile);  // checked by CLI11 above
     options.dry_run = flags->dry_run;
     options.evaluate_only = flags->evaluate_only;
+    if (!flags->emit.empty()) options.emit = *plan::ParseFramework(flags->emit[0], "--emit");
     auto report = plan::OptimizeYaml(yaml, source, *catalog, options);
     if (Failed(report.status(), context)) return;
     if (!flags->report.empty()) {
@@ -72,6 +83,12 @@ void RegisterOptimize(CLI::App& app, Context& context) {
       const auto written =
           base::Env::Default()->WriteFileAtomic(flags->report, plan::RenderPlanHtml(*report));
       if (Failed(written.Annotate("cannot write the report"), context)) return;
+    }
+    if (options.emit && report->contains("emit")) {
+      const base::Report& emit = (*report)["emit"];
+      const auto written = base::Env::Default()->WriteFileAtomic(
+          flags->emit[1], plan::EmitText(*options.emit, emit["content"]));
+      if (Failed(written.Annotate("cannot write the framework's configuration"), context)) return;
     }
     context.exit_code = PrintReport(*report, flags->output);
     if (context.exit_code == 0 && report->contains("fits") && !(*report)["fits"].get<bool>()) {

@@ -4,16 +4,19 @@
 // from the model shape, the links, `before` (that layout evaluated by the memory
 // and time models), `search`, `fits`, and — when a layout fits — `after` (the
 // fastest one), `saving`, `reasons`, `alternatives` and the `pareto_front`; when
-// none fits, `does_not_fit` with the smallest change that would. A serving job's
+// none fits, `does_not_fit` with the smallest change that would (and `emit` when asked
+// for). A serving job's
 // report: the spec and the weight and KV-cache sizes.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 
 #include "seedance/base/report.h"
 #include "seedance/base/status.h"
 #include "seedance/cost/gpu_catalog.h"
+#include "seedance/plan/emit.h"
 #include "seedance/plan/job_spec.h"
 #include "seedance/plan/search.h"
 
@@ -40,6 +43,10 @@ struct OptimizeOptions {
   bool dry_run = false;
   // Training: evaluate the configuration the spec states ("before") without searching.
   bool evaluate_only = false;
+  // Training: also write the fastest fitting layout the framework runs as its configuration
+  // (section `emit`: the layout, why it differs from `after` if it does, and the content).
+  // Needs the full plan: an error with dry_run, evaluate_only or a serving job.
+  std::optional<Framework> emit;
 };
 
 // The report for a parsed spec.

@@ -1,0 +1,196 @@
+#include "seedance/plan/emit.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "seedance/plan/optimize.h"
+#include "seedance/plan/search.h"
+
+namespace seedance::plan {
+namespace {
+
+JobSpec DefaultJob() {
+  auto spec = ParseJobSpec(DefaultJobYaml(), "default", cost::GpuCatalog::BuiltIn());
+  EXPECT_TRUE(spec.ok()) << spec.status().ToString();
+  return *spec;
+}
+
+ParallelConfig Layout(int64_t tp, int64_t pp, int zero, Recompute rc, int64_t v = 1,
+                      bool sp = false) {
+  ParallelConfig c;
+  c.tensor = tp;
+  c.pipeline = pp;
+  c.zero_stage = zero;
+  c.recompute = rc;
+  c.virtual_stages = v;
+  c.sequence_parallel = sp;
+  c.micro_batch = 2;
+  return c;
+}
+
+// Which framework runs which layout, case by case from the frameworks' documentation (the
+// table in emit.h): true = expressible.
+TEST(EmitTest, ExpressibleLayoutsTable) {
+  const JobSpec spec = DefaultJob();
+  using R = Recompute;
+  struct Case {
+    ParallelConfig c;
+    bool deepspeed, fsdp, megatron;
+  };
+  const std::vector<Case> cases = {
+      {Layout(1, 1, 0, R::kNone), true, true, true},
+      {Layout(1, 1, 1, R::kNone), true, false, true},  // FSDP: no ZeRO-1
+      {Layout(1, 1, 2, R::kFull), true, true, false},  // Megatron: no ZeRO-2
+      {Layout(1, 1, 3, R::kFull), true, true, false},  // Megatron: no ZeRO-3
+      {Layout(1, 1, 3, R::kSelective), false, false, false},
+      {Layout(2, 1, 1, R::kNone), true, false, true},                 // DeepSpeed: AutoTP
+      {Layout(2, 1, 2, R::kNone), true, false, false},                // AutoTP with ZeRO-2
+      {Layout(2, 1, 3, R::kNone), false, false, false},               // AutoTP stops at ZeRO-2
+      {Layout(2, 1, 1, R::kSelective, 1, true), false, false, true},  // SP: Megatron only
+      {Layout(1, 2, 1, R::kNone), true, false, true},      // DeepSpeed pipeline with ZeRO-1
+      {Layout(1, 2, 2, R::kNone), false, false, false},    // DeepSpeed pipeline: ZeRO <= 1
+      {Layout(2, 2, 0, R::kFull), false, false, true},     // DeepSpeed: PP x TP needs Megatron
+      {Layout(1, 4, 0, R::kNone, 2), false, false, true},  // interleaving: Megatron only
+  };
+  for (size_t i = 0; i < cases.size(); ++i) {
+    const Case& k = cases[i];
+    EXPECT_EQ(Inexpressible(Framework::kDeepSpeed, spec, k.c).empty(), k.deepspeed) << i;
+    EXPECT_EQ(Inexpressible(Framework::kFsdp, spec, k.c).empty(), k.fsdp) << i;
+    EXPECT_EQ(Inexpressible(Framework::kMegatron, spec, k.c).empty(), k.megatron) << i;
+  }
+  JobSpec fp8 = spec;
+  fp8.training.precision = base::NumericFormat::kFp8;
+  EXPECT_FALSE(Inexpressible(Framework::kDeepSpeed, fp8, Layout(1, 1, 0, R::kNone)).empty());
+  EXPECT_FALSE(Inexpressible(Framework::kFsdp, fp8, Layout(1, 1, 0, R::kNone)).empty());
+  EXPECT_TRUE(Inexpressible(Framework::kMegatron, fp8, Layout(1, 1, 0, R::kNone)).empty());
+  JobSpec lion = spec;
+  lion.training.optimizer = "lion";
+  EXPECT_FALSE(Inexpressible(Framework::kMegatron, lion, Layout(1, 1, 0, R::kNone)).empty());
+}
+
+TEST(EmitTest, FrameworkNamesRoundTrip) {
+  for (Framework f : {Framework::kDeepSpeed, Framework::kFsdp, Framework::kMegatron}) {
+    EXPECT_EQ(*ParseFramework(FrameworkName(f), "--emit"), f);
+  }
+  const auto bad = ParseFramework("horovod", "--emit");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().ToString().find("deepspeed, fsdp or megatron"), std::string::npos);
+}
+
+// DeepSpeed asserts train_batch_size == micro-batch x accumulation x data-parallel size; every
+// fitting layout of the default job that DeepSpeed runs keeps it.
+TEST(EmitTest, DeepSpeedBatchIdentityHoldsForEveryExpressibleLayout) {
+  const JobSpec spec = DefaultJob();
+  const auto gpu = cost::GpuCatalog::BuiltIn().Get(spec.hardware.gpu);
+  ASSERT_TRUE(gpu.ok());
+  int written = 0;
+  for (const Evaluation& e : Search(spec, **gpu).fitting) {
+    if (!Inexpressible(Framework::kDeepSpeed, spec, e.config).empty()) continue;
+    const base::Report ds = EmitContent(Framework::kDeepSpeed, spec, e.config);
+    const int64_t d = DataParallel(e.config, spec.hardware.total_gpus());
+    EXPECT_EQ(ds["train_batch_size"].get<int64_t>(),
+              ds["train_micro_batch_size_per_gpu"].get<int64_t>() *
+                  ds["gradient_accumulation_steps"].get<int64_t>() * d);
+    EXPECT_EQ(ds["zero_optimization"]["stage"], e.config.zero_stage);
+    EXPECT_EQ(ds.contains("activation_checkpointing"), e.config.recompute == Recompute::kFull);
+    EXPECT_EQ(ds["bf16"]["enabled"], true);  // the default job trains in bf16
+    ++written;
+  }
+  EXPECT_GT(written, 0);
+}
+
+TEST(EmitTest, MegatronFlagsForAnInterleavedLayout) {
+  const JobSpec spec = DefaultJob();  // llama, 32 layers, MHA, untied, flash attention
+  ParallelConfig c = Layout(2, 4, 1, Recompute::kSelective, 2, true);
+  c.micro_batch = 1;
+  const base::Report args = EmitContent(Framework::kMegatron, spec, c);
+  const std::vector<std::string> expected = {
+      "--tensor-model-parallel-size", "2", "--pipeline-model-parallel-size", "4",
+      // 32 layers / (4 stages x 2 chunks) = 4 layers per virtual stage
+      "--num-layers-per-virtual-pipeline-stage", "4", "--sequence-parallel",
+      "--use-distributed-optimizer", "--recompute-activations", "--micro-batch-size", "1",
+      "--global-batch-size", "512", "--bf16", "--optimizer", "adam", "--num-layers", "32",
+      "--hidden-size", "4096", "--ffn-hidden-size", "11008", "--num-attention-heads", "32",
+      "--seq-length", "4096", "--max-position-embeddings", "4096", "--swiglu", "--normalization",
+      "RMSNorm", "--disable-bias-linear", "--position-embedding-type", "rope",
+      "--untie-embeddings-and-output-weights", "--use-flash-attn"};
+  EXPECT_EQ(args.get<std::vector<std::string>>(), expected);
+  const std::string text = EmitText(Framework::kMegatron, args);
+  EXPECT_TRUE(
+      text.starts_with("--tensor-model-parallel-size 2\n--pipeline-model-parallel-size 4\n"))
+      << text;
+  EXPECT_NE(text.find("\n--sequence-parallel\n"), std::string::npos);
+  EXPECT_NE(text.find("\n--normalization RMSNorm\n"), std::string::npos);
+  EXPECT_TRUE(text.ends_with("--use-flash-attn\n"));
+}
+
+TEST(EmitTest, FsdpPlanNamesTheShardingStrategy) {
+  const JobSpec spec = DefaultJob();
+  const struct {
+    int zero;
+    const char* strategy;
+  } rows[] = {{0, "NO_SHARD"}, {2, "SHARD_GRAD_OP"}, {3, "FULL_SHARD"}};
+  for (const auto& row : rows) {
+    const base::Report p =
+        EmitContent(Framework::kFsdp, spec, Layout(1, 1, row.zero, Recompute::kFull));
+    EXPECT_EQ(p["sharding_strategy"], row.strategy);
+    EXPECT_EQ(p["reshard_after_forward"], row.zero == 3);
+    EXPECT_EQ(p["activation_checkpointing"], "full");
+    EXPECT_EQ(p["mixed_precision"]["param_dtype"], "bfloat16");
+    // 512 = 2 (micro-batch) x 16 (accumulation) x 16 (GPUs)
+    EXPECT_EQ(p["gradient_accumulation_steps"], 16);
+  }
+}
+
+// The emitted layout is the fastest fitting one the framework runs: every faster fitting layout
+// is inexpressible, and `same_as_after` says whether it is the recommendation itself.
+TEST(EmitTest, OptimizeEmitsTheFastestExpressibleLayout) {
+  const JobSpec spec = DefaultJob();
+  const auto gpu = cost::GpuCatalog::BuiltIn().Get(spec.hardware.gpu);
+  ASSERT_TRUE(gpu.ok());
+  const SearchResult found = Search(spec, **gpu);
+  for (Framework f : {Framework::kDeepSpeed, Framework::kFsdp, Framework::kMegatron}) {
+    OptimizeOptions options;
+    options.emit = f;
+    auto r = Optimize(spec, cost::GpuCatalog::BuiltIn(), options);
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    const base::Report& emit = (*r)["emit"];
+    EXPECT_EQ(emit["framework"], FrameworkName(f));
+    const double chosen = emit["step_time_s"].get<double>();
+    for (const Evaluation& e : found.fitting) {
+      if (e.time.step_s < chosen) {
+        EXPECT_FALSE(Inexpressible(f, spec, e.config).empty()) << FrameworkName(f);
+      }
+    }
+    const bool after_expressible = Inexpressible(f, spec, found.fitting.front().config).empty();
+    EXPECT_EQ(emit["same_as_after"], after_expressible);
+    EXPECT_EQ(emit.contains("differs_from_after_because"), !after_expressible);
+    if (after_expressible) {
+      EXPECT_EQ(emit["parallelism"], (*r)["after"]["parallelism"]);
+    }
+  }
+}
+
+TEST(EmitTest, EmitNeedsAFullTrainingPlan) {
+  OptimizeOptions options;
+  options.emit = Framework::kFsdp;
+  options.evaluate_only = true;
+  auto r = OptimizeYaml(DefaultJobYaml(), "default", cost::GpuCatalog::BuiltIn(), options);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().ToString().find("--emit"), std::string::npos);
+
+  // An fp8 job: FSDP's policy has no fp8, so no fitting layout can be written for it.
+  JobSpec fp8 = DefaultJob();
+  fp8.training.precision = base::NumericFormat::kFp8;
+  options.evaluate_only = false;
+  auto none = Optimize(fp8, cost::GpuCatalog::BuiltIn(), options);
+  ASSERT_FALSE(none.ok());
+  EXPECT_NE(none.status().ToString().find("no layout that fits can be written for fsdp"),
+            std::string::npos)
+      << none.status().ToString();
+}
+
+}  // namespace
+}  // namespace seedance::plan
