@@ -154,20 +154,29 @@ MemoryEstimate EstimateMemory(const JobSpec& spec, const ModelFigures& figures,
                      static_cast<double>(c.micro_batch) * static_cast<double>(model.vocab_size);
   const double logits = (e + 4) * sbv / static_cast<double>(c.tensor);
 
-  // Two DDP buckets; at ZeRO 3 the gathered weights of the current and the prefetched layer and
-  // the current layer's gradients before their reduce-scatter.
+  // Two DDP buckets (gradients as bucket views). At ZeRO 3, FSDP's units as torchtitan and
+  // accelerate wrap them — one per layer, the root holding the embeddings and the output head:
+  // the gathered weights of the current and the prefetched layer and the current layer's
+  // gradients before their reduce-scatter, plus the root unit's weights, which stay gathered
+  // from the forward to the backward pass, and its gradients before their reduce-scatter
+  // (measured on CPU ranks: bench/plan/cpu_validation.py).
   const double layer_params =
       static_cast<double>(figures.layer_parameters) / static_cast<double>(c.tensor);
-  const double temporaries =
-      c.zero_stage < 3 ? 2.0 * 25 * (1 << 20) : layer_params * (2 * sb.weight + sb.gradient);
-  auto stage = [&](int64_t stage_params, double act, double logit_bytes, const char* name) {
+  auto temporaries = [&](int64_t root_params) {
+    if (c.zero_stage < 3) return 2.0 * 25 * (1 << 20);
+    const double root = static_cast<double>(root_params) / static_cast<double>(c.tensor);
+    return layer_params * (2 * sb.weight + sb.gradient) + root * (sb.weight + sb.gradient);
+  };
+  const int64_t head_params = figures.lm_head_parameters;
+  auto stage = [&](int64_t stage_params, int64_t root_params, double act, double logit_bytes,
+                   const char* name) {
     MemoryEstimate m;
     m.peak_stage = name;
     m.parameters_on_gpu = stage_params;
     m.model_state_bytes = ModelStateBytes(stage_params, sb, c.zero_stage, d);
     m.activation_bytes = Ceil(act);
     m.logits_bytes = Ceil(logit_bytes);
-    m.temporary_bytes = Ceil(temporaries);
+    m.temporary_bytes = Ceil(temporaries(root_params));
     const int64_t managed =
         m.model_state_bytes + m.activation_bytes + m.logits_bytes + m.temporary_bytes;
     m.fragmentation_bytes = Ceil(static_cast<double>(managed) * settings.fragmentation_fraction);
@@ -176,10 +185,11 @@ MemoryEstimate EstimateMemory(const JobSpec& spec, const ModelFigures& figures,
     m.fits = m.total_bytes <= capacity_bytes;
     return m;
   };
+  const int64_t first_root = figures.embedding_parameters + (p == 1 ? head_params : 0);
   const MemoryEstimate first =
-      stage(params.first, first_act, p == 1 ? logits : 0, p == 1 ? "only" : "first");
+      stage(params.first, first_root, first_act, p == 1 ? logits : 0, p == 1 ? "only" : "first");
   if (p == 1) return first;
-  const MemoryEstimate last = stage(params.last, last_act, logits, "last");
+  const MemoryEstimate last = stage(params.last, head_params, last_act, logits, "last");
   return last.total_bytes > first.total_bytes ? last : first;
 }
 

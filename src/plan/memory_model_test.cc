@@ -4,6 +4,9 @@
 
 #include <cmath>
 
+#include "seedance/plan/job_spec.h"
+#include "seedance/plan/model_figures.h"
+
 namespace seedance::plan {
 namespace {
 
@@ -89,6 +92,44 @@ TEST(MemoryModel, LlamaLayerWithGqaAndFlashAttention) {
   const double s = 8192, b = 2, h = 4096, kv = 8 * 128, f = 14336, a = 32;
   const double expected = 2 * s * b * (4 * h + h + 2 * kv + h + 3 * f) + 4 * a * s * b;
   EXPECT_EQ(LayerActivationBytes(m, t, {.micro_batch = 2}), std::llround(expected));
+}
+
+// At ZeRO 3 the temporaries are FSDP's working set: the current and the prefetched layer's
+// gathered weights and the current layer's gradients, plus the root unit (embeddings, and the
+// head on the stage that holds it) gathered from forward to backward with its gradients.
+TEST(MemoryModel, ZeroThreeTemporariesHoldTheRootUnit) {
+  ModelSpec m;
+  m.family = "llama";
+  m.layers = 4;
+  m.hidden_size = 64;
+  m.attention_heads = 4;
+  m.kv_heads = 4;
+  m.ffn_size = 128;
+  m.vocab_size = 1000;
+  m.sequence_length = 32;
+  JobSpec spec;
+  spec.model = m;
+  spec.training.global_batch = 8;
+  spec.training.precision = base::NumericFormat::kFp32;  // 4-byte weights and gradients
+  spec.training.optimizer = "adamw";
+  spec.hardware.gpus_per_node = 4;
+  spec.hardware.nodes = 1;
+  const ModelFigures f = ComputeModelFigures(m);
+  // A llama layer: 2 norms (2 x 64) + q, k, v, o (4 x 64^2) + gate, up, down (3 x 64 x 128)
+  // = 128 + 16,384 + 24,576 = 41,088; embeddings 1000 x 64 = 64,000 = the untied head.
+  ASSERT_EQ(f.layer_parameters, 41'088);
+  ASSERT_EQ(f.embedding_parameters, 64'000);
+  ParallelConfig c{.zero_stage = 3, .micro_batch = 1};
+  // 41,088 x (2 x 4 + 4) + (64,000 + 64,000) x (4 + 4) = 493,056 + 1,024,000
+  EXPECT_EQ(EstimateMemory(spec, f, c, int64_t{1} << 40).temporary_bytes, 1'517'056);
+  // Two pipeline stages: the first holds the embeddings, the last the head; each root unit is
+  // 64,000 parameters: 493,056 + 64,000 x 8 = 1,005,056.
+  c.pipeline = 2;
+  EXPECT_EQ(EstimateMemory(spec, f, c, int64_t{1} << 40).temporary_bytes, 1'005'056);
+  // Below ZeRO 3: two 25 MiB DDP buckets.
+  c.pipeline = 1;
+  c.zero_stage = 2;
+  EXPECT_EQ(EstimateMemory(spec, f, c, int64_t{1} << 40).temporary_bytes, 50 * (1 << 20));
 }
 
 }  // namespace
