@@ -188,6 +188,21 @@ Status ParseParallelism(const YamlMap& p, JobSpec& spec) {
   return base::OkStatus();
 }
 
+// The `reliability:` section: the per-GPU MTBF and the checkpoint store's write bandwidth are
+// required (no neutral default exists), the restart time defaults to 0.
+StatusOr<ReliabilitySpec> ParseReliability(const YamlMap& m) {
+  SEEDANCE_RETURN_IF_ERROR(
+      m.CheckKeys({"gpu_mtbf_hours", "checkpoint_write_gbytes_per_s", "restart_s"}));
+  ReliabilitySpec r;
+  r.given = true;
+  SEEDANCE_ASSIGN_OR_RETURN(r.gpu_mtbf_hours,
+                            m.GetNumber("gpu_mtbf_hours", std::nullopt, 1e-3, 1e9));
+  SEEDANCE_ASSIGN_OR_RETURN(r.checkpoint_write_gbytes_per_s,
+                            m.GetNumber("checkpoint_write_gbytes_per_s", std::nullopt, 1e-6, 1e9));
+  SEEDANCE_ASSIGN_OR_RETURN(r.restart_s, m.GetNumber("restart_s", 0.0, 0.0, 1e9));
+  return r;
+}
+
 // The layout (stated or the pure data-parallel default) checked against the model, the hardware
 // and the batch; the error points at the line of the key it names.
 Status CheckLayout(const JobSpec& spec, const YamlMap& training, const YamlMap* parallelism) {
@@ -214,7 +229,7 @@ StatusOr<JobSpec> ParseJobSpec(std::string_view yaml, const std::string& file,
   SEEDANCE_ASSIGN_OR_RETURN(YAML::Node root, base::ParseYaml(yaml, file));
   SEEDANCE_ASSIGN_OR_RETURN(YamlMap doc, YamlMap::FromNode(root, file, ""));
   SEEDANCE_RETURN_IF_ERROR(doc.CheckKeys({"name", "model", "training", "serving", "hardware",
-                                          "parallelism", "price_per_gpu_hour_usd"}));
+                                          "parallelism", "reliability", "price_per_gpu_hour_usd"}));
 
   JobSpec spec;
   spec.source = file;
@@ -246,11 +261,18 @@ StatusOr<JobSpec> ParseJobSpec(std::string_view yaml, const std::string& file,
       SEEDANCE_RETURN_IF_ERROR(ParseParallelism(*p, spec));
     }
     SEEDANCE_RETURN_IF_ERROR(CheckLayout(spec, t, p ? &*p : nullptr));
+    SEEDANCE_ASSIGN_OR_RETURN(std::optional<YamlMap> rel, doc.GetOptionalMap("reliability"));
+    if (rel) {
+      SEEDANCE_ASSIGN_OR_RETURN(spec.reliability, ParseReliability(*rel));
+    }
   } else {
     spec.kind = JobKind::kServing;
-    if (doc.Has("parallelism")) {
-      return InvalidArgumentError("'parallelism' describes a training job; serving jobs have none",
-                                  doc.Where("parallelism"));
+    for (const char* key : {"parallelism", "reliability"}) {
+      if (doc.Has(key)) {
+        return InvalidArgumentError(
+            "'" + std::string(key) + "' describes a training job; serving jobs have none",
+            doc.Where(key));
+      }
     }
     SEEDANCE_ASSIGN_OR_RETURN(YamlMap s, doc.GetMap("serving"));
     SEEDANCE_ASSIGN_OR_RETURN(spec.serving, ParseServing(s, *gpu));
@@ -313,6 +335,13 @@ base::Report JobSpecToReport(const JobSpec& spec) {
   }
   if (spec.hardware.inter_node_gbytes_per_s > 0) {
     hw["inter_node_gbytes_per_s"] = spec.hardware.inter_node_gbytes_per_s;
+  }
+
+  if (spec.reliability.given) {
+    base::Report& rel = r["reliability"];
+    rel["gpu_mtbf_hours"] = spec.reliability.gpu_mtbf_hours;
+    rel["checkpoint_write_gbytes_per_s"] = spec.reliability.checkpoint_write_gbytes_per_s;
+    rel["restart_s"] = spec.reliability.restart_s;
   }
 
   base::Report& price = r["price"];

@@ -5,6 +5,7 @@
 
 #include "seedance/base/enum_names.h"
 #include "seedance/cost/pareto.h"
+#include "seedance/plan/checkpoint.h"
 #include "seedance/plan/links.h"
 #include "seedance/plan/memory_model.h"
 #include "seedance/plan/model_figures.h"
@@ -151,6 +152,18 @@ base::StatusOr<Report> RecomputeSection(const JobSpec& spec, const cost::GpuSpec
   return r;
 }
 
+// How often the recommended layout should checkpoint (spec.reliability given).
+Report CheckpointSection(const JobSpec& spec, const Evaluation& e) {
+  const StateBytes b = StateBytesFor(spec.training);
+  const int64_t parameters = ComputeModelFigures(spec.model).parameters;
+  const int64_t bytes = parameters * (b.weight + b.master + b.optimizer);
+  Report r = CheckpointPlanToReport(
+      PlanCheckpoints(spec.reliability, bytes, spec.hardware.total_gpus(), e.time.step_s));
+  r["for"] = "after";
+  r["method"] = "Daly 2006 (Young 1974 beside it), whole steps of the recommended layout";
+  return r;
+}
+
 // The fastest fitting layout `framework` runs, written as its configuration.
 base::StatusOr<Report> EmitSection(Framework framework, const JobSpec& spec,
                                    const std::vector<Evaluation>& fitting) {
@@ -223,6 +236,7 @@ base::Status PlanTraining(const JobSpec& spec, const cost::GpuSpec& gpu,
                               RecomputeSection(spec, gpu, best, settings));
   }
   SEEDANCE_ASSIGN_OR_RETURN(report["pareto_front"], Front(found.fitting, spec));
+  if (spec.reliability.given) report["checkpoint"] = CheckpointSection(spec, best);
   if (options.emit) {
     SEEDANCE_ASSIGN_OR_RETURN(report["emit"], EmitSection(*options.emit, spec, found.fitting));
   }

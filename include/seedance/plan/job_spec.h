@@ -10,6 +10,8 @@
 //              intra_node_gbytes_per_s?, inter_node_gbytes_per_s?}}
 //   parallelism: {tensor, pipeline, virtual_stages, sequence_parallel,  # optional, training:
 //                 zero_stage, recompute}                   # how the job runs today ("before")
+//   reliability: {gpu_mtbf_hours, checkpoint_write_gbytes_per_s,       # optional, training:
+//                 restart_s?}                              # the checkpoint interval
 //   price_per_gpu_hour_usd: 2.5                                      # optional
 //
 // Parsing is strict: an unknown key, a wrong type, a negative or zero count,
@@ -25,6 +27,7 @@
 #include "seedance/base/report.h"
 #include "seedance/base/status.h"
 #include "seedance/cost/gpu_catalog.h"
+#include "seedance/plan/checkpoint.h"
 #include "seedance/plan/parallelism.h"
 
 namespace seedance::plan {
@@ -85,6 +88,7 @@ struct JobSpec {
   bool parallelism_given = false;
   ServingSpec serving;  // meaningful when kind == kServing
   HardwareSpec hardware;
+  ReliabilitySpec reliability;  // training: the checkpoint interval's inputs, when given
   double price_per_gpu_hour_usd = 0;
   std::string price_origin;  // "job spec", or the catalog's source and date
 };

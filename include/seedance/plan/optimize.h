@@ -46,7 +46,7 @@ struct OptimizeOptions {
   // Training: also write the fastest fitting layout the framework runs as its configuration
   // (section `emit`: the layout, why it differs from `after` if it does, and the content).
   // Needs the full plan: an error with dry_run, evaluate_only or a serving job.
-  std::optional<Framework> emit;
+  std::optional<Framework> emit = std::nullopt;
 };
 
 // The report for a parsed spec.
