@@ -57,6 +57,10 @@ out = {
 }
 print(json.dumps(out), flush=True)
 dist.barrier()  # no rank tears gloo down while another still talks
+# DDP's reducer and the hook's futures hold the process group: release them before it goes, or
+# their destructors race gloo's at interpreter exit (a rank once aborted in std::terminate).
+del ddp, state, hook
+import gc; gc.collect()
 dist.destroy_process_group()
 """
 
