@@ -83,7 +83,9 @@ int main(int argc, char** argv) {
       const auto params = table->Int(r, *table->Column("parameters"));
       const auto d = table->Int(r, *table->Column("data_parallel"));
       const auto stage = table->Int(r, *table->Column("zero_stage"));
-      if (!params.ok() || !d.ok() || !stage.ok()) return Fail(params.status());
+      for (const auto* field : {&params, &d, &stage}) {
+        if (!field->ok()) return Fail(field->status());
+      }
       const double gb = static_cast<double>(plan::ModelStateBytes(*params, plan::StateBytesFor(t),
                                                                   static_cast<int>(*stage), *d)) /
                         1e9;

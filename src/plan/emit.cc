@@ -31,9 +31,14 @@ std::string_view TorchDtype(NumericFormat f) {
   }
 }
 
+// fp32, fp16 and bf16: the precisions torch's mixed-precision policies (and DeepSpeed's) name.
+bool TorchPrecision(NumericFormat p) {
+  return p == NumericFormat::kFp32 || p == NumericFormat::kFp16 || p == NumericFormat::kBf16;
+}
+
 std::string DeepSpeedBlocker(const JobSpec& spec, const ParallelConfig& c) {
   const NumericFormat p = spec.training.precision;
-  if (p != NumericFormat::kFp32 && p != NumericFormat::kFp16 && p != NumericFormat::kBf16) {
+  if (!TorchPrecision(p)) {
     return "DeepSpeed's config has no " + std::string(base::NumericFormatName(p)) +
            " training setting";
   }
@@ -52,7 +57,7 @@ std::string DeepSpeedBlocker(const JobSpec& spec, const ParallelConfig& c) {
 
 std::string FsdpBlocker(const JobSpec& spec, const ParallelConfig& c) {
   const NumericFormat p = spec.training.precision;
-  if (p != NumericFormat::kFp32 && p != NumericFormat::kFp16 && p != NumericFormat::kBf16) {
+  if (!TorchPrecision(p)) {
     return "FSDP's mixed-precision policy has no " + std::string(base::NumericFormatName(p));
   }
   if (c.tensor > 1 || c.pipeline > 1) {
