@@ -37,6 +37,9 @@ bool TorchPrecision(NumericFormat p) {
 }
 
 std::string DeepSpeedBlocker(const JobSpec& spec, const ParallelConfig& c) {
+  if (c.gradient_compression != GradCompression::kNone) {
+    return "DeepSpeed's engine reduces gradients itself; Seedance's compression hook is a DDP hook";
+  }
   const NumericFormat p = spec.training.precision;
   if (!TorchPrecision(p)) {
     return "DeepSpeed's config has no " + std::string(base::NumericFormatName(p)) +
@@ -56,6 +59,9 @@ std::string DeepSpeedBlocker(const JobSpec& spec, const ParallelConfig& c) {
 }
 
 std::string FsdpBlocker(const JobSpec& spec, const ParallelConfig& c) {
+  if (c.gradient_compression != GradCompression::kNone) {
+    return "the FSDP plan's script does not register Seedance's compression hook";
+  }
   const NumericFormat p = spec.training.precision;
   if (!TorchPrecision(p)) {
     return "FSDP's mixed-precision policy has no " + std::string(base::NumericFormatName(p));
@@ -64,6 +70,9 @@ std::string FsdpBlocker(const JobSpec& spec, const ParallelConfig& c) {
     return "the FSDP plan is data parallel only (tensor 1, pipeline 1)";
   }
   if (c.zero_stage == 1) return "FSDP has no optimizer-state-only sharding (ZeRO 1)";
+  if (c.offload_optimizer) {
+    return "FSDP's CPU offload moves the parameters too, not the optimizer states alone";
+  }
   if (c.recompute == Recompute::kSelective) {
     return "the FSDP plan checkpoints whole decoder layers (selective recomputation is "
            "Megatron's)";
@@ -72,6 +81,13 @@ std::string FsdpBlocker(const JobSpec& spec, const ParallelConfig& c) {
 }
 
 std::string MegatronBlocker(const JobSpec& spec, const ParallelConfig& c) {
+  if (c.gradient_compression != GradCompression::kNone) {
+    return "Megatron-LM's data-parallel reduction cannot take a DDP communication hook";
+  }
+  if (c.offload_optimizer) {
+    return "the Megatron-LM flags this plan is checked against (commit d98e8a6) have no "
+           "optimizer offload";
+  }
   if (c.zero_stage > 1) {
     return "Megatron-LM shards optimizer states (ZeRO 1, --use-distributed-optimizer), not "
            "gradients or weights";
@@ -97,7 +113,11 @@ Report DeepSpeedConfig(const JobSpec& spec, const ParallelConfig& c) {
   zero["stage"] = c.zero_stage;
   zero["overlap_comm"] = c.zero_stage > 0;
   zero["contiguous_gradients"] = true;
-  if (c.zero_stage > 0) zero["offload_optimizer"] = {{"device", "none"}};
+  if (c.zero_stage > 0) {
+    zero["offload_optimizer"] = c.offload_optimizer
+                                    ? Report{{"device", "cpu"}, {"pin_memory", true}}
+                                    : Report{{"device", "none"}};
+  }
   if (c.zero_stage == 3) zero["offload_param"] = {{"device", "none"}};
   r["zero_optimization"] = zero;
   if (c.recompute == Recompute::kFull) {

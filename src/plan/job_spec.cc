@@ -3,6 +3,7 @@
 #include "seedance/base/enum_names.h"
 #include "seedance/base/yaml_map.h"
 #include "seedance/mem/training_step.h"
+#include "seedance/plan/kv_precision.h"
 
 namespace seedance::plan {
 namespace {
@@ -113,7 +114,8 @@ StatusOr<TrainingSpec> ParseTraining(const YamlMap& m, const cost::GpuSpec& gpu)
 }
 
 StatusOr<ServingSpec> ParseServing(const YamlMap& m, const cost::GpuSpec& gpu) {
-  SEEDANCE_RETURN_IF_ERROR(m.CheckKeys({"context_length", "concurrent_requests", "precision"}));
+  SEEDANCE_RETURN_IF_ERROR(m.CheckKeys(
+      {"context_length", "concurrent_requests", "precision", "kv_precision", "max_kv_kl"}));
   ServingSpec s;
   SEEDANCE_ASSIGN_OR_RETURN(s.context_length, Count(m, "context_length"));
   SEEDANCE_ASSIGN_OR_RETURN(s.concurrent_requests, Count(m, "concurrent_requests"));
@@ -121,12 +123,19 @@ StatusOr<ServingSpec> ParseServing(const YamlMap& m, const cost::GpuSpec& gpu) {
                             m.GetChoice("precision", kServingPrecisions, "bf16"));
   SEEDANCE_ASSIGN_OR_RETURN(s.precision, base::ParseNumericFormat(precision, m.Where("precision")));
   SEEDANCE_RETURN_IF_ERROR(CheckGpuRuns(m, "precision", s.precision, gpu));
+  if (m.Has("kv_precision")) {
+    SEEDANCE_ASSIGN_OR_RETURN(s.kv_precision, m.GetString("kv_precision"));
+    if (s.kv_precision != "auto") {
+      SEEDANCE_RETURN_IF_ERROR(FindKvPrecision(s.kv_precision, m.Where("kv_precision")).status());
+    }
+  }
+  SEEDANCE_ASSIGN_OR_RETURN(s.max_kv_kl, m.GetNumber("max_kv_kl", 1e-3, 0.0, 1e3));
   return s;
 }
 
 StatusOr<HardwareSpec> ParseHardware(const YamlMap& m, const cost::GpuCatalog& catalog,
                                      const cost::GpuSpec** gpu_out) {
-  SEEDANCE_RETURN_IF_ERROR(m.CheckKeys({"gpu", "gpus_per_node", "nodes", "interconnect"}));
+  SEEDANCE_RETURN_IF_ERROR(m.CheckKeys({"gpu", "gpus_per_node", "nodes", "interconnect", "host"}));
   HardwareSpec h;
   SEEDANCE_ASSIGN_OR_RETURN(std::string gpu_name, m.GetString("gpu"));
   auto gpu = catalog.Get(gpu_name);
@@ -167,14 +176,26 @@ StatusOr<HardwareSpec> ParseHardware(const YamlMap& m, const cost::GpuCatalog& c
     h.intra_node = intra_default;
     h.inter_node = inter_default;
   }
+  SEEDANCE_ASSIGN_OR_RETURN(std::optional<YamlMap> host, m.GetOptionalMap("host"));
+  if (host) {
+    SEEDANCE_RETURN_IF_ERROR(
+        host->CheckKeys({"memory_gbytes", "memory_gbytes_per_s", "pcie_gbytes_per_s"}));
+    SEEDANCE_ASSIGN_OR_RETURN(h.host.memory_gbytes,
+                              host->GetNumber("memory_gbytes", std::nullopt, 1e-3, 1e9));
+    SEEDANCE_ASSIGN_OR_RETURN(h.host.memory_gbytes_per_s,
+                              host->GetNumber("memory_gbytes_per_s", std::nullopt, 1e-3, 1e9));
+    SEEDANCE_ASSIGN_OR_RETURN(h.host.pcie_gbytes_per_s,
+                              host->GetNumber("pcie_gbytes_per_s", std::nullopt, 1e-3, 1e9));
+  }
   return h;
 }
 
 // The `parallelism:` section into spec.parallelism (training.micro_batch already set); CheckLayout
 // then checks it against the model, the hardware and the batch.
 Status ParseParallelism(const YamlMap& p, JobSpec& spec) {
-  SEEDANCE_RETURN_IF_ERROR(p.CheckKeys(
-      {"tensor", "pipeline", "virtual_stages", "sequence_parallel", "zero_stage", "recompute"}));
+  SEEDANCE_RETURN_IF_ERROR(
+      p.CheckKeys({"tensor", "pipeline", "virtual_stages", "sequence_parallel", "zero_stage",
+                   "recompute", "offload_optimizer", "gradient_compression"}));
   ParallelConfig& c = spec.parallelism;
   SEEDANCE_ASSIGN_OR_RETURN(c.tensor, p.GetInt("tensor", int64_t{1}, 1, 1024));
   SEEDANCE_ASSIGN_OR_RETURN(c.pipeline, p.GetInt("pipeline", int64_t{1}, 1, 100'000));
@@ -184,6 +205,10 @@ Status ParseParallelism(const YamlMap& p, JobSpec& spec) {
   c.zero_stage = static_cast<int>(zero);
   SEEDANCE_ASSIGN_OR_RETURN(std::string recompute, p.GetString("recompute", "none"));
   SEEDANCE_ASSIGN_OR_RETURN(c.recompute, ParseRecompute(recompute, p.Where("recompute")));
+  SEEDANCE_ASSIGN_OR_RETURN(c.offload_optimizer, p.GetBool("offload_optimizer", false));
+  SEEDANCE_ASSIGN_OR_RETURN(std::string compression, p.GetString("gradient_compression", "none"));
+  SEEDANCE_ASSIGN_OR_RETURN(c.gradient_compression,
+                            ParseGradCompression(compression, p.Where("gradient_compression")));
   spec.parallelism_given = true;
   return base::OkStatus();
 }
@@ -321,6 +346,8 @@ base::Report JobSpecToReport(const JobSpec& spec) {
     s["context_length"] = spec.serving.context_length;
     s["concurrent_requests"] = spec.serving.concurrent_requests;
     s["precision"] = base::NumericFormatName(spec.serving.precision);
+    s["kv_precision"] = spec.serving.kv_precision;
+    s["max_kv_kl"] = spec.serving.max_kv_kl;
   }
 
   base::Report& hw = r["hardware"];
@@ -335,6 +362,12 @@ base::Report JobSpecToReport(const JobSpec& spec) {
   }
   if (spec.hardware.inter_node_gbytes_per_s > 0) {
     hw["inter_node_gbytes_per_s"] = spec.hardware.inter_node_gbytes_per_s;
+  }
+  if (spec.hardware.host.given()) {
+    base::Report& host = hw["host"];
+    host["memory_gbytes"] = spec.hardware.host.memory_gbytes;
+    host["memory_gbytes_per_s"] = spec.hardware.host.memory_gbytes_per_s;
+    host["pcie_gbytes_per_s"] = spec.hardware.host.pcie_gbytes_per_s;
   }
 
   if (spec.reliability.given) {

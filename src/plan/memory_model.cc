@@ -173,7 +173,9 @@ MemoryEstimate EstimateMemory(const JobSpec& spec, const ModelFigures& figures,
     MemoryEstimate m;
     m.peak_stage = name;
     m.parameters_on_gpu = stage_params;
-    m.model_state_bytes = ModelStateBytes(stage_params, sb, c.zero_stage, d);
+    StateBytes on_gpu = sb;
+    if (c.offload_optimizer) on_gpu.master = on_gpu.optimizer = 0;
+    m.model_state_bytes = ModelStateBytes(stage_params, on_gpu, c.zero_stage, d);
     m.activation_bytes = Ceil(act);
     m.logits_bytes = Ceil(logit_bytes);
     m.temporary_bytes = Ceil(temporaries(root_params));
@@ -183,6 +185,13 @@ MemoryEstimate EstimateMemory(const JobSpec& spec, const ModelFigures& figures,
     m.reserve_bytes = settings.runtime_reserve_bytes;
     m.total_bytes = managed + m.fragmentation_bytes + m.reserve_bytes;
     m.fits = m.total_bytes <= capacity_bytes;
+    if (c.offload_optimizer) {
+      const double shard = static_cast<double>(stage_params) / static_cast<double>(d);
+      m.host_bytes_per_node = Ceil(shard * (sb.master + sb.optimizer + 4) *
+                                   static_cast<double>(spec.hardware.gpus_per_node));
+      m.fits = m.fits &&
+               static_cast<double>(m.host_bytes_per_node) <= spec.hardware.host.memory_gbytes * 1e9;
+    }
     return m;
   };
   const int64_t first_root = figures.embedding_parameters + (p == 1 ? head_params : 0);
@@ -204,6 +213,7 @@ base::Report MemoryEstimateToReport(const MemoryEstimate& m) {
   r["fragmentation_bytes"] = m.fragmentation_bytes;
   r["reserve_bytes"] = m.reserve_bytes;
   r["total_bytes"] = m.total_bytes;
+  if (m.host_bytes_per_node > 0) r["host_bytes_per_node"] = m.host_bytes_per_node;
   return r;
 }
 

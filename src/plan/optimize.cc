@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "seedance/base/enum_names.h"
 #include "seedance/cost/pareto.h"
@@ -12,6 +13,7 @@
 #include "seedance/plan/recompute.h"
 #include "seedance/plan/search.h"
 #include "seedance/plan/serving.h"
+#include "seedance/plan/step_replay.h"
 #include "seedance/plan/time_model.h"
 
 namespace seedance::plan {
@@ -187,19 +189,68 @@ base::StatusOr<Report> EmitSection(Framework framework, const JobSpec& spec,
                                        "--emit");
 }
 
+// The fragmentation margin every memory figure of a training report uses: the replayed margin of
+// the stated layout, raised to the recommended layout's until the recommendation, searched with
+// it, needs no more (at most three rounds). A failed replay keeps the assumed default.
+struct Margin {
+  Report section = Report::object();
+  std::optional<SearchResult> found;  // the search with the final margin (not evaluate-only)
+};
+
+base::StatusOr<Margin> ReplayMargin(const JobSpec& spec, const cost::GpuSpec& gpu,
+                                    bool evaluate_only, PlanSettings& settings) {
+  const ModelFigures figures = ComputeModelFigures(spec.model);
+  Margin m;
+  m.section["method"] =
+      "the planned step's buffers replayed through the caching allocator (PyTorch's rules); "
+      "margin = reserved peak / requested peak - 1, the largest of the stated and the "
+      "recommended layouts'";
+  const auto before = ReplayPlannedStep(spec, figures, spec.parallelism);
+  if (!before.ok()) {
+    m.section["method"] = "assumed (the replay failed: " + before.status().ToString() + ")";
+    m.section["margin_fraction"] = settings.memory.fragmentation_fraction;
+    if (!evaluate_only) m.found = Search(spec, gpu, settings);
+    return m;
+  }
+  settings.memory.fragmentation_fraction = before->margin_fraction;
+  m.section["before"] = StepReplayToReport(*before);
+  if (!evaluate_only) {
+    for (int round = 0;; ++round) {
+      m.found = Search(spec, gpu, settings);
+      if (m.found->fitting.empty() || round == 3) break;
+      SEEDANCE_ASSIGN_OR_RETURN(StepReplay after,
+                                ReplayPlannedStep(spec, figures, m.found->fitting.front().config));
+      m.section["after"] = StepReplayToReport(after);
+      SEEDANCE_ASSIGN_OR_RETURN(StepReplay ours,
+                                ReplayPlannedStep(spec, figures, m.found->fitting.front().config,
+                                                  mem::AllocatorPolicy::kSeedance));
+      m.section["after_with_seedance_allocator"] = StepReplayToReport(ours);
+      if (after.margin_fraction <= settings.memory.fragmentation_fraction) break;
+      settings.memory.fragmentation_fraction = after.margin_fraction;
+    }
+  }
+  m.section["margin_fraction"] = settings.memory.fragmentation_fraction;
+  m.section["scope"] =
+      "the memory model's buffers, not every tensor a framework allocates (docs/design/plan.md)";
+  return m;
+}
+
 base::Status PlanTraining(const JobSpec& spec, const cost::GpuSpec& gpu,
                           const OptimizeOptions& options, Report& report) {
   PlanSettings settings;
   settings.space = SettingsFor(options.profile).space;
   report["links"] = LinksToReport(ResolveLinks(spec.hardware, gpu));
   report["gpu_memory_bytes"] = gpu.MemoryBytes();
+  SEEDANCE_ASSIGN_OR_RETURN(Margin margin,
+                            ReplayMargin(spec, gpu, options.evaluate_only, settings));
+  report["fragmentation"] = margin.section;
   const Evaluation before = Evaluate(spec, gpu, spec.parallelism, settings);
   report["before"] = EvaluationToReport(before, spec);
   if (options.evaluate_only) {
     report["fits"] = before.memory.fits;
     return base::OkStatus();
   }
-  const SearchResult found = Search(spec, gpu, settings);
+  const SearchResult& found = *margin.found;
   Report search = Report::object();
   search["layouts_evaluated"] = found.candidates;
   search["layouts_that_fit"] = found.fitting.size();
@@ -262,7 +313,23 @@ Report ServingFigures(const JobSpec& spec, const cost::GpuSpec& gpu, const Model
   return r;
 }
 
-// Serving: every TP degree of a replica, the best one as the verdict.
+// Which KV widths the search weighed, and by what rule.
+Report KvChoice(const ServingSpec& s) {
+  Report r = Report::object();
+  r["rule"] = s.kv_precision == "auto"
+                  ? "auto: every measured width whose KL divergence from the FP32 cache is at most "
+                    "serving.max_kv_kl; the fastest fitting one, the lower KL on a tie"
+                  : "as serving.kv_precision names it";
+  r["max_kv_kl"] = s.max_kv_kl;
+  Report admitted = Report::array();
+  for (const KvPrecision& p : AdmittedKvPrecisions(s)) admitted.push_back(std::string(p.name));
+  r["admitted"] = admitted;
+  r["measured_on"] =
+      "the tiny Llama of the shared data (seedancectl kv eval, group 32, docs/benchmarks.md)";
+  return r;
+}
+
+// Serving: every TP degree of a replica with every admitted KV width, the best as the verdict.
 void PlanServing(const JobSpec& spec, const cost::GpuSpec& gpu, Report& report) {
   const std::vector<ServingEvaluation> all = SearchServing(spec, gpu);
   report["links"] = LinksToReport(ResolveLinks(spec.hardware, gpu));
@@ -271,22 +338,25 @@ void PlanServing(const JobSpec& spec, const cost::GpuSpec& gpu, Report& report) 
   report["fits"] = fits;
   if (all.empty()) {
     report["after"] = nullptr;
-    report["does_not_fit"] = {{"reason", "no TP degree divides the heads inside a node"}};
+    report["does_not_fit"] = {
+        {"reason",
+         "no TP degree divides the heads inside a node, or no KV width has a KL at "
+         "most serving.max_kv_kl"}};
     return;
   }
   report["after"] = ServingEvaluationToReport(all.front());
-  report["after"]["kv_precision"] = base::NumericFormatName(spec.serving.precision);
   if (!fits) {
     report["after"] = nullptr;
     report["does_not_fit"] = {
-        {"reason", "no TP degree holds the weights and KV cache of the requests"},
+        {"reason", "no TP degree and KV width hold the weights and KV cache of the requests"},
         {"best_tensor", all.front().tensor},
         {"max_concurrent_requests", all.front().max_concurrent_requests},
         {"max_context_length", all.front().max_context_length}};
   }
   Report options = Report::array();
   for (const ServingEvaluation& e : all) options.push_back(ServingEvaluationToReport(e));
-  report["tensor_options"] = options;
+  report["options"] = options;
+  report["kv_choice"] = KvChoice(spec.serving);
   report["scope"] = "decode (output tokens) at the spec's concurrency; prefill is not modelled";
 }
 

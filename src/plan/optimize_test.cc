@@ -142,23 +142,27 @@ TEST(OptimizeTest, ServingReportCountsKvCache) {
   EXPECT_EQ((*r)["fits"], true);
   const base::Report& after = (*r)["after"];
   EXPECT_EQ(after["tensor"], 1);
-  EXPECT_EQ(after["kv_precision"], "fp8");
+  // auto: the fewest bits whose measured KL is at most 1e-3 — 5-bit codes, 8 bits a value with
+  // their group parameters, as many bytes as the fp8 weights' format.
+  EXPECT_EQ(after["kv_precision"], "int5");
+  EXPECT_EQ(after["kv_bits_per_value"], 8.0);
   auto spec = ParseJobSpec(yaml, "s.yaml", cost::GpuCatalog::BuiltIn());
   ASSERT_TRUE(spec.ok());
   const cost::GpuSpec& gpu = **cost::GpuCatalog::BuiltIn().Get("H100-SXM");
+  const KvPrecision kv = *FindKvPrecision("int5", "");
   const int64_t most = after["max_concurrent_requests"].get<int64_t>();
   ASSERT_GE(most, 16);
   JobSpec edge = *spec;
   edge.serving.concurrent_requests = most;
-  EXPECT_TRUE(EvaluateServing(edge, gpu, 1).fits);
+  EXPECT_TRUE(EvaluateServing(edge, gpu, 1, kv).fits);
   edge.serving.concurrent_requests = most + 1;
-  EXPECT_FALSE(EvaluateServing(edge, gpu, 1).fits);
+  EXPECT_FALSE(EvaluateServing(edge, gpu, 1, kv).fits);
   const int64_t longest = after["max_context_length"].get<int64_t>();
   edge = *spec;
   edge.serving.context_length = longest;
-  EXPECT_TRUE(EvaluateServing(edge, gpu, 1).fits);
+  EXPECT_TRUE(EvaluateServing(edge, gpu, 1, kv).fits);
   edge.serving.context_length = longest + 1;
-  EXPECT_FALSE(EvaluateServing(edge, gpu, 1).fits);
+  EXPECT_FALSE(EvaluateServing(edge, gpu, 1, kv).fits);
   // Cost per million tokens is the GPU-hour price over the throughput.
   EXPECT_NEAR(after["cost_per_million_tokens_usd"].get<double>(),
               12.29 / 3600 / after["tokens_per_s"].get<double>() * 1e6, 1e-9);

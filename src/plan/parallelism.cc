@@ -60,7 +60,24 @@ base::Status CheckParallelism(const ParallelConfig& c, const JobSpec& spec,
   if (c.zero_stage < 0 || c.zero_stage > 3) {
     return Bad("zero_stage must be 0, 1, 2 or 3", where_prefix, "zero_stage");
   }
+  if (c.offload_optimizer && c.zero_stage == 0) {
+    return Bad("offload_optimizer needs zero_stage >= 1 (each rank offloads its shard)",
+               where_prefix, "offload_optimizer");
+  }
+  if (c.offload_optimizer && !h.host.given()) {
+    return Bad("offload_optimizer needs 'hardware.host' (host memory, its bandwidth, PCIe)",
+               where_prefix, "offload_optimizer");
+  }
   const int64_t d = DataParallel(c, h.total_gpus());
+  if (c.gradient_compression != GradCompression::kNone) {
+    std::string why;
+    if (c.zero_stage > 1) why = "zero_stage <= 1 (the hook replaces DDP's gradient all-reduce)";
+    if (d == 1) why = "data parallelism (d > 1)";
+    if (!h.host.given()) why = "'hardware.host' (the hook compresses on the host)";
+    if (!why.empty()) {
+      return Bad("gradient_compression needs " + why, where_prefix, "gradient_compression");
+    }
+  }
   const int64_t global = spec.training.global_batch;
   if (global % (c.micro_batch * d) != 0) {
     return Bad("'training.global_batch' (" + n(global) +
@@ -85,6 +102,8 @@ base::Report ParallelismToReport(const ParallelConfig& c, int64_t gpus, int64_t 
   r["sequence_parallel"] = c.sequence_parallel;
   r["zero_stage"] = c.zero_stage;
   r["recompute"] = std::string(RecomputeName(c.recompute));
+  r["offload_optimizer"] = c.offload_optimizer;
+  r["gradient_compression"] = std::string(GradCompressionName(c.gradient_compression));
   r["micro_batch"] = c.micro_batch;
   r["data_parallel"] = d;
   r["gradient_accumulation_steps"] = global_batch / (c.micro_batch * d);

@@ -76,6 +76,18 @@ SearchResult Search(const JobSpec& spec, const cost::GpuSpec& gpu, const PlanSet
   const int64_t gpus = spec.hardware.total_gpus();
   const ModelFigures figures = ComputeModelFigures(spec.model);
   const Links links = ResolveLinks(spec.hardware, gpu);
+  // Optimizer offload and gradient compression are weighed only where the spec describes the
+  // host; CheckParallelism drops the pairs a layout cannot have.
+  std::vector<std::pair<bool, GradCompression>> host_choices = {{false, GradCompression::kNone}};
+  if (spec.hardware.host.given()) {
+    host_choices.clear();
+    for (bool off : {false, true}) {
+      for (GradCompression g : {GradCompression::kNone, GradCompression::kInt8,
+                                GradCompression::kInt4, GradCompression::kTopK}) {
+        host_choices.emplace_back(off, g);
+      }
+    }
+  }
   for (int64_t t : Divisors(spec.hardware.gpus_per_node, spec.hardware.gpus_per_node)) {
     for (int64_t p : Divisors(spec.model.layers, gpus / t)) {
       if (gpus % (t * p) != 0) continue;
@@ -89,22 +101,26 @@ SearchResult Search(const JobSpec& spec, const cost::GpuSpec& gpu, const PlanSet
         for (int64_t v = 1; v <= settings.space.max_virtual_stages; ++v) {
           for (bool sp : {false, true}) {
             for (int zero = 0; zero <= 3; ++zero) {
-              for (Recompute r : {Recompute::kNone, Recompute::kSelective, Recompute::kFull}) {
-                const ParallelConfig c{.tensor = t,
-                                       .pipeline = p,
-                                       .virtual_stages = v,
-                                       .sequence_parallel = sp,
-                                       .zero_stage = zero,
-                                       .recompute = r,
-                                       .micro_batch = b};
-                if (!CheckParallelism(c, spec).ok()) continue;
-                ++result.candidates;
-                // Memory first: most layouts fail it, and it is the cheaper model.
-                const MemoryEstimate mem =
-                    EstimateMemory(spec, figures, c, gpu.MemoryBytes(), settings.memory);
-                if (!mem.fits) continue;
-                any_fits = true;
-                result.fitting.push_back(EvaluateWith(spec, gpu, figures, links, c, settings));
+              for (const auto& [offload, compression] : host_choices) {
+                for (Recompute r : {Recompute::kNone, Recompute::kSelective, Recompute::kFull}) {
+                  const ParallelConfig c{.tensor = t,
+                                         .pipeline = p,
+                                         .virtual_stages = v,
+                                         .sequence_parallel = sp,
+                                         .zero_stage = zero,
+                                         .recompute = r,
+                                         .micro_batch = b,
+                                         .offload_optimizer = offload,
+                                         .gradient_compression = compression};
+                  if (!CheckParallelism(c, spec).ok()) continue;
+                  ++result.candidates;
+                  // Memory first: most layouts fail it, and it is the cheaper model.
+                  const MemoryEstimate mem =
+                      EstimateMemory(spec, figures, c, gpu.MemoryBytes(), settings.memory);
+                  if (!mem.fits) continue;
+                  any_fits = true;
+                  result.fitting.push_back(EvaluateWith(spec, gpu, figures, links, c, settings));
+                }
               }
             }
           }
@@ -207,6 +223,24 @@ std::vector<std::string> Reasons(const Evaluation& best, const JobSpec& spec,
         dim.alternatives.push_back(with([&](ParallelConfig& x) { x.micro_batch = b; }));
     }
     dims.push_back(dim);
+  }
+  if (spec.hardware.host.given()) {
+    Dimension dim{"offload_optimizer", {}, [](const ParallelConfig& x) {
+                    return std::string(x.offload_optimizer ? "true" : "false");
+                  }};
+    dim.alternatives.push_back(
+        with([&](ParallelConfig& x) { x.offload_optimizer = !x.offload_optimizer; }));
+    dims.push_back(dim);
+    Dimension comp{"gradient_compression", {}, [](const ParallelConfig& x) {
+                     return std::string(GradCompressionName(x.gradient_compression));
+                   }};
+    for (GradCompression g : {GradCompression::kNone, GradCompression::kInt8,
+                              GradCompression::kInt4, GradCompression::kTopK}) {
+      if (g != c.gradient_compression) {
+        comp.alternatives.push_back(with([&](ParallelConfig& x) { x.gradient_compression = g; }));
+      }
+    }
+    dims.push_back(comp);
   }
   if (c.tensor > 1) {
     Dimension dim{"sequence_parallel", {}, [](const ParallelConfig& x) {

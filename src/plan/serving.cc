@@ -9,14 +9,13 @@ namespace seedance::plan {
 namespace {
 
 // Bytes per GPU of a replica with TP `t` holding `requests` requests of `context` tokens.
-double ReplicaBytes(const JobSpec& spec, const ModelFigures& f, int64_t t, double requests,
-                    double context, const MemorySettings& memory) {
+double ReplicaBytes(const JobSpec& spec, const ModelFigures& f, int64_t t, double kv_per_token,
+                    double requests, double context, const MemorySettings& memory) {
   const ServingSpec& s = spec.serving;
   const double tt = static_cast<double>(t);
   const double e = base::NumericFormatBytes(s.precision);
   const double weights = static_cast<double>(f.parameters) * e / tt;
-  const double kv =
-      static_cast<double>(KvCacheBytesPerToken(spec.model, s.precision)) * context * requests / tt;
+  const double kv = kv_per_token * context * requests / tt;
   // A decode step's activations (a few h-wide vectors per request) and fp32 logits.
   const double step = requests * (8 * static_cast<double>(spec.model.hidden_size) * 2 +
                                   4 * static_cast<double>(spec.model.vocab_size) / tt);
@@ -24,10 +23,31 @@ double ReplicaBytes(const JobSpec& spec, const ModelFigures& f, int64_t t, doubl
          static_cast<double>(memory.runtime_reserve_bytes);
 }
 
+// KV bytes per token of the whole model at `bits_per_value`.
+double KvBytesPerToken(const ModelSpec& m, double bits_per_value) {
+  return 2.0 * static_cast<double>(m.layers * m.kv_heads * m.head_dim()) * bits_per_value / 8;
+}
+
 }  // namespace
 
+std::vector<KvPrecision> AdmittedKvPrecisions(const ServingSpec& serving) {
+  std::vector<KvPrecision> out;
+  // The table's "weights" entry is the reference cache only for 16- and 32-bit weights; an
+  // 8-bit cache cast without group scales is not measured, so auto does not choose it.
+  const bool wide_weights = base::NumericFormatBytes(serving.precision) >= 2;
+  for (const KvPrecision& p : MeasuredKvPrecisions()) {
+    const bool named = serving.kv_precision == p.name;
+    const bool measured = wide_weights || !p.kv_bits.empty();
+    if (named || (serving.kv_precision == "auto" && measured && p.kl_mean <= serving.max_kv_kl)) {
+      out.push_back(p);
+    }
+  }
+  return out;
+}
+
 ServingEvaluation EvaluateServing(const JobSpec& spec, const cost::GpuSpec& gpu, int64_t tensor,
-                                  const MemorySettings& memory, const HardwareModel& hw) {
+                                  const KvPrecision& kv, const MemorySettings& memory,
+                                  const HardwareModel& hw) {
   const ServingSpec& s = spec.serving;
   const ModelSpec& m = spec.model;
   const ModelFigures f = ComputeModelFigures(m);
@@ -35,24 +55,28 @@ ServingEvaluation EvaluateServing(const JobSpec& spec, const cost::GpuSpec& gpu,
   const double capacity = static_cast<double>(gpu.MemoryBytes());
   ServingEvaluation e;
   e.tensor = tensor;
+  e.kv = kv;
+  e.kv_bits_per_value = KvBitsPerValue(kv, s.precision);
+  const double kv_per_token = KvBytesPerToken(m, e.kv_bits_per_value);
   e.replicas = spec.hardware.total_gpus() / tensor;
   e.requests_per_replica = (s.concurrent_requests + e.replicas - 1) / e.replicas;
   const double b = static_cast<double>(e.requests_per_replica);
   const double context = static_cast<double>(s.context_length);
-  const double bytes = ReplicaBytes(spec, f, tensor, b, context, memory);
+  const double bytes = ReplicaBytes(spec, f, tensor, kv_per_token, b, context, memory);
   e.memory_bytes_per_gpu = static_cast<int64_t>(std::min(std::ceil(bytes), 0x1p62));
   e.fits = bytes <= capacity;
   // The largest whole number of requests per replica, and context, that still fit (the bytes
   // grow linearly in each).
-  const double empty = ReplicaBytes(spec, f, tensor, 0, context, memory);
-  const double per_request = ReplicaBytes(spec, f, tensor, 1, context, memory) - empty;
+  const double empty = ReplicaBytes(spec, f, tensor, kv_per_token, 0, context, memory);
+  const double per_request =
+      ReplicaBytes(spec, f, tensor, kv_per_token, 1, context, memory) - empty;
   if (capacity > empty && per_request > 0) {
     const double n = std::floor((capacity - empty) / per_request);
     e.max_concurrent_requests =
         static_cast<int64_t>(std::min(n, 1e15)) * e.replicas;  // bounded for the cast
   }
-  const double no_context = ReplicaBytes(spec, f, tensor, b, 0, memory);
-  const double per_token = ReplicaBytes(spec, f, tensor, b, 1, memory) - no_context;
+  const double no_context = ReplicaBytes(spec, f, tensor, kv_per_token, b, 0, memory);
+  const double per_token = ReplicaBytes(spec, f, tensor, kv_per_token, b, 1, memory) - no_context;
   if (capacity > no_context && per_token > 0) {
     e.max_context_length =
         static_cast<int64_t>(std::min(std::floor((capacity - no_context) / per_token), 1e15));
@@ -61,8 +85,7 @@ ServingEvaluation EvaluateServing(const JobSpec& spec, const cost::GpuSpec& gpu,
   const double tt = static_cast<double>(tensor);
   const double ew = base::NumericFormatBytes(s.precision);
   const double read =
-      static_cast<double>(f.parameters) * ew / tt +
-      static_cast<double>(KvCacheBytesPerToken(m, s.precision)) * context / 2 * b / tt;
+      static_cast<double>(f.parameters) * ew / tt + kv_per_token * context / 2 * b / tt;
   const double hbm = gpu.memory_bandwidth_gbytes_per_s * 1e9 * hw.memory_bandwidth_fraction;
   const double peak = gpu.DenseTflops(s.precision).value_or(0) * 1e12 * hw.gemm_peak_fraction;
   const double flops = 2 * static_cast<double>(f.parameters) / tt * b;
@@ -87,16 +110,22 @@ ServingEvaluation EvaluateServing(const JobSpec& spec, const cost::GpuSpec& gpu,
 std::vector<ServingEvaluation> SearchServing(const JobSpec& spec, const cost::GpuSpec& gpu) {
   std::vector<ServingEvaluation> out;
   const ModelSpec& m = spec.model;
+  const std::vector<KvPrecision> widths = AdmittedKvPrecisions(spec.serving);
   for (int64_t t = 1; t <= spec.hardware.gpus_per_node; ++t) {
     if (spec.hardware.gpus_per_node % t != 0 || m.attention_heads % t != 0 || m.kv_heads % t != 0) {
       continue;
     }
-    out.push_back(EvaluateServing(spec, gpu, t));
+    for (const KvPrecision& kv : widths) out.push_back(EvaluateServing(spec, gpu, t, kv));
   }
   std::stable_sort(out.begin(), out.end(),
                    [](const ServingEvaluation& a, const ServingEvaluation& b) {
                      if (a.fits != b.fits) return a.fits;
-                     return a.tokens_per_s_per_gpu > b.tokens_per_s_per_gpu;
+                     // Equal within rounding: the more faithful cache.
+                     const double scale = std::max(a.tokens_per_s_per_gpu, b.tokens_per_s_per_gpu);
+                     if (std::abs(a.tokens_per_s_per_gpu - b.tokens_per_s_per_gpu) > 1e-9 * scale) {
+                       return a.tokens_per_s_per_gpu > b.tokens_per_s_per_gpu;
+                     }
+                     return a.kv.kl_mean < b.kv.kl_mean;
                    });
   return out;
 }
@@ -104,6 +133,15 @@ std::vector<ServingEvaluation> SearchServing(const JobSpec& spec, const cost::Gp
 base::Report ServingEvaluationToReport(const ServingEvaluation& e) {
   base::Report r = base::Report::object();
   r["tensor"] = e.tensor;
+  r["kv_precision"] = std::string(e.kv.name);
+  r["kv_bits_per_value"] = e.kv_bits_per_value;
+  if (e.kv.kv_bits.empty() && e.kv_bits_per_value < 16) {
+    r["kv_kl_mean"] = nullptr;  // an 8-bit cache without group scales: not measured
+    r["kv_top1_agreement"] = nullptr;
+  } else {
+    r["kv_kl_mean"] = e.kv.kl_mean;
+    r["kv_top1_agreement"] = e.kv.top1_agreement;
+  }
   r["replicas"] = e.replicas;
   r["requests_per_replica"] = e.requests_per_replica;
   r["fits"] = e.fits;

@@ -161,7 +161,16 @@ StepTime EstimateStepTime(const JobSpec& spec, const ModelFigures& figures, cons
   const double weights = params * sb.weight;
   const double backward_mb = layers * 2 * layer_compute_fwd;
   if (d > 1) {
-    if (c.zero_stage <= 1) {
+    if (c.zero_stage <= 1 && c.gradient_compression != GradCompression::kNone) {
+      const double host_bw =
+          hardware.host.memory_gbytes_per_s * 1e9 / static_cast<double>(hardware.gpus_per_node);
+      st.dp_comm_s =
+          CompressedExchangeSeconds(c.gradient_compression, params, sb.gradient, dd, host_bw,
+                                    hardware.host.pcie_gbytes_per_s * 1e9, dp_link,
+                                    hw.collective_fraction, hw.collective_latency_s)
+              .total();
+      st.dp_exposed_s = std::max(0.0, st.dp_comm_s - backward_mb);
+    } else if (c.zero_stage <= 1) {
       st.dp_comm_s = AllReduce(grads, dd, dp_link, hw);
       st.dp_exposed_s = std::max(0.0, st.dp_comm_s - backward_mb);
     } else if (c.zero_stage == 2) {
@@ -178,11 +187,21 @@ StepTime EstimateStepTime(const JobSpec& spec, const ModelFigures& figures, cons
   }
   // Optimizer: read and write master weights and states, read gradients, write weights.
   const double shard = c.zero_stage >= 1 ? params / dd : params;
-  st.optimizer_s =
-      Streaming(m, shard * (2.0 * (sb.master + sb.optimizer) + sb.gradient + sb.weight), 4);
+  if (c.offload_optimizer) {
+    const HostSpec& host = hardware.host;
+    const double host_bw =
+        host.memory_gbytes_per_s * 1e9 / static_cast<double>(hardware.gpus_per_node);
+    const double pcie = host.pcie_gbytes_per_s * 1e9;
+    st.optimizer_s = shard * (2.0 * (sb.master + sb.optimizer) + 4 + sb.weight) / host_bw;
+    st.offload_s =
+        std::max(0.0, shard * sb.gradient / pcie - backward_mb) + shard * sb.weight / pcie;
+  } else {
+    st.optimizer_s =
+        Streaming(m, shard * (2.0 * (sb.master + sb.optimizer) + sb.gradient + sb.weight), 4);
+  }
 
-  st.step_s =
-      st.compute_s + st.tp_comm_s + st.pp_bubble_s + st.pp_p2p_s + st.dp_exposed_s + st.optimizer_s;
+  st.step_s = st.compute_s + st.tp_comm_s + st.pp_bubble_s + st.pp_p2p_s + st.dp_exposed_s +
+              st.optimizer_s + st.offload_s;
 
   const double tokens_per_step =
       static_cast<double>(training.global_batch) * static_cast<double>(model.sequence_length);
@@ -208,6 +227,7 @@ base::Report StepTimeToReport(const StepTime& t) {
   r["data_parallel_comm_s"] = t.dp_comm_s;
   r["data_parallel_exposed_s"] = t.dp_exposed_s;
   r["optimizer_s"] = t.optimizer_s;
+  r["offload_s"] = t.offload_s;
   r["step_s"] = t.step_s;
   return r;
 }

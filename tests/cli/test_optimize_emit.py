@@ -94,6 +94,7 @@ try:
     rejected = False
 except Exception:
     rejected = True
+device = getattr(config.zero_config.offload_optimizer, "device", "none")
 print(json.dumps({
     "zero_stage": config.zero_optimization_stage,
     "train_batch_size": config.train_batch_size,
@@ -101,6 +102,7 @@ print(json.dumps({
     "accumulation": config.gradient_accumulation_steps,
     "bf16": config.bfloat16_config.enabled,
     "checkpointing": "activation_checkpointing" in raw,
+    "offload": str(getattr(device, "value", device)),  # a string or an enum, by version
     "misspelt_key_rejected": rejected,
 }))
 """
@@ -112,8 +114,23 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def test_deepspeed_reads_the_config(seedancectl, tmp_path):
-    report, out = emit(seedancectl, tmp_path, "deepspeed")
+# A 13B model on one GPU fits only with the optimizer states in host memory.
+OFFLOAD_JOB = """name: offload
+model: {family: llama, layers: 40, hidden_size: 5120, attention_heads: 40, kv_heads: 40,
+        ffn_size: 13824, vocab_size: 32000, sequence_length: 4096}
+training: {global_batch: 8, micro_batch: 1, precision: bf16, optimizer: adamw}
+hardware: {gpu: H100-SXM, gpus_per_node: 1,
+           host: {memory_gbytes: 1000, memory_gbytes_per_s: 200, pcie_gbytes_per_s: 50}}
+"""
+
+
+@pytest.mark.parametrize("job", ["default", "offload"])
+def test_deepspeed_reads_the_config(seedancectl, tmp_path, job):
+    extra = []
+    if job == "offload":
+        (tmp_path / "offload.yaml").write_text(OFFLOAD_JOB)
+        extra = [tmp_path / "offload.yaml"]
+    report, out = emit(seedancectl, tmp_path, "deepspeed", *extra)
     layout = report["emit"]["parallelism"]
     env = dict(os.environ, MASTER_ADDR="127.0.0.1", MASTER_PORT=str(free_port()), RANK="0",
                WORLD_SIZE="1", LOCAL_RANK="0", DS_ACCELERATOR="cpu")
@@ -129,6 +146,8 @@ def test_deepspeed_reads_the_config(seedancectl, tmp_path):
     assert got["accumulation"] == layout["gradient_accumulation_steps"]
     assert got["bf16"] is (report["training"]["precision"] == "bf16")
     assert got["checkpointing"] is (layout["recompute"] == "full")
+    assert got["offload"] == ("cpu" if layout["offload_optimizer"] else "none")
+    assert layout["offload_optimizer"] is (job == "offload")
 
 
 def torchrun(plan: dict, tmp_path: pathlib.Path, name: str) -> list[dict]:

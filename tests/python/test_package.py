@@ -27,8 +27,9 @@ def test_optimize_default_job():
     assert report["derived"]["parameters"] == 6_738_415_616
     assert report["derived"]["tokens_per_step"] == 512 * 4096
     assert list(report) == ["job", "model", "training", "parallelism", "hardware", "price",
-                            "derived", "links", "gpu_memory_bytes", "before", "search", "fits",
-                            "after", "saving", "reasons", "alternatives", "pareto_front"]
+                            "derived", "links", "gpu_memory_bytes", "fragmentation", "before",
+                            "search", "fits", "after", "saving", "reasons", "alternatives",
+                            "pareto_front"]
     assert report["fits"] is True
     assert report["after"]["memory_bytes_per_gpu"] <= report["gpu_memory_bytes"]
     assert report["saving"]["step_time_pct"] > 0

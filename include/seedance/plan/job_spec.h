@@ -5,11 +5,13 @@
 //   model:    {family, layers, hidden_size, attention_heads, kv_heads,
 //              ffn_size, vocab_size, sequence_length, tie_embeddings?}
 //   training: {global_batch, micro_batch, precision, optimizer}      # or
-//   serving:  {context_length, concurrent_requests, precision}
+//   serving:  {context_length, concurrent_requests, precision, kv_precision?, max_kv_kl?}
 //   hardware: {gpu, gpus_per_node, nodes, interconnect?: {intra_node, inter_node,
-//              intra_node_gbytes_per_s?, inter_node_gbytes_per_s?}}
+//              intra_node_gbytes_per_s?, inter_node_gbytes_per_s?},
+//              host?: {memory_gbytes, memory_gbytes_per_s, pcie_gbytes_per_s}}
 //   parallelism: {tensor, pipeline, virtual_stages, sequence_parallel,  # optional, training:
-//                 zero_stage, recompute}                   # how the job runs today ("before")
+//                 zero_stage, recompute, offload_optimizer,  # how the job runs today ("before")
+//                 gradient_compression}
 //   reliability: {gpu_mtbf_hours, checkpoint_write_gbytes_per_s,       # optional, training:
 //                 restart_s?}                              # the checkpoint interval
 //   price_per_gpu_hour_usd: 2.5                                      # optional
@@ -61,7 +63,21 @@ struct TrainingSpec {
 struct ServingSpec {
   int64_t context_length = 0;                                  // tokens of context per request
   int64_t concurrent_requests = 0;                             // requests resident at once
-  base::NumericFormat precision = base::NumericFormat::kBf16;  // weights and KV cache
+  base::NumericFormat precision = base::NumericFormat::kBf16;  // weights (and an unquantized KV)
+  // The KV cache's width: a name of plan/kv_precision.h's table, or "auto" (the fewest bytes whose
+  // measured KL divergence is at most max_kv_kl).
+  std::string kv_precision = "auto";
+  double max_kv_kl = 1e-3;  // KV-1's target for the 8-bit cache
+};
+
+// A node's host side, for optimizer-state offload: how much memory the node has, how fast it
+// streams, and each GPU's PCIe bandwidth to it (one direction). All three are given together, or
+// the section is absent and offload is not planned.
+struct HostSpec {
+  double memory_gbytes = 0;        // per node
+  double memory_gbytes_per_s = 0;  // per node, what a streaming loop over all cores reaches
+  double pcie_gbytes_per_s = 0;    // per GPU, one direction
+  bool given() const { return memory_gbytes > 0; }
 };
 
 struct HardwareSpec {
@@ -73,6 +89,7 @@ struct HardwareSpec {
   // Per-GPU bandwidth in one direction; 0: the planner's default for the link (plan/links.h).
   double intra_node_gbytes_per_s = 0;
   double inter_node_gbytes_per_s = 0;
+  HostSpec host;
   int64_t total_gpus() const { return gpus_per_node * nodes; }
 };
 

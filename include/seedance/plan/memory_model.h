@@ -27,6 +27,11 @@
 // stage, the LM head (or, tied, a copy of the embedding) on the last. The peak is the larger of
 // the two stages.
 //
+// Optimizer offload (ZeRO-Offload, DeepSpeed's offload_optimizer): the GPU keeps w and g; its
+// shard of the fp32 master weights and optimizer states, Ψ (m + o) / d, and an fp32 copy of its
+// gradient shard, 4 Ψ / d, live in host memory — gpus_per_node shards per node, which must fit
+// the node's hardware.host.memory_gbytes.
+//
 // Temporaries: two 25 MiB gradient buckets (PyTorch DDP's default) at ZeRO 0-2; at ZeRO 3 two
 // gathered layers' weights and one layer's unsharded gradients. Then a fragmentation margin on
 // everything the caching allocator holds, and a reserve for the CUDA context and libraries.
@@ -87,8 +92,9 @@ struct MemoryEstimate {
   int64_t fragmentation_bytes = 0;
   int64_t reserve_bytes = 0;
   int64_t total_bytes = 0;
+  int64_t host_bytes_per_node = 0;   // optimizer offload: the node's shards in host memory
   const char* peak_stage = "first";  // "first" or "last" pipeline stage
-  bool fits = false;
+  bool fits = false;                 // on the GPU and, with offload, in the host's memory
 };
 
 MemoryEstimate EstimateMemory(const JobSpec& spec, const ModelFigures& figures,

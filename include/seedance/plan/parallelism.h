@@ -16,6 +16,7 @@
 
 #include "seedance/base/report.h"
 #include "seedance/base/status.h"
+#include "seedance/plan/grad_compression.h"
 
 namespace seedance::plan {
 
@@ -36,6 +37,12 @@ struct ParallelConfig {
   int zero_stage = 0;              // 0..3 (FSDP full shard = 3, SHARD_GRAD_OP = 2)
   Recompute recompute = Recompute::kNone;
   int64_t micro_batch = 1;  // sequences per GPU per forward/backward pass
+  // ZeRO-Offload: fp32 master weights and optimizer states in host memory, the optimizer step on
+  // the CPU (DeepSpeed's offload_optimizer); needs ZeRO >= 1 and the spec's hardware.host.
+  bool offload_optimizer = false;
+  // Seedance's DDP hook instead of the gradient all-reduce (grad_compression.h): ZeRO 0/1, d > 1
+  // and the spec's hardware.host.
+  GradCompression gradient_compression = GradCompression::kNone;
 
   bool operator==(const ParallelConfig&) const = default;
 };
@@ -47,13 +54,15 @@ inline int64_t DataParallel(const ParallelConfig& c, int64_t gpus) {
 
 // Whether `c` is a valid layout of `spec` (a training job): TP within a node and dividing the
 // attention and key/value heads, TP x PP dividing the GPUs, PP x virtual stages dividing the
-// layers, sequence parallelism only with TP, ZeRO 0..3, and a micro-batch such that
-// micro_batch x d divides the global batch. The error names the key (`where_prefix` + key).
+// layers, sequence parallelism only with TP, ZeRO 0..3, optimizer offload only with ZeRO >= 1 and
+// a described host, gradient compression only with ZeRO <= 1, data parallelism and a described
+// host, and a micro-batch such that micro_batch x d divides the global batch. The error names the
+// key (`where_prefix` + key).
 base::Status CheckParallelism(const ParallelConfig& c, const JobSpec& spec,
                               std::string_view where_prefix = "parallelism.");
 
 // The spec's keys: tensor, pipeline, virtual_stages, sequence_parallel, zero_stage, recompute,
-// micro_batch.
+// offload_optimizer, gradient_compression, micro_batch.
 base::Report ParallelismToReport(const ParallelConfig& c, int64_t gpus, int64_t global_batch);
 
 }  // namespace seedance::plan

@@ -17,11 +17,17 @@
 // Per step, m = micro-batches per pipeline: m x T(micro-batch) + the 1F1B bubble (p - 1)/v x
 // T(micro-batch) + point-to-point activation transfers + the exposed data-parallel traffic + the
 // optimizer step (bandwidth-bound over the GPU's shard of the states).
+// With optimizer offload the step runs on the CPU instead, streaming the shard's master weights
+// and states (read and written), its fp32 gradients and the new weights through the node's
+// host memory bandwidth shared by its GPUs; the gradient shard goes to the host over PCIe during
+// the last micro-batch's backward (the part longer than it is exposed) and the updated weight
+// shard comes back before the next step (exposed).
 // Data parallelism (ring, per-GPU link: NVLink when the group fits in a node, else the GPU's
-// share of the network): ZeRO 0/1 one all-reduce of the gradients per step, overlapped with the
-// last micro-batch's backward; ZeRO 2 a reduce-scatter per micro-batch (overlapped with its
-// backward) and an all-gather of the weights after the step; ZeRO 3 two all-gathers of the
-// weights and a reduce-scatter of the gradients per micro-batch, overlapped with its compute.
+// share of the network): ZeRO 0/1 one all-reduce of the gradients per step (or, compressed, the
+// hook's exchange of grad_compression.h), overlapped with the last micro-batch's backward; ZeRO 2 a
+// reduce-scatter per micro-batch (overlapped with its backward) and an all-gather of the weights
+// after the step; ZeRO 3 two all-gathers of the weights and a reduce-scatter of the gradients per
+// micro-batch, overlapped with its compute.
 //
 // FLOPs: model FLOPs are the PaLM convention (6 N + 12 L h s per token, full attention, no
 // recomputation) — MFU; hardware FLOPs add the recomputed forward — HFU.
@@ -47,7 +53,8 @@ struct StepTime {
   double pp_p2p_s = 0;      // activations sent between stages
   double dp_comm_s = 0;     // data-parallel traffic before overlap
   double dp_exposed_s = 0;  // the part not hidden behind compute
-  double optimizer_s = 0;
+  double optimizer_s = 0;   // on the GPU, or on the CPU with optimizer offload
+  double offload_s = 0;     // offload's exposed PCIe transfers
   double step_s = 0;
   double model_flops_per_step = 0;     // whole job
   double hardware_flops_per_step = 0;  // whole job, recompute included

@@ -1,0 +1,135 @@
+// Optimizer offload (ZeRO-Offload) in the memory model, the time model, the search and the
+// emitted DeepSpeed config.
+#include <gtest/gtest.h>
+
+#include "seedance/plan/emit.h"
+#include "seedance/plan/memory_model.h"
+#include "seedance/plan/search.h"
+#include "seedance/plan/time_model.h"
+
+namespace seedance::plan {
+namespace {
+
+// A 13B Llama on one node of `gpus` H100s; `host` is the hardware.host section or "".
+JobSpec Job13B(const std::string& host, int64_t gpus = 8) {
+  const std::string yaml =
+      "name: offload\n"
+      "model: {family: llama, layers: 40, hidden_size: 5120, attention_heads: 40, kv_heads: 40,\n"
+      "        ffn_size: 13824, vocab_size: 32000, sequence_length: 4096}\n"
+      "training: {global_batch: 64, micro_batch: 1, precision: bf16, optimizer: adamw}\n"
+      "hardware: {gpu: H100-SXM, gpus_per_node: " +
+      std::to_string(gpus) + (host.empty() ? "" : ", host: " + host) + "}\n";
+  auto spec = ParseJobSpec(yaml, "o.yaml", cost::GpuCatalog::BuiltIn());
+  EXPECT_TRUE(spec.ok()) << spec.status().ToString();
+  return *spec;
+}
+
+const char* kHost = "{memory_gbytes: 2000, memory_gbytes_per_s: 400, pcie_gbytes_per_s: 50}";
+
+const cost::GpuSpec& H100() { return **cost::GpuCatalog::BuiltIn().Get("H100-SXM"); }
+
+// The GPU keeps 16-bit weights and gradients; the host keeps each shard's fp32 master weights,
+// Adam's two moments and an fp32 gradient copy: 16 bytes per parameter of the shard.
+TEST(OffloadTest, MemoryMovesMasterAndStatesToTheHost) {
+  const JobSpec spec = Job13B(kHost);
+  const ModelFigures f = ComputeModelFigures(spec.model);
+  ParallelConfig c{.zero_stage = 1, .recompute = Recompute::kFull, .micro_batch = 1};
+  const MemoryEstimate on = EstimateMemory(spec, f, c, H100().MemoryBytes());
+  c.offload_optimizer = true;
+  const MemoryEstimate off = EstimateMemory(spec, f, c, H100().MemoryBytes());
+  const double psi = static_cast<double>(f.parameters);
+  EXPECT_NEAR(static_cast<double>(off.model_state_bytes), psi * 4, 1);  // w + g
+  EXPECT_NEAR(static_cast<double>(on.model_state_bytes), psi * (4 + 12.0 / 8), 1);
+  EXPECT_NEAR(static_cast<double>(off.host_bytes_per_node), psi / 8 * 16 * 8, 8);
+  EXPECT_EQ(on.host_bytes_per_node, 0);
+  EXPECT_EQ(off.activation_bytes, on.activation_bytes);
+  // A host too small for the shards: the layout does not fit, however empty the GPU.
+  const JobSpec small_host =
+      Job13B("{memory_gbytes: 100, memory_gbytes_per_s: 400, pcie_gbytes_per_s: 50}");
+  EXPECT_FALSE(EstimateMemory(small_host, f, c, H100().MemoryBytes()).fits);
+  EXPECT_TRUE(off.fits);
+}
+
+// The CPU step streams the shard's master weights and moments (read and write), its fp32
+// gradients and the new 16-bit weights at the node's bandwidth shared by 8 GPUs; the weight
+// shard's upload is exposed, the gradient shard's download hides behind the backward pass.
+TEST(OffloadTest, TimeChargesTheHostStepAndTheUpload) {
+  const JobSpec spec = Job13B(kHost);
+  const ModelFigures f = ComputeModelFigures(spec.model);
+  const Links links = ResolveLinks(spec.hardware, H100());
+  ParallelConfig c{.zero_stage = 2, .recompute = Recompute::kFull, .micro_batch = 1};
+  const StepTime gpu_step = EstimateStepTime(spec, f, c, H100(), links);
+  c.offload_optimizer = true;
+  const StepTime host_step = EstimateStepTime(spec, f, c, H100(), links);
+  const double shard = static_cast<double>(f.parameters) / 8;
+  EXPECT_NEAR(host_step.optimizer_s, shard * (2 * 12 + 4 + 2) / (400e9 / 8), 1e-9);
+  EXPECT_GE(host_step.offload_s, shard * 2 / 50e9 - 1e-12);
+  EXPECT_NEAR(host_step.step_s - host_step.optimizer_s - host_step.offload_s,
+              gpu_step.step_s - gpu_step.optimizer_s, 1e-9);
+  EXPECT_EQ(gpu_step.offload_s, 0);
+}
+
+// Offload is weighed only when the host is described, and chosen only when it pays. On 8 GPUs
+// ZeRO 3 fits without it and is faster (offload is among the fitting layouts, slower, and the
+// reasons say by how much); on one GPU nothing fits without it, and the plan offloads.
+TEST(OffloadTest, SearchChoosesOffloadOnlyWhenItPays) {
+  const SearchResult without = Search(Job13B(""), H100());
+  for (const Evaluation& e : without.fitting) EXPECT_FALSE(e.config.offload_optimizer);
+  const JobSpec spec = Job13B(kHost);
+  const SearchResult with = Search(spec, H100());
+  EXPECT_GT(with.candidates, without.candidates);
+  ASSERT_FALSE(with.fitting.empty());
+  EXPECT_FALSE(with.fitting.front().config.offload_optimizer);
+  EXPECT_EQ(with.fitting.front().config, without.fitting.front().config);
+  size_t plain = 0, offloaded = 0;
+  for (const Evaluation& e : with.fitting) {
+    if (!e.config.offload_optimizer) {
+      plain += e.config.gradient_compression == GradCompression::kNone ? 1 : 0;
+      continue;
+    }
+    ++offloaded;
+    EXPECT_GE(e.config.zero_stage, 1);
+    EXPECT_LE(static_cast<double>(e.memory.host_bytes_per_node),
+              spec.hardware.host.memory_gbytes * 1e9);
+  }
+  EXPECT_EQ(plain, without.fitting.size());  // the layouts without offload are all still there
+  EXPECT_GT(offloaded, 0u);
+  bool named = false;
+  for (const std::string& r : Reasons(with.fitting.front(), spec, H100(), {})) {
+    named = named || r.starts_with("offload_optimizer false");
+  }
+  EXPECT_TRUE(named);
+
+  // One GPU: 16 bytes per parameter of model states alone exceed 80 GB.
+  EXPECT_TRUE(Search(Job13B("", 1), H100()).fitting.empty());
+  const SearchResult single = Search(Job13B(kHost, 1), H100());
+  ASSERT_FALSE(single.fitting.empty());
+  for (const Evaluation& e : single.fitting) EXPECT_TRUE(e.config.offload_optimizer);
+}
+
+TEST(OffloadTest, LayoutRulesNameTheKey) {
+  JobSpec spec = Job13B(kHost);
+  ParallelConfig c{.zero_stage = 0, .micro_batch = 1, .offload_optimizer = true};
+  base::Status s = CheckParallelism(c, spec);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.where(), "parallelism.offload_optimizer");
+  c.zero_stage = 1;
+  EXPECT_TRUE(CheckParallelism(c, spec).ok());
+  s = CheckParallelism(c, Job13B(""));
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.where(), "parallelism.offload_optimizer");
+  // A host section missing a field is an error naming it.
+  auto bad = ParseJobSpec(
+      "name: x\nmodel: {family: llama, layers: 2, hidden_size: 64, attention_heads: 4, "
+      "kv_heads: 4, ffn_size: 128, vocab_size: 100, sequence_length: 32}\n"
+      "training: {global_batch: 8, micro_batch: 1}\n"
+      "hardware: {gpu: H100-SXM, gpus_per_node: 8, host: {memory_gbytes: 10, "
+      "memory_gbytes_per_s: 10}}\n",
+      "o.yaml", cost::GpuCatalog::BuiltIn());
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().where().find("hardware.host.pcie_gbytes_per_s"), std::string::npos)
+      << bad.status().ToString();
+}
+
+}  // namespace
+}  // namespace seedance::plan

@@ -1,0 +1,206 @@
+#include "seedance/plan/step_replay.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "seedance/mem/replay.h"
+#include "seedance/plan/memory_model.h"
+
+namespace seedance::plan {
+namespace {
+
+using mem::Buffer;
+using mem::BufferKind;
+
+// Appends a buffer of at least one byte (the allocator serves no empty requests; a zero-size
+// term is simply absent).
+void Add(std::vector<Buffer>& out, std::string id, int64_t lower, int64_t upper, double bytes,
+         BufferKind kind) {
+  const auto size = static_cast<int64_t>(std::ceil(bytes));
+  if (size <= 0 || upper <= lower) return;
+  out.push_back(Buffer{std::move(id), lower, upper, size, kind});
+}
+
+// One pass (forward or backward) of one micro-batch on the stage: its time span.
+struct Pass {
+  int64_t micro_batch = 0;
+  bool forward = true;
+  int64_t start = 0;  // the first unit; a pass takes `units` consecutive units
+};
+
+}  // namespace
+
+base::StatusOr<std::vector<Buffer>> PlannedStepBuffers(const JobSpec& spec,
+                                                       const ModelFigures& figures,
+                                                       const ParallelConfig& c) {
+  SEEDANCE_RETURN_IF_ERROR(CheckParallelism(c, spec));
+  const ModelSpec& model = spec.model;
+  const TrainingSpec& training = spec.training;
+  const int64_t d = DataParallel(c, spec.hardware.total_gpus());
+  const int64_t m = training.global_batch / (c.micro_batch * d);
+  const MemoryEstimate peak = EstimateMemory(spec, figures, c, int64_t{1} << 62);
+  const bool last = std::string(peak.peak_stage) == "last";
+  const bool has_head = c.pipeline == 1 || last;
+  const bool has_embedding = c.pipeline == 1 || !last;
+  const int64_t in_flight = last ? 1 : static_cast<int64_t>(std::ceil(InFlightMicroBatches(c, m)));
+  const int64_t simulated = std::min(m, in_flight + 2);
+  const int64_t layers = model.layers / c.pipeline;
+  const int64_t units = layers + (has_head ? 1 : 0);  // a pass's time units
+  const double t = static_cast<double>(c.tensor);
+
+  // 1F1B on this stage.
+  std::vector<Pass> passes;
+  int64_t next_forward = 0, next_backward = 0, clock = 0;
+  auto run = [&](bool forward) {
+    passes.push_back({forward ? next_forward++ : next_backward++, forward, clock});
+    clock += units;
+  };
+  while (next_forward < std::min(in_flight, simulated)) run(true);
+  while (next_forward < simulated) {
+    run(false);
+    run(true);
+  }
+  while (next_backward < simulated) run(false);
+  const int64_t end = clock + 1;  // the optimizer step
+
+  std::vector<Buffer> out;
+  // Model states, per layer and for the stage's embedding and head.
+  const StateBytes sb = StateBytesFor(training);
+  auto states = [&](const std::string& name, int64_t params) {
+    const StateBytes w{.weight = sb.weight, .gradient = 0, .master = 0, .optimizer = 0};
+    const StateBytes g{.weight = 0, .gradient = sb.gradient, .master = 0, .optimizer = 0};
+    const StateBytes mo{.weight = 0,
+                        .gradient = 0,
+                        .master = c.offload_optimizer ? 0 : sb.master,
+                        .optimizer = c.offload_optimizer ? 0 : sb.optimizer};
+    Add(out, name + ".weights", 0, end,
+        static_cast<double>(ModelStateBytes(params, w, c.zero_stage, d)), BufferKind::kWeight);
+    Add(out, name + ".gradients", 0, end,
+        static_cast<double>(ModelStateBytes(params, g, c.zero_stage, d)), BufferKind::kGradient);
+    Add(out, name + ".optimizer", 0, end,
+        static_cast<double>(ModelStateBytes(params, mo, c.zero_stage, d)),
+        BufferKind::kOptimizerState);
+  };
+  const int64_t layer_params = figures.layer_parameters / c.tensor;
+  for (int64_t i = 0; i < layers; ++i) states("layer" + std::to_string(i), layer_params);
+  int64_t root_params = 0;
+  if (has_embedding) root_params += figures.embedding_parameters / c.tensor;
+  if (has_head) {
+    const bool tied_copy = c.pipeline > 1 && model.tie_embeddings;
+    root_params +=
+        (tied_copy ? figures.embedding_parameters : figures.lm_head_parameters) / c.tensor;
+    root_params += figures.parameters - figures.embedding_parameters -
+                   model.layers * figures.layer_parameters - figures.lm_head_parameters;
+  }
+  states("root", root_params);
+
+  // Activation parts of one layer and one micro-batch.
+  ParallelConfig keep_all = c;
+  keep_all.recompute = Recompute::kNone;
+  const LayerActivations parts = LayerActivationParts(model, training, keep_all, {});
+  double attention = 0, mlp = 0, norms = 0;
+  for (const DroppablePart& part : parts.parts) {
+    const auto bytes = static_cast<double>(part.bytes);
+    if (part.name == "attention") attention = bytes;
+    if (part.name == "mlp") mlp = bytes;
+    if (part.name == "norms") norms = bytes;
+  }
+  const auto input = static_cast<double>(parts.kept_bytes);
+  const double kept_attention =
+      c.recompute == Recompute::kSelective
+          ? static_cast<double>(LayerActivationBytes(model, training, c)) - input - mlp - norms
+          : attention;
+  const double e = sb.weight;  // bytes per activation element (16-bit or fp32 training)
+  const double sp = c.sequence_parallel ? t : 1;
+  const double tokens =
+      static_cast<double>(model.sequence_length) * static_cast<double>(c.micro_batch);
+  const double grad_flow = e * tokens * static_cast<double>(model.hidden_size) / sp;
+  const double sbv = tokens * static_cast<double>(model.vocab_size) / t;
+  const double gathered_layer = static_cast<double>(layer_params) * sb.weight;
+  const double unsharded_grads = static_cast<double>(layer_params) * sb.gradient;
+  const double root_gathered = static_cast<double>(root_params) * sb.weight;
+  const double root_unsharded_grads = static_cast<double>(root_params) * sb.gradient;
+
+  std::vector<int64_t> forward_start(static_cast<size_t>(simulated));
+  for (const Pass& pass : passes) {
+    const std::string mb = "mb" + std::to_string(pass.micro_batch);
+    if (pass.forward) {
+      forward_start[static_cast<size_t>(pass.micro_batch)] = pass.start;
+      continue;
+    }
+    // The backward pass: the head first (if any), then the layers in reverse.
+    const int64_t f0 = forward_start[static_cast<size_t>(pass.micro_batch)];
+    const int64_t b0 = pass.start;
+    auto forward_of = [&](int64_t layer) { return f0 + layer; };
+    auto backward_of = [&](int64_t layer) {
+      return b0 + (has_head ? 1 : 0) + (layers - 1 - layer);
+    };
+    for (int64_t i = 0; i < layers; ++i) {
+      const std::string id = mb + ".layer" + std::to_string(i);
+      const int64_t f = forward_of(i), b = backward_of(i);
+      Add(out, id + ".input", f, b + 1, input, BufferKind::kActivation);
+      const bool full = c.recompute == Recompute::kFull;
+      const int64_t from = full ? b : f;  // recomputed parts exist for the backward pass alone
+      Add(out, id + ".attention", from, b + 1, full ? attention : kept_attention,
+          BufferKind::kActivation);
+      Add(out, id + ".mlp", from, b + 1, mlp, BufferKind::kActivation);
+      Add(out, id + ".norms", from, b + 1, norms, BufferKind::kActivation);
+      Add(out, id + ".grad_input", b, b + 1, grad_flow, BufferKind::kActivation);
+      if (c.zero_stage == 3) {
+        Add(out, id + ".gathered_fwd", f, f + 2, gathered_layer, BufferKind::kWorkspace);
+        Add(out, id + ".gathered_bwd", b, b + 2, gathered_layer, BufferKind::kWorkspace);
+        Add(out, id + ".unsharded_grads", b, b + 1, unsharded_grads, BufferKind::kWorkspace);
+      }
+    }
+    if (has_head) {
+      const int64_t head_f = f0 + layers;
+      Add(out, mb + ".logits", head_f, b0 + 1, e * sbv, BufferKind::kActivation);
+      Add(out, mb + ".logits_fp32", head_f, b0 + 1, 4 * sbv, BufferKind::kActivation);
+    }
+    if (c.zero_stage == 3) {
+      Add(out, mb + ".root_unsharded_grads", b0, b0 + units, root_unsharded_grads,
+          BufferKind::kWorkspace);
+    } else {
+      for (int bucket = 0; bucket < 2; ++bucket) {
+        Add(out, mb + ".bucket" + std::to_string(bucket), b0, b0 + units, 25.0 * (1 << 20),
+            BufferKind::kWorkspace);
+      }
+    }
+  }
+  // One gathered copy of the root unit while any micro-batch is between its forward and its
+  // backward pass: from the step's first forward pass to its last backward pass.
+  if (c.zero_stage == 3) {
+    Add(out, "root_gathered", 0, clock, root_gathered, BufferKind::kWorkspace);
+  }
+  return out;
+}
+
+base::StatusOr<StepReplay> ReplayPlannedStep(const JobSpec& spec, const ModelFigures& figures,
+                                             const ParallelConfig& c, mem::AllocatorPolicy policy) {
+  SEEDANCE_ASSIGN_OR_RETURN(std::vector<Buffer> buffers, PlannedStepBuffers(spec, figures, c));
+  SEEDANCE_ASSIGN_OR_RETURN(mem::ReplayResult r, mem::Replay(buffers, policy));
+  StepReplay s;
+  s.policy = policy;
+  s.buffers = static_cast<int64_t>(buffers.size());
+  s.requested_peak_bytes = r.requested_peak_bytes;
+  s.reserved_peak_bytes = r.reserved_peak_bytes;
+  s.margin_fraction = r.requested_peak_bytes > 0
+                          ? static_cast<double>(r.reserved_peak_bytes) /
+                                    static_cast<double>(r.requested_peak_bytes) -
+                                1
+                          : 0;
+  return s;
+}
+
+base::Report StepReplayToReport(const StepReplay& r) {
+  base::Report out = base::Report::object();
+  out["policy"] = std::string(mem::AllocatorPolicyName(r.policy));
+  out["buffers"] = r.buffers;
+  out["requested_peak_bytes"] = r.requested_peak_bytes;
+  out["reserved_peak_bytes"] = r.reserved_peak_bytes;
+  out["margin_fraction"] = r.margin_fraction;
+  return out;
+}
+
+}  // namespace seedance::plan
