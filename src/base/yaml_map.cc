@@ -226,6 +226,38 @@ StatusOr<std::string> YamlMap::GetChoice(std::string_view key,
       Where(key));
 }
 
+StatusOr<std::vector<std::string>> YamlMap::GetChoiceList(
+    std::string_view key, std::span<const std::string_view> choices) const {
+  YAML::Node v = Find(key);
+  std::vector<std::string> out;
+  if (!v.IsDefined()) return out;
+  if (!v.IsSequence() || v.size() == 0) return TypeError(key, "a non-empty list", v);
+  for (size_t i = 0; i < v.size(); ++i) {
+    const std::string element = std::string(key) + "[" + std::to_string(i) + "]";
+    const std::string where =
+        file_ + ":" + std::to_string(v[i].Mark().line + 1) + ": " + KeyPath(element);
+    if (!v[i].IsScalar() || v[i].Scalar().empty()) {
+      return InvalidArgumentError(
+          Quote(KeyPath(element)) + " must be a string, got " + Describe(v[i]), where);
+    }
+    const std::string& value = v[i].Scalar();
+    bool known = false;
+    for (std::string_view c : choices) known = known || c == value;
+    if (!known) {
+      return InvalidArgumentError(Quote(KeyPath(element)) + " must be one of: " +
+                                      JoinChoices(choices) + "; got " + Quote(value),
+                                  where);
+    }
+    for (const std::string& seen : out) {
+      if (seen == value) {
+        return InvalidArgumentError(Quote(KeyPath(element)) + " repeats " + Quote(value), where);
+      }
+    }
+    out.push_back(value);
+  }
+  return out;
+}
+
 StatusOr<YamlMap> YamlMap::GetMap(std::string_view key) const {
   YAML::Node v = Find(key);
   if (!v.IsDefined()) {

@@ -77,6 +77,31 @@ TEST(YamlMapTest, ErrorsNameFileLineAndKey) {
   EXPECT_EQ(not_map.where(), "t.yaml:1: name");
 }
 
+TEST(YamlMapTest, ChoiceLists) {
+  auto root = Load(
+      "a: [bf16, fp8]\n"  // line 1
+      "b:\n"              // line 2
+      "  - fp32\n"        // line 3
+      "  - int3\n"        // line 4
+      "c: [bf16, bf16]\n"
+      "d: []\n"
+      "e: bf16\n"
+      "f: [[bf16]]\n");
+  ASSERT_TRUE(root.ok()) << root.status().ToString();
+  const std::string_view formats[] = {"fp32", "bf16", "fp8"};
+  EXPECT_EQ(*root->GetChoiceList("a", formats), (std::vector<std::string>{"bf16", "fp8"}));
+  EXPECT_TRUE(root->GetChoiceList("absent", formats)->empty());
+  auto b = root->GetChoiceList("b", formats);
+  ASSERT_FALSE(b.ok());
+  EXPECT_EQ(b.status().where(), "t.yaml:4: b[1]");
+  EXPECT_NE(b.status().message().find("int3"), std::string::npos);
+  EXPECT_NE(root->GetChoiceList("c", formats).status().message().find("repeats"),
+            std::string::npos);
+  EXPECT_EQ(root->GetChoiceList("d", formats).status().where(), "t.yaml:6: d");
+  EXPECT_EQ(root->GetChoiceList("e", formats).status().where(), "t.yaml:7: e");
+  EXPECT_FALSE(root->GetChoiceList("f", formats).ok());
+}
+
 TEST(YamlMapTest, DuplicateKeysAreRejected) {
   auto root = Load("a: 1\nb: 2\na: 3\n");
   ASSERT_TRUE(root.ok());

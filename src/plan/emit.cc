@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "seedance/base/enum_names.h"
+#include "seedance/plan/memory_model.h"
 
 namespace seedance::plan {
 namespace {
@@ -37,10 +38,13 @@ bool TorchPrecision(NumericFormat p) {
 }
 
 std::string DeepSpeedBlocker(const JobSpec& spec, const ParallelConfig& c) {
+  if (TrainingOf(spec.training, c).optimizer_states != NumericFormat::kFp32) {
+    return "bf16 optimizer states are not a setting of the configuration this plan writes";
+  }
   if (c.gradient_compression != GradCompression::kNone) {
     return "DeepSpeed's engine reduces gradients itself; Seedance's compression hook is a DDP hook";
   }
-  const NumericFormat p = spec.training.precision;
+  const NumericFormat p = TrainingOf(spec.training, c).precision;
   if (!TorchPrecision(p)) {
     return "DeepSpeed's config has no " + std::string(base::NumericFormatName(p)) +
            " training setting";
@@ -59,10 +63,13 @@ std::string DeepSpeedBlocker(const JobSpec& spec, const ParallelConfig& c) {
 }
 
 std::string FsdpBlocker(const JobSpec& spec, const ParallelConfig& c) {
+  if (TrainingOf(spec.training, c).optimizer_states != NumericFormat::kFp32) {
+    return "bf16 optimizer states are not a setting of the configuration this plan writes";
+  }
   if (c.gradient_compression != GradCompression::kNone) {
     return "the FSDP plan's script does not register Seedance's compression hook";
   }
-  const NumericFormat p = spec.training.precision;
+  const NumericFormat p = TrainingOf(spec.training, c).precision;
   if (!TorchPrecision(p)) {
     return "FSDP's mixed-precision policy has no " + std::string(base::NumericFormatName(p));
   }
@@ -81,6 +88,9 @@ std::string FsdpBlocker(const JobSpec& spec, const ParallelConfig& c) {
 }
 
 std::string MegatronBlocker(const JobSpec& spec, const ParallelConfig& c) {
+  if (TrainingOf(spec.training, c).optimizer_states != NumericFormat::kFp32) {
+    return "bf16 optimizer states are not a setting of the configuration this plan writes";
+  }
   if (c.gradient_compression != GradCompression::kNone) {
     return "Megatron-LM's data-parallel reduction cannot take a DDP communication hook";
   }
@@ -104,8 +114,9 @@ Report DeepSpeedConfig(const JobSpec& spec, const ParallelConfig& c) {
   r["train_batch_size"] = spec.training.global_batch;
   r["train_micro_batch_size_per_gpu"] = c.micro_batch;
   r["gradient_accumulation_steps"] = Accumulation(spec, c);
-  if (spec.training.precision == NumericFormat::kBf16) r["bf16"] = {{"enabled", true}};
-  if (spec.training.precision == NumericFormat::kFp16) {
+  if (TrainingOf(spec.training, c).precision == NumericFormat::kBf16)
+    r["bf16"] = {{"enabled", true}};
+  if (TrainingOf(spec.training, c).precision == NumericFormat::kFp16) {
     // loss_scale 0: dynamic loss scaling from 2^16.
     r["fp16"] = {{"enabled", true}, {"loss_scale", 0}, {"initial_scale_power", 16}};
   }
@@ -131,7 +142,7 @@ Report DeepSpeedConfig(const JobSpec& spec, const ParallelConfig& c) {
 }
 
 Report FsdpPlan(const JobSpec& spec, const ParallelConfig& c) {
-  const NumericFormat p = spec.training.precision;
+  const NumericFormat p = TrainingOf(spec.training, c).precision;
   Report r = Report::object();
   r["format"] = "seedance-fsdp-plan/1";
   r["sharding_strategy"] = c.zero_stage == 3   ? "FULL_SHARD"
@@ -177,7 +188,7 @@ Report MegatronArgs(const JobSpec& spec, const ParallelConfig& c) {
   }
   flag("--micro-batch-size", c.micro_batch);
   flag("--global-batch-size", spec.training.global_batch);
-  switch (spec.training.precision) {
+  switch (TrainingOf(spec.training, c).precision) {
     case NumericFormat::kBf16:
       a.emplace_back("--bf16");
       break;

@@ -19,6 +19,7 @@ constexpr int64_t kMaxCount = int64_t{1} << 40;  // keeps every product below 2^
 constexpr std::string_view kFamilies[] = {"llama", "gpt"};
 constexpr std::string_view kTrainingPrecisions[] = {"fp32", "tf32", "bf16", "fp16", "fp8"};
 constexpr std::string_view kServingPrecisions[] = {"fp32", "bf16", "fp16", "fp8", "int8"};
+constexpr std::string_view kOptimizerStates[] = {"fp32", "bf16"};
 constexpr std::string_view kOptimizers[] = {"adamw", "adam", "sgd", "sgd-momentum", "lion"};
 constexpr std::string_view kIntraNode[] = {"nvlink", "xgmi", "pcie"};
 constexpr std::string_view kInterNode[] = {"infiniband", "roce", "ethernet", "none"};
@@ -95,7 +96,8 @@ Status CheckGpuRuns(const YamlMap& m, std::string_view key, NumericFormat format
 
 StatusOr<TrainingSpec> ParseTraining(const YamlMap& m, const cost::GpuSpec& gpu) {
   SEEDANCE_RETURN_IF_ERROR(
-      m.CheckKeys({"global_batch", "micro_batch", "precision", "optimizer", "attention"}));
+      m.CheckKeys({"global_batch", "micro_batch", "precision", "optimizer", "attention",
+                   "optimizer_states", "search_precisions", "search_optimizer_states"}));
   TrainingSpec t;
   SEEDANCE_ASSIGN_OR_RETURN(t.global_batch, Count(m, "global_batch"));
   SEEDANCE_ASSIGN_OR_RETURN(t.micro_batch, Count(m, "micro_batch"));
@@ -104,6 +106,30 @@ StatusOr<TrainingSpec> ParseTraining(const YamlMap& m, const cost::GpuSpec& gpu)
   SEEDANCE_RETURN_IF_ERROR(CheckGpuRuns(m, "precision", t.precision, gpu));
   SEEDANCE_ASSIGN_OR_RETURN(t.optimizer, m.GetChoice("optimizer", kOptimizers, "adamw"));
   SEEDANCE_ASSIGN_OR_RETURN(t.attention, m.GetChoice("attention", kAttention, "flash"));
+  SEEDANCE_ASSIGN_OR_RETURN(std::string states,
+                            m.GetChoice("optimizer_states", kOptimizerStates, "fp32"));
+  SEEDANCE_ASSIGN_OR_RETURN(t.optimizer_states,
+                            base::ParseNumericFormat(states, m.Where("optimizer_states")));
+  SEEDANCE_ASSIGN_OR_RETURN(std::vector<std::string> precisions,
+                            m.GetChoiceList("search_precisions", kTrainingPrecisions));
+  for (size_t i = 0; i < precisions.size(); ++i) {
+    const std::string key = "search_precisions[" + std::to_string(i) + "]";
+    SEEDANCE_ASSIGN_OR_RETURN(NumericFormat f,
+                              base::ParseNumericFormat(precisions[i], m.Where(key)));
+    if (!gpu.DenseTflops(f)) {
+      return InvalidArgumentError("'" + m.KeyPath(key) + "' is " + precisions[i] + ", which GPU '" +
+                                      gpu.id + "' does not run",
+                                  m.Where("search_precisions"));
+    }
+    t.search_precisions.push_back(f);
+  }
+  SEEDANCE_ASSIGN_OR_RETURN(std::vector<std::string> state_list,
+                            m.GetChoiceList("search_optimizer_states", kOptimizerStates));
+  for (const std::string& s : state_list) {
+    SEEDANCE_ASSIGN_OR_RETURN(NumericFormat f,
+                              base::ParseNumericFormat(s, m.Where("search_optimizer_states")));
+    t.search_optimizer_states.push_back(f);
+  }
   if (t.micro_batch > t.global_batch) {
     return InvalidArgumentError("'training.micro_batch' (" + std::to_string(t.micro_batch) +
                                     ") must not exceed 'training.global_batch' (" +
@@ -339,6 +365,18 @@ base::Report JobSpecToReport(const JobSpec& spec) {
     t["precision"] = base::NumericFormatName(spec.training.precision);
     t["optimizer"] = spec.training.optimizer;
     t["attention"] = spec.training.attention;
+    t["optimizer_states"] = base::NumericFormatName(spec.training.optimizer_states);
+    auto names = [](const std::vector<NumericFormat>& formats) {
+      base::Report list = base::Report::array();
+      for (NumericFormat f : formats) list.push_back(std::string(base::NumericFormatName(f)));
+      return list;
+    };
+    if (!spec.training.search_precisions.empty()) {
+      t["search_precisions"] = names(spec.training.search_precisions);
+    }
+    if (!spec.training.search_optimizer_states.empty()) {
+      t["search_optimizer_states"] = names(spec.training.search_optimizer_states);
+    }
     r["parallelism"] = ParallelismToReport(spec.parallelism, spec.hardware.total_gpus(),
                                            spec.training.global_batch);
   } else {

@@ -34,6 +34,13 @@ StageParams ParamsPerStage(const ModelSpec& model, const ModelFigures& f, const 
 
 }  // namespace
 
+TrainingSpec TrainingOf(const TrainingSpec& training, const ParallelConfig& c) {
+  TrainingSpec t = training;
+  if (c.precision) t.precision = *c.precision;
+  if (c.optimizer_states) t.optimizer_states = *c.optimizer_states;
+  return t;
+}
+
 StateBytes StateBytesFor(const TrainingSpec& training) {
   StateBytes b;
   const bool low = LowPrecision(training.precision);
@@ -42,6 +49,7 @@ StateBytes StateBytesFor(const TrainingSpec& training) {
   b.master = low ? 4 : 0;
   const std::string& o = training.optimizer;
   b.optimizer = o == "adamw" || o == "adam" ? 8 : o == "sgd" ? 0 : 4;
+  if (training.optimizer_states == base::NumericFormat::kBf16) b.optimizer /= 2;
   return b;
 }
 
@@ -131,7 +139,7 @@ MemoryEstimate EstimateMemory(const JobSpec& spec, const ModelFigures& figures,
                               const ParallelConfig& c, int64_t capacity_bytes,
                               const MemorySettings& settings) {
   const ModelSpec& model = spec.model;
-  const TrainingSpec& training = spec.training;
+  const TrainingSpec training = TrainingOf(spec.training, c);
   const int64_t d = DataParallel(c, spec.hardware.total_gpus());
   const int64_t p = c.pipeline;
   const int64_t micro_batches = training.global_batch / (c.micro_batch * d);

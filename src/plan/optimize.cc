@@ -27,7 +27,12 @@ Report TrainingFigures(const JobSpec& spec, const cost::GpuSpec& gpu, const Mode
   const int64_t tokens_per_step = t.global_batch * spec.model.sequence_length;
   const double flops_per_token = TrainingFlopsPerToken(spec.model, f);
   const double flops_per_step = flops_per_token * static_cast<double>(tokens_per_step);
-  const double peak_flops = *gpu.DenseTflops(t.precision) * 1e12 * static_cast<double>(gpus);
+  // The fastest precision the plan may use: the stated one or one the search may choose.
+  double peak_tflops = *gpu.DenseTflops(t.precision);
+  for (base::NumericFormat p : t.search_precisions) {
+    peak_tflops = std::max(peak_tflops, gpu.DenseTflops(p).value_or(0));
+  }
+  const double peak_flops = peak_tflops * 1e12 * static_cast<double>(gpus);
   const double step_seconds = flops_per_step / peak_flops;
 
   Report r = Report::object();
@@ -130,7 +135,8 @@ base::StatusOr<Report> RecomputeSection(const JobSpec& spec, const cost::GpuSpec
       LayerPartForwardSeconds(spec, keep_all, gpu, settings.hardware);  // per micro-batch
   const auto per_step = static_cast<double>(micro_batches);
   seconds = {seconds.attention_s * per_step, seconds.mlp_s * per_step, seconds.norms_s * per_step};
-  LayerActivations layer = LayerActivationParts(spec.model, spec.training, keep_all, seconds);
+  LayerActivations layer =
+      LayerActivationParts(spec.model, TrainingOf(spec.training, e.config), keep_all, seconds);
   layer.kept_bytes *= copies;
   for (DroppablePart& part : layer.parts) part.bytes *= copies;
   const std::vector<LayerActivations> chain(
@@ -156,7 +162,7 @@ base::StatusOr<Report> RecomputeSection(const JobSpec& spec, const cost::GpuSpec
 
 // How often the recommended layout should checkpoint (spec.reliability given).
 Report CheckpointSection(const JobSpec& spec, const Evaluation& e) {
-  const StateBytes b = StateBytesFor(spec.training);
+  const StateBytes b = StateBytesFor(TrainingOf(spec.training, e.config));
   const int64_t parameters = ComputeModelFigures(spec.model).parameters;
   const int64_t bytes = parameters * (b.weight + b.master + b.optimizer);
   Report r = CheckpointPlanToReport(
@@ -254,7 +260,9 @@ base::Status PlanTraining(const JobSpec& spec, const cost::GpuSpec& gpu,
   Report search = Report::object();
   search["layouts_evaluated"] = found.candidates;
   search["layouts_that_fit"] = found.fitting.size();
-  search["ranking"] = "step time (the GPUs are fixed: the fastest is the cheapest), then memory";
+  search["ranking"] =
+      "step time (the GPUs are fixed: the fastest is the cheapest), then memory; a precision the "
+      "spec did not state ranks as if 1% slower per change";
   report["search"] = search;
   report["fits"] = !found.fitting.empty();
   if (found.fitting.empty()) {

@@ -46,7 +46,8 @@ Evaluation EvaluateWith(const JobSpec& spec, const cost::GpuSpec& gpu, const Mod
   const double tokens = static_cast<double>(spec.training.global_batch) *
                         static_cast<double>(spec.model.sequence_length);
   const double step = e.time.step_s;
-  const double peak = gpu.DenseTflops(spec.training.precision).value_or(0) * 1e12;
+  const TrainingSpec training = TrainingOf(spec.training, c);
+  const double peak = gpu.DenseTflops(training.precision).value_or(0) * 1e12;
   e.tokens_per_s_per_gpu = tokens / step / gpus;
   e.model_tflops_per_gpu = e.time.model_flops_per_step / step / gpus / 1e12;
   e.hardware_tflops_per_gpu = e.time.hardware_flops_per_step / step / gpus / 1e12;
@@ -63,6 +64,28 @@ Evaluation EvaluateWith(const JobSpec& spec, const cost::GpuSpec& gpu, const Mod
   return e;
 }
 
+// The precisions the search weighs: the stated ones alone (left unset, so layouts are the
+// spec's), or each listed compute precision with each listed optimizer-state precision.
+struct Precisions {
+  std::optional<base::NumericFormat> compute, optimizer_states;
+};
+
+std::vector<Precisions> PrecisionChoices(const TrainingSpec& t) {
+  if (t.search_precisions.empty() && t.search_optimizer_states.empty()) return {Precisions{}};
+  std::vector<base::NumericFormat> compute = {t.precision}, states = {t.optimizer_states};
+  for (base::NumericFormat f : t.search_precisions) {
+    if (std::find(compute.begin(), compute.end(), f) == compute.end()) compute.push_back(f);
+  }
+  for (base::NumericFormat f : t.search_optimizer_states) {
+    if (std::find(states.begin(), states.end(), f) == states.end()) states.push_back(f);
+  }
+  std::vector<Precisions> out;
+  for (base::NumericFormat c : compute) {
+    for (base::NumericFormat s : states) out.push_back({c, s});
+  }
+  return out;
+}
+
 }  // namespace
 
 Evaluation Evaluate(const JobSpec& spec, const cost::GpuSpec& gpu, const ParallelConfig& c,
@@ -76,6 +99,7 @@ SearchResult Search(const JobSpec& spec, const cost::GpuSpec& gpu, const PlanSet
   const int64_t gpus = spec.hardware.total_gpus();
   const ModelFigures figures = ComputeModelFigures(spec.model);
   const Links links = ResolveLinks(spec.hardware, gpu);
+  const std::vector<Precisions> precisions = PrecisionChoices(spec.training);
   // Optimizer offload and gradient compression are weighed only where the spec describes the
   // host; CheckParallelism drops the pairs a layout cannot have.
   std::vector<std::pair<bool, GradCompression>> host_choices = {{false, GradCompression::kNone}};
@@ -102,24 +126,28 @@ SearchResult Search(const JobSpec& spec, const cost::GpuSpec& gpu, const PlanSet
           for (bool sp : {false, true}) {
             for (int zero = 0; zero <= 3; ++zero) {
               for (const auto& [offload, compression] : host_choices) {
-                for (Recompute r : {Recompute::kNone, Recompute::kSelective, Recompute::kFull}) {
-                  const ParallelConfig c{.tensor = t,
-                                         .pipeline = p,
-                                         .virtual_stages = v,
-                                         .sequence_parallel = sp,
-                                         .zero_stage = zero,
-                                         .recompute = r,
-                                         .micro_batch = b,
-                                         .offload_optimizer = offload,
-                                         .gradient_compression = compression};
-                  if (!CheckParallelism(c, spec).ok()) continue;
-                  ++result.candidates;
-                  // Memory first: most layouts fail it, and it is the cheaper model.
-                  const MemoryEstimate mem =
-                      EstimateMemory(spec, figures, c, gpu.MemoryBytes(), settings.memory);
-                  if (!mem.fits) continue;
-                  any_fits = true;
-                  result.fitting.push_back(EvaluateWith(spec, gpu, figures, links, c, settings));
+                for (const Precisions& precision : precisions) {
+                  for (Recompute r : {Recompute::kNone, Recompute::kSelective, Recompute::kFull}) {
+                    const ParallelConfig c{.tensor = t,
+                                           .pipeline = p,
+                                           .virtual_stages = v,
+                                           .sequence_parallel = sp,
+                                           .zero_stage = zero,
+                                           .recompute = r,
+                                           .micro_batch = b,
+                                           .offload_optimizer = offload,
+                                           .gradient_compression = compression,
+                                           .precision = precision.compute,
+                                           .optimizer_states = precision.optimizer_states};
+                    if (!CheckParallelism(c, spec).ok()) continue;
+                    ++result.candidates;
+                    // Memory first: most layouts fail it, and it is the cheaper model.
+                    const MemoryEstimate mem =
+                        EstimateMemory(spec, figures, c, gpu.MemoryBytes(), settings.memory);
+                    if (!mem.fits) continue;
+                    any_fits = true;
+                    result.fitting.push_back(EvaluateWith(spec, gpu, figures, links, c, settings));
+                  }
                 }
               }
             }
@@ -129,9 +157,17 @@ SearchResult Search(const JobSpec& spec, const cost::GpuSpec& gpu, const PlanSet
       }
     }
   }
+  const double threshold = settings.space.precision_change_threshold;
+  auto ranked = [&](const Evaluation& e) {
+    const TrainingSpec t = TrainingOf(spec.training, e.config);
+    const int changes = (t.precision != spec.training.precision ? 1 : 0) +
+                        (t.optimizer_states != spec.training.optimizer_states ? 1 : 0);
+    return e.time.step_s * (1 + threshold * changes);
+  };
   std::stable_sort(result.fitting.begin(), result.fitting.end(),
-                   [](const Evaluation& a, const Evaluation& b) {
-                     if (a.time.step_s != b.time.step_s) return a.time.step_s < b.time.step_s;
+                   [&](const Evaluation& a, const Evaluation& b) {
+                     const double ra = ranked(a), rb = ranked(b);
+                     if (ra != rb) return ra < rb;
                      return a.memory.total_bytes < b.memory.total_bytes;
                    });
   return result;
@@ -141,6 +177,9 @@ base::Report EvaluationToReport(const Evaluation& e, const JobSpec& spec) {
   base::Report r = base::Report::object();
   r["parallelism"] =
       ParallelismToReport(e.config, spec.hardware.total_gpus(), spec.training.global_batch);
+  const TrainingSpec training = TrainingOf(spec.training, e.config);
+  r["precision"] = std::string(base::NumericFormatName(training.precision));
+  r["optimizer_states"] = std::string(base::NumericFormatName(training.optimizer_states));
   r["fits"] = e.memory.fits;
   r["memory_bytes_per_gpu"] = e.memory.total_bytes;
   r["step_time_s"] = e.time.step_s;
@@ -241,6 +280,31 @@ std::vector<std::string> Reasons(const Evaluation& best, const JobSpec& spec,
       }
     }
     dims.push_back(comp);
+  }
+  if (!spec.training.search_precisions.empty() || !spec.training.search_optimizer_states.empty()) {
+    auto name_of = [&](const ParallelConfig& x) {
+      return std::string(base::NumericFormatName(TrainingOf(spec.training, x).precision));
+    };
+    auto states_of = [&](const ParallelConfig& x) {
+      return std::string(base::NumericFormatName(TrainingOf(spec.training, x).optimizer_states));
+    };
+    Dimension compute{"precision", {}, name_of};
+    Dimension states{"optimizer_states", {}, states_of};
+    for (const Precisions& p : PrecisionChoices(spec.training)) {
+      const ParallelConfig alt = with([&](ParallelConfig& x) {
+        x.precision = p.compute;
+        x.optimizer_states = p.optimizer_states;
+      });
+      const TrainingSpec mine = TrainingOf(spec.training, c);
+      if (p.optimizer_states == mine.optimizer_states && p.compute != mine.precision) {
+        compute.alternatives.push_back(alt);
+      }
+      if (p.compute == mine.precision && p.optimizer_states != mine.optimizer_states) {
+        states.alternatives.push_back(alt);
+      }
+    }
+    dims.push_back(compute);
+    dims.push_back(states);
   }
   if (c.tensor > 1) {
     Dimension dim{"sequence_parallel", {}, [](const ParallelConfig& x) {

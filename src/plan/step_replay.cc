@@ -36,7 +36,7 @@ base::StatusOr<std::vector<Buffer>> PlannedStepBuffers(const JobSpec& spec,
                                                        const ParallelConfig& c) {
   SEEDANCE_RETURN_IF_ERROR(CheckParallelism(c, spec));
   const ModelSpec& model = spec.model;
-  const TrainingSpec& training = spec.training;
+  const TrainingSpec training = TrainingOf(spec.training, c);
   const int64_t d = DataParallel(c, spec.hardware.total_gpus());
   const int64_t m = training.global_batch / (c.micro_batch * d);
   const MemoryEstimate peak = EstimateMemory(spec, figures, c, int64_t{1} << 62);

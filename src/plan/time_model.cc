@@ -92,7 +92,7 @@ Machine MachineFor(const cost::GpuSpec& gpu, const TrainingSpec& training,
 
 LayerPartSeconds LayerPartForwardSeconds(const JobSpec& spec, const ParallelConfig& c,
                                          const cost::GpuSpec& gpu, const HardwareModel& hw) {
-  const Machine m = MachineFor(gpu, spec.training, hw);
+  const Machine m = MachineFor(gpu, TrainingOf(spec.training, c), hw);
   const LayerForward l = ForwardOfLayer(spec.model, c, m, 1, hw);  // no TP traffic needed
   return {.attention_s = l.qkv + l.attention + l.out,
           .mlp_s = l.mlp_in + l.activation + l.mlp_out,
@@ -102,7 +102,7 @@ LayerPartSeconds LayerPartForwardSeconds(const JobSpec& spec, const ParallelConf
 StepTime EstimateStepTime(const JobSpec& spec, const ModelFigures& figures, const ParallelConfig& c,
                           const cost::GpuSpec& gpu, const Links& links, const HardwareModel& hw) {
   const ModelSpec& model = spec.model;
-  const TrainingSpec& training = spec.training;
+  const TrainingSpec training = TrainingOf(spec.training, c);
   const HardwareSpec& hardware = spec.hardware;
   const StateBytes sb = StateBytesFor(training);
   const Machine m = MachineFor(gpu, training, hw);

@@ -59,6 +59,10 @@ class YamlMap {
   // A string that must be one of `choices` (compared exactly).
   StatusOr<std::string> GetChoice(std::string_view key, std::span<const std::string_view> choices,
                                   std::optional<std::string> fallback = std::nullopt) const;
+  // A non-empty list of distinct strings, each one of `choices` (a flow or block sequence); an
+  // empty vector when the key is absent. Errors name the element ("key[1]").
+  StatusOr<std::vector<std::string>> GetChoiceList(std::string_view key,
+                                                   std::span<const std::string_view> choices) const;
   // A nested mapping; required.
   StatusOr<YamlMap> GetMap(std::string_view key) const;
   // A nested mapping, or nullopt when the key is absent.

@@ -4,7 +4,8 @@
 //   name: llama-7b-pretrain
 //   model:    {family, layers, hidden_size, attention_heads, kv_heads,
 //              ffn_size, vocab_size, sequence_length, tie_embeddings?}
-//   training: {global_batch, micro_batch, precision, optimizer}      # or
+//   training: {global_batch, micro_batch, precision, optimizer, attention?, optimizer_states?,
+//              search_precisions?, search_optimizer_states?}         # or
 //   serving:  {context_length, concurrent_requests, precision, kv_precision?, max_kv_kl?}
 //   hardware: {gpu, gpus_per_node, nodes, interconnect?: {intra_node, inter_node,
 //              intra_node_gbytes_per_s?, inter_node_gbytes_per_s?},
@@ -24,6 +25,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "seedance/base/numeric_format.h"
 #include "seedance/base/report.h"
@@ -58,6 +60,12 @@ struct TrainingSpec {
   // The attention kernel: "flash" (fused FlashAttention / SDPA: no s x s score tensor is kept)
   // or "eager" (softmax scores kept for the backward pass).
   std::string attention = "flash";
+  // The optimizer's moments: fp32 or bf16 (half the bytes).
+  base::NumericFormat optimizer_states = base::NumericFormat::kFp32;
+  // What the search may choose besides the stated precision and optimizer states (opt-in: either
+  // changes the numerics, so the user names the ones acceptable). Empty: the stated one only.
+  std::vector<base::NumericFormat> search_precisions;
+  std::vector<base::NumericFormat> search_optimizer_states;
 };
 
 struct ServingSpec {

@@ -4,7 +4,8 @@
 // after tensor and pipeline parallelism, d = data-parallel size):
 //   w weights (2 in bf16/fp16/fp8 training — FP8 keeps 16-bit weights and casts for the
 //   GEMMs —, 4 in fp32/tf32), g gradients (= w), m fp32 master weights (4 with a 16-bit w),
-//   o optimizer states (adam/adamw 8, sgd-momentum and lion 4, sgd 0); K = w + g + m + o.
+//   o optimizer states (adam/adamw 8, sgd-momentum and lion 4, sgd 0; half in bf16);
+//   K = w + g + m + o.
 //   ZeRO 0: Ψ K    1: Ψ (w + g) + Ψ (m + o) / d    2: Ψ w + Ψ (g + m + o) / d    3: Ψ K / d
 // so a 7.5B model on 64 GPUs in mixed-precision Adam holds 120, 31.4, 16.6 and 1.9 GB.
 //
@@ -54,7 +55,11 @@ struct MemorySettings {
   int64_t runtime_reserve_bytes = 1LL << 30;  // CUDA context, cuBLAS/NCCL workspaces
 };
 
-// Bytes per parameter of each model state for a training precision and optimizer.
+// The training settings layout `c` runs with: the spec's, with the precisions the search chose.
+TrainingSpec TrainingOf(const TrainingSpec& training, const ParallelConfig& c);
+
+// Bytes per parameter of each model state for a training precision and optimizer (bf16
+// optimizer states: half the optimizer's bytes).
 struct StateBytes {
   int weight = 2, gradient = 2, master = 4, optimizer = 8;
   int total() const { return weight + gradient + master + optimizer; }

@@ -12,8 +12,10 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string_view>
 
+#include "seedance/base/numeric_format.h"
 #include "seedance/base/report.h"
 #include "seedance/base/status.h"
 #include "seedance/plan/grad_compression.h"
@@ -43,6 +45,10 @@ struct ParallelConfig {
   // Seedance's DDP hook instead of the gradient all-reduce (grad_compression.h): ZeRO 0/1, d > 1
   // and the spec's hardware.host.
   GradCompression gradient_compression = GradCompression::kNone;
+  // The compute precision and the optimizer states' precision, when the search chose them
+  // (training.search_precisions / search_optimizer_states); nullopt: the spec's.
+  std::optional<base::NumericFormat> precision = std::nullopt;
+  std::optional<base::NumericFormat> optimizer_states = std::nullopt;
 
   bool operator==(const ParallelConfig&) const = default;
 };

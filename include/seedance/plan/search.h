@@ -3,7 +3,9 @@
 // layers; 1F1B, and interleaved with 2 chunks), sequence parallelism with TP, ZeRO 0-3,
 // recomputation none/selective/full, and every micro-batch that keeps the global batch exact —
 // evaluated by the memory model and the time model, the ones that fit ranked by step time (the
-// GPUs are fixed, so the fastest is also the cheapest per step and per token).
+// GPUs are fixed, so the fastest is also the cheapest per step and per token), a layout in a
+// precision the spec did not state ranked as if SearchSpace::precision_change_threshold slower
+// per change.
 //
 // Thread safety: pure functions.
 #pragma once
@@ -28,6 +30,10 @@ namespace seedance::plan {
 struct SearchSpace {
   bool every_micro_batch = false;  // false: powers of two only
   int64_t max_virtual_stages = 2;  // interleaved 1F1B with up to this many chunks per GPU
+  // A precision the spec did not state (search_precisions, search_optimizer_states) must buy
+  // this share of step time, per precision changed, to rank above the stated one: numerics are
+  // not traded for a rounding error.
+  double precision_change_threshold = 0.01;
 };
 
 struct PlanSettings {
