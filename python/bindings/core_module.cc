@@ -33,6 +33,7 @@ void BindTopo(py::module_& m);       // topo_bindings.cc
 void BindProbe(py::module_& m);      // probe_bindings.cc
 void BindSched(py::module_& m);      // sched_bindings.cc
 void BindCost(py::module_& m);       // cost_bindings.cc
+void BindControl(py::module_& m);    // control_bindings.cc
 
 namespace {
 
@@ -174,4 +175,5 @@ PYBIND11_MODULE(_core, m) {
   BindProbe(m);
   BindSched(m);
   BindCost(m);
+  BindControl(m);
 }

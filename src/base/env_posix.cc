@@ -145,6 +145,15 @@ class PosixEnv final : public Env {
       ::unlink(tmp.c_str());
       return IoError("rename failed: " + ErrnoText(err), path);
     }
+    // The rename is durable once the directory's entry is: fsync the directory too.
+    const size_t slash = real.find_last_of('/');
+    const std::string dir = slash == std::string::npos ? "." : real.substr(0, slash + 1);
+    const int dir_fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dir_fd < 0) return IoError("cannot open the directory to flush: " + ErrnoText(errno), path);
+    const int dir_rc = ::fsync(dir_fd);
+    const int dir_err = errno;
+    ::close(dir_fd);
+    if (dir_rc != 0) return IoError("directory flush failed: " + ErrnoText(dir_err), path);
     return OkStatus();
   }
 

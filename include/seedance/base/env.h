@@ -52,8 +52,9 @@ class Env {
   // /proc/PID/fd links absolute). NotFound when `path` does not exist,
   // InvalidArgument when it is not a link.
   virtual StatusOr<std::string> ReadLink(const std::string& path) = 0;
-  // Writes `contents` to a temporary file next to `path`, then renames it over
-  // `path`: readers see the old file or the new one, never a half-written one.
+  // Writes `contents` to a temporary file next to `path`, flushes it (fsync), renames it over
+  // `path` and flushes the directory: readers see the old file or the new one, never a
+  // half-written one, and after a crash the new one is there once this returned.
   virtual Status WriteFileAtomic(const std::string& path, std::string_view contents) = 0;
 
   // The value of an environment variable, or nullopt when unset.

@@ -19,6 +19,8 @@ Communication (features COMM-*):
 - :func:`comm_hook`: gradient compression with error feedback as a DDP hook.
 
 Control (features CTRL-*):
+- :class:`Checkpointer`: atomic, validated checkpoints persisted in the background; resume
+  from the newest that validates.
 - :class:`GradientAccumulator`: gradient accumulation in 1..8 micro-steps that keeps the global
   batch's gradient exact (token-count normalisation, DDP ``no_sync``).
 
@@ -30,6 +32,7 @@ from __future__ import annotations
 
 from seedance.torch.accumulate import GradientAccumulator
 from seedance.torch.allocator import memory_stats, use_caching_allocator
+from seedance.torch.checkpoint import Checkpointer, Resumed
 from seedance.torch.amp import GradScaler
 from seedance.torch.collapse import CollapseGuard
 from seedance.torch.comm import CommState, comm_hook
@@ -38,6 +41,6 @@ from seedance.torch.numa import NumaWorkerInit, numa_worker_init_fn
 from seedance.torch.precision_policy import PrecisionPlan, apply_precision_policy, fake_round
 from seedance.torch.recompute import apply_recompute_plan
 
-__all__ = ["apply_recompute_plan", "GradientAccumulator", "CollapseGuard", "CommState", "GradScaler", "comm_hook", "PrecisionPlan", "apply_precision_policy", "fake_round",
+__all__ = ["apply_recompute_plan", "Checkpointer", "GradientAccumulator", "Resumed", "CollapseGuard", "CommState", "GradScaler", "comm_hook", "PrecisionPlan", "apply_precision_policy", "fake_round",
            "memory_stats", "NumaWorkerInit", "numa_worker_init_fn", "record_lifetimes",
            "use_caching_allocator"]
