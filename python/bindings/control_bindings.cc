@@ -48,7 +48,9 @@ void BindControl(py::module_& m) {
         return ValueOrRaise(control::CheckpointSteps(*base::Env::Default(), dir));
       },
       py::arg("dir"));
-  m.def("crc32", [](const py::bytes& data) { return control::Crc32(std::string(data)); });
+  m.def(
+      "crc32", [](const py::bytes& data) { return control::Crc32(std::string(data)); },
+      py::arg("data"));
 }
 
 }  // namespace seedance::python
