@@ -37,7 +37,7 @@ TEST(GradCompressionTest, ExchangeSecondsFollowTheFormula) {
   EXPECT_DOUBLE_EQ(e.total(), e.pcie_s + e.host_s + e.network_s);
 }
 
-JobSpec Job(const std::string& hardware) {
+JobSpec CompressionJob(const std::string& hardware) {
   auto spec = ParseJobSpec(
       "name: c\n"
       "model: {family: llama, layers: 24, hidden_size: 1024, attention_heads: 16, kv_heads: 16,\n"
@@ -50,7 +50,7 @@ JobSpec Job(const std::string& hardware) {
   return *spec;
 }
 
-constexpr const char* kHost =
+constexpr const char* kCompressionHost =
     "host: {memory_gbytes: 1000, memory_gbytes_per_s: 400, "
     "pcie_gbytes_per_s: 50}";
 
@@ -59,8 +59,9 @@ constexpr const char* kHost =
 TEST(GradCompressionTest, SearchCompressesWhereTheNetworkDominates) {
   const cost::GpuSpec& gpu = **cost::GpuCatalog::BuiltIn().Get("H100-SXM");
   const JobSpec slow =
-      Job(std::string("{gpu: H100-SXM, gpus_per_node: 1, nodes: 8, ") +
-          "interconnect: {inter_node: ethernet, inter_node_gbytes_per_s: 1.25}, " + kHost + "}");
+      CompressionJob(std::string("{gpu: H100-SXM, gpus_per_node: 1, nodes: 8, ") +
+                     "interconnect: {inter_node: ethernet, inter_node_gbytes_per_s: 1.25}, " +
+                     kCompressionHost + "}");
   const SearchResult r = Search(slow, gpu);
   ASSERT_FALSE(r.fitting.empty());
   const Evaluation& best = r.fitting.front();
@@ -80,14 +81,16 @@ TEST(GradCompressionTest, SearchCompressesWhereTheNetworkDominates) {
   EXPECT_GT(u.time.dp_comm_s, best.time.dp_comm_s);
   EXPECT_DOUBLE_EQ(u.time.compute_s, best.time.compute_s);
 
-  const JobSpec fast = Job(std::string("{gpu: H100-SXM, gpus_per_node: 8, ") + kHost + "}");
+  const JobSpec fast =
+      CompressionJob(std::string("{gpu: H100-SXM, gpus_per_node: 8, ") + kCompressionHost + "}");
   const SearchResult f = Search(fast, gpu);
   ASSERT_FALSE(f.fitting.empty());
   EXPECT_EQ(f.fitting.front().config.gradient_compression, GradCompression::kNone);
 }
 
 TEST(GradCompressionTest, LayoutRulesNameTheKey) {
-  const JobSpec spec = Job(std::string("{gpu: H100-SXM, gpus_per_node: 8, ") + kHost + "}");
+  const JobSpec spec =
+      CompressionJob(std::string("{gpu: H100-SXM, gpus_per_node: 8, ") + kCompressionHost + "}");
   ParallelConfig c{
       .zero_stage = 2, .micro_batch = 1, .gradient_compression = GradCompression::kTopK};
   EXPECT_EQ(CheckParallelism(c, spec).where(), "parallelism.gradient_compression");
@@ -96,7 +99,7 @@ TEST(GradCompressionTest, LayoutRulesNameTheKey) {
   c.tensor = 8;  // d = 1
   EXPECT_EQ(CheckParallelism(c, spec).where(), "parallelism.gradient_compression");
   c.tensor = 1;
-  EXPECT_EQ(CheckParallelism(c, Job("{gpu: H100-SXM, gpus_per_node: 8}")).where(),
+  EXPECT_EQ(CheckParallelism(c, CompressionJob("{gpu: H100-SXM, gpus_per_node: 8}")).where(),
             "parallelism.gradient_compression");
   EXPECT_EQ(ParseGradCompression("sign", "k").status().where(), "k");
 }

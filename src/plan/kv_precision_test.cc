@@ -52,7 +52,7 @@ TEST(KvPrecisionTest, BitsPerValueCountTheGroupParameters) {
   EXPECT_NE(bad.status().message().find("int8"), std::string::npos);
 }
 
-JobSpec ServingJob(const std::string& serving) {
+JobSpec KvServingJob(const std::string& serving) {
   const std::string yaml =
       "name: chat\n"
       "model: {family: llama, layers: 32, hidden_size: 4096, attention_heads: 32, kv_heads: 8,\n"
@@ -71,8 +71,8 @@ JobSpec ServingJob(const std::string& serving) {
 TEST(KvPrecisionTest, AutoChoosesTheFewestBitsUnderTheBound) {
   const cost::GpuSpec& gpu = **cost::GpuCatalog::BuiltIn().Get("H100-SXM");
   for (double bound : {0.0, 1e-5, 1e-4, 5e-4, 2e-3, 1.0}) {
-    JobSpec spec = ServingJob("{context_length: 32768, concurrent_requests: 64, max_kv_kl: " +
-                              std::to_string(bound) + "}");
+    JobSpec spec = KvServingJob("{context_length: 32768, concurrent_requests: 64, max_kv_kl: " +
+                                std::to_string(bound) + "}");
     const std::vector<KvPrecision> admitted = AdmittedKvPrecisions(spec.serving);
     double fewest = 1e9;
     for (const KvPrecision& p : MeasuredKvPrecisions()) {
@@ -94,7 +94,7 @@ TEST(KvPrecisionTest, AutoChoosesTheFewestBitsUnderTheBound) {
 TEST(KvPrecisionTest, NamedWidthIsKept) {
   const cost::GpuSpec& gpu = **cost::GpuCatalog::BuiltIn().Get("H100-SXM");
   JobSpec spec =
-      ServingJob("{context_length: 8192, concurrent_requests: 16, kv_precision: weights}");
+      KvServingJob("{context_length: 8192, concurrent_requests: 16, kv_precision: weights}");
   const std::vector<ServingEvaluation> all = SearchServing(spec, gpu);
   ASSERT_EQ(all.size(), 4u);
   for (const ServingEvaluation& e : all) EXPECT_EQ(e.kv.name, "weights");

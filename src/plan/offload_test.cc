@@ -11,7 +11,7 @@ namespace seedance::plan {
 namespace {
 
 // A 13B Llama on one node of `gpus` H100s; `host` is the hardware.host section or "".
-JobSpec Job13B(const std::string& host, int64_t gpus = 8) {
+JobSpec OffloadJob13B(const std::string& host, int64_t gpus = 8) {
   const std::string yaml =
       "name: offload\n"
       "model: {family: llama, layers: 40, hidden_size: 5120, attention_heads: 40, kv_heads: 40,\n"
@@ -24,19 +24,19 @@ JobSpec Job13B(const std::string& host, int64_t gpus = 8) {
   return *spec;
 }
 
-const char* kHost = "{memory_gbytes: 2000, memory_gbytes_per_s: 400, pcie_gbytes_per_s: 50}";
+const char* kOffloadHost = "{memory_gbytes: 2000, memory_gbytes_per_s: 400, pcie_gbytes_per_s: 50}";
 
-const cost::GpuSpec& H100() { return **cost::GpuCatalog::BuiltIn().Get("H100-SXM"); }
+const cost::GpuSpec& OffloadGpu() { return **cost::GpuCatalog::BuiltIn().Get("H100-SXM"); }
 
 // The GPU keeps 16-bit weights and gradients; the host keeps each shard's fp32 master weights,
 // Adam's two moments and an fp32 gradient copy: 16 bytes per parameter of the shard.
 TEST(OffloadTest, MemoryMovesMasterAndStatesToTheHost) {
-  const JobSpec spec = Job13B(kHost);
+  const JobSpec spec = OffloadJob13B(kOffloadHost);
   const ModelFigures f = ComputeModelFigures(spec.model);
   ParallelConfig c{.zero_stage = 1, .recompute = Recompute::kFull, .micro_batch = 1};
-  const MemoryEstimate on = EstimateMemory(spec, f, c, H100().MemoryBytes());
+  const MemoryEstimate on = EstimateMemory(spec, f, c, OffloadGpu().MemoryBytes());
   c.offload_optimizer = true;
-  const MemoryEstimate off = EstimateMemory(spec, f, c, H100().MemoryBytes());
+  const MemoryEstimate off = EstimateMemory(spec, f, c, OffloadGpu().MemoryBytes());
   const double psi = static_cast<double>(f.parameters);
   EXPECT_NEAR(static_cast<double>(off.model_state_bytes), psi * 4, 1);  // w + g
   EXPECT_NEAR(static_cast<double>(on.model_state_bytes), psi * (4 + 12.0 / 8), 1);
@@ -45,8 +45,8 @@ TEST(OffloadTest, MemoryMovesMasterAndStatesToTheHost) {
   EXPECT_EQ(off.activation_bytes, on.activation_bytes);
   // A host too small for the shards: the layout does not fit, however empty the GPU.
   const JobSpec small_host =
-      Job13B("{memory_gbytes: 100, memory_gbytes_per_s: 400, pcie_gbytes_per_s: 50}");
-  EXPECT_FALSE(EstimateMemory(small_host, f, c, H100().MemoryBytes()).fits);
+      OffloadJob13B("{memory_gbytes: 100, memory_gbytes_per_s: 400, pcie_gbytes_per_s: 50}");
+  EXPECT_FALSE(EstimateMemory(small_host, f, c, OffloadGpu().MemoryBytes()).fits);
   EXPECT_TRUE(off.fits);
 }
 
@@ -54,13 +54,13 @@ TEST(OffloadTest, MemoryMovesMasterAndStatesToTheHost) {
 // gradients and the new 16-bit weights at the node's bandwidth shared by 8 GPUs; the weight
 // shard's upload is exposed, the gradient shard's download hides behind the backward pass.
 TEST(OffloadTest, TimeChargesTheHostStepAndTheUpload) {
-  const JobSpec spec = Job13B(kHost);
+  const JobSpec spec = OffloadJob13B(kOffloadHost);
   const ModelFigures f = ComputeModelFigures(spec.model);
-  const Links links = ResolveLinks(spec.hardware, H100());
+  const Links links = ResolveLinks(spec.hardware, OffloadGpu());
   ParallelConfig c{.zero_stage = 2, .recompute = Recompute::kFull, .micro_batch = 1};
-  const StepTime gpu_step = EstimateStepTime(spec, f, c, H100(), links);
+  const StepTime gpu_step = EstimateStepTime(spec, f, c, OffloadGpu(), links);
   c.offload_optimizer = true;
-  const StepTime host_step = EstimateStepTime(spec, f, c, H100(), links);
+  const StepTime host_step = EstimateStepTime(spec, f, c, OffloadGpu(), links);
   const double shard = static_cast<double>(f.parameters) / 8;
   EXPECT_NEAR(host_step.optimizer_s, shard * (2 * 12 + 4 + 2) / (400e9 / 8), 1e-9);
   EXPECT_GE(host_step.offload_s, shard * 2 / 50e9 - 1e-12);
@@ -73,10 +73,10 @@ TEST(OffloadTest, TimeChargesTheHostStepAndTheUpload) {
 // ZeRO 3 fits without it and is faster (offload is among the fitting layouts, slower, and the
 // reasons say by how much); on one GPU nothing fits without it, and the plan offloads.
 TEST(OffloadTest, SearchChoosesOffloadOnlyWhenItPays) {
-  const SearchResult without = Search(Job13B(""), H100());
+  const SearchResult without = Search(OffloadJob13B(""), OffloadGpu());
   for (const Evaluation& e : without.fitting) EXPECT_FALSE(e.config.offload_optimizer);
-  const JobSpec spec = Job13B(kHost);
-  const SearchResult with = Search(spec, H100());
+  const JobSpec spec = OffloadJob13B(kOffloadHost);
+  const SearchResult with = Search(spec, OffloadGpu());
   EXPECT_GT(with.candidates, without.candidates);
   ASSERT_FALSE(with.fitting.empty());
   EXPECT_FALSE(with.fitting.front().config.offload_optimizer);
@@ -95,27 +95,27 @@ TEST(OffloadTest, SearchChoosesOffloadOnlyWhenItPays) {
   EXPECT_EQ(plain, without.fitting.size());  // the layouts without offload are all still there
   EXPECT_GT(offloaded, 0u);
   bool named = false;
-  for (const std::string& r : Reasons(with.fitting.front(), spec, H100(), {})) {
+  for (const std::string& r : Reasons(with.fitting.front(), spec, OffloadGpu(), {})) {
     named = named || r.starts_with("offload_optimizer false");
   }
   EXPECT_TRUE(named);
 
   // One GPU: 16 bytes per parameter of model states alone exceed 80 GB.
-  EXPECT_TRUE(Search(Job13B("", 1), H100()).fitting.empty());
-  const SearchResult single = Search(Job13B(kHost, 1), H100());
+  EXPECT_TRUE(Search(OffloadJob13B("", 1), OffloadGpu()).fitting.empty());
+  const SearchResult single = Search(OffloadJob13B(kOffloadHost, 1), OffloadGpu());
   ASSERT_FALSE(single.fitting.empty());
   for (const Evaluation& e : single.fitting) EXPECT_TRUE(e.config.offload_optimizer);
 }
 
 TEST(OffloadTest, LayoutRulesNameTheKey) {
-  JobSpec spec = Job13B(kHost);
+  JobSpec spec = OffloadJob13B(kOffloadHost);
   ParallelConfig c{.zero_stage = 0, .micro_batch = 1, .offload_optimizer = true};
   base::Status s = CheckParallelism(c, spec);
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.where(), "parallelism.offload_optimizer");
   c.zero_stage = 1;
   EXPECT_TRUE(CheckParallelism(c, spec).ok());
-  s = CheckParallelism(c, Job13B(""));
+  s = CheckParallelism(c, OffloadJob13B(""));
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.where(), "parallelism.offload_optimizer");
   // A host section missing a field is an error naming it.

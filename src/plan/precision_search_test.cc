@@ -14,7 +14,8 @@ namespace {
 
 using base::NumericFormat;
 
-std::string JobWith(const std::string& training_extra, const std::string& gpu = "H100-SXM") {
+std::string PrecisionJobWith(const std::string& training_extra,
+                             const std::string& gpu = "H100-SXM") {
   return "name: p\n"
          "model: {family: llama, layers: 32, hidden_size: 4096, attention_heads: 32,\n"
          "        ffn_size: 11008, vocab_size: 32000, sequence_length: 4096}\n"
@@ -25,32 +26,32 @@ std::string JobWith(const std::string& training_extra, const std::string& gpu = 
          gpu + ", gpus_per_node: 8, nodes: 2}\n";
 }
 
-JobSpec Parse(const std::string& yaml) {
+JobSpec ParsePrecisionJob(const std::string& yaml) {
   auto spec = ParseJobSpec(yaml, "p.yaml", cost::GpuCatalog::BuiltIn());
   EXPECT_TRUE(spec.ok()) << spec.status().ToString();
   return *spec;
 }
 
-const cost::GpuSpec& Gpu(const JobSpec& spec) {
+const cost::GpuSpec& PrecisionGpu(const JobSpec& spec) {
   return **cost::GpuCatalog::BuiltIn().Get(spec.hardware.gpu);
 }
 
 TEST(PrecisionSearchTest, SpecKeysAreCheckedAgainstTheGpu) {
-  auto a100 = ParseJobSpec(JobWith(", search_precisions: [fp8]", "A100-80GB"), "p.yaml",
+  auto a100 = ParseJobSpec(PrecisionJobWith(", search_precisions: [fp8]", "A100-80GB"), "p.yaml",
                            cost::GpuCatalog::BuiltIn());
   ASSERT_FALSE(a100.ok());
   EXPECT_NE(a100.status().message().find("training.search_precisions[0]"), std::string::npos)
       << a100.status().ToString();
-  auto unknown =
-      ParseJobSpec(JobWith(", search_precisions: [fp4]"), "p.yaml", cost::GpuCatalog::BuiltIn());
+  auto unknown = ParseJobSpec(PrecisionJobWith(", search_precisions: [fp4]"), "p.yaml",
+                              cost::GpuCatalog::BuiltIn());
   ASSERT_FALSE(unknown.ok());
   EXPECT_EQ(unknown.status().where(), "p.yaml:4: training.search_precisions[0]");
-  auto states =
-      ParseJobSpec(JobWith(", optimizer_states: fp16"), "p.yaml", cost::GpuCatalog::BuiltIn());
+  auto states = ParseJobSpec(PrecisionJobWith(", optimizer_states: fp16"), "p.yaml",
+                             cost::GpuCatalog::BuiltIn());
   ASSERT_FALSE(states.ok());
   EXPECT_EQ(states.status().where(), "p.yaml:4: training.optimizer_states");
-  const JobSpec ok =
-      Parse(JobWith(", search_precisions: [fp8, bf16], search_optimizer_states: [bf16]"));
+  const JobSpec ok = ParsePrecisionJob(
+      PrecisionJobWith(", search_precisions: [fp8, bf16], search_optimizer_states: [bf16]"));
   EXPECT_EQ(ok.training.search_precisions,
             (std::vector<NumericFormat>{NumericFormat::kFp8, NumericFormat::kBf16}));
   EXPECT_EQ(ok.training.search_optimizer_states, std::vector<NumericFormat>{NumericFormat::kBf16});
@@ -73,16 +74,16 @@ TEST(PrecisionSearchTest, Bf16OptimizerStatesHalveTheMoments) {
 // the stated precision are all still there with the same figures, the others are added, and the
 // winner is the fastest of all.
 TEST(PrecisionSearchTest, SearchAddsTheListedPrecisions) {
-  const JobSpec stated = Parse(JobWith(""));
-  const SearchResult base = Search(stated, Gpu(stated));
+  const JobSpec stated = ParsePrecisionJob(PrecisionJobWith(""));
+  const SearchResult base = Search(stated, PrecisionGpu(stated));
   ASSERT_FALSE(base.fitting.empty());
   for (const Evaluation& e : base.fitting) {
     EXPECT_FALSE(e.config.precision.has_value());
     EXPECT_FALSE(e.config.optimizer_states.has_value());
   }
-  const JobSpec spec =
-      Parse(JobWith(", search_precisions: [fp8], search_optimizer_states: [bf16]"));
-  const SearchResult wide = Search(spec, Gpu(spec));
+  const JobSpec spec = ParsePrecisionJob(
+      PrecisionJobWith(", search_precisions: [fp8], search_optimizer_states: [bf16]"));
+  const SearchResult wide = Search(spec, PrecisionGpu(spec));
   EXPECT_EQ(wide.candidates, 4 * base.candidates);
   std::vector<double> stated_times, base_times;
   for (const Evaluation& e : base.fitting) base_times.push_back(e.time.step_s);
@@ -105,7 +106,7 @@ TEST(PrecisionSearchTest, SearchAddsTheListedPrecisions) {
   EXPECT_EQ(TrainingOf(spec.training, best.config).optimizer_states, NumericFormat::kFp32);
   PlanSettings eager;
   eager.space.precision_change_threshold = 0;
-  const SearchResult greedy = Search(spec, Gpu(spec), eager);
+  const SearchResult greedy = Search(spec, PrecisionGpu(spec), eager);
   EXPECT_EQ(greedy.fitting.front().config.optimizer_states, NumericFormat::kBf16);
   EXPECT_LT(greedy.fitting.front().time.step_s, best.time.step_s);
   EXPECT_GT(greedy.fitting.front().time.step_s, best.time.step_s * 0.99);
@@ -113,7 +114,7 @@ TEST(PrecisionSearchTest, SearchAddsTheListedPrecisions) {
   const base::Report r = EvaluationToReport(best, spec);
   EXPECT_EQ(r["precision"], "fp8");
   bool precision_line = false, states_line = false;
-  for (const std::string& line : Reasons(best, spec, Gpu(spec), {})) {
+  for (const std::string& line : Reasons(best, spec, PrecisionGpu(spec), {})) {
     precision_line = precision_line || line.starts_with("precision fp8");
     states_line = states_line || line.starts_with("optimizer_states ");
   }
@@ -126,14 +127,14 @@ TEST(PrecisionSearchTest, SearchAddsTheListedPrecisions) {
 TEST(PrecisionSearchTest, Bf16StatesWidenWhatFits) {
   const std::string one_node = "A100-40GB";
   auto yaml = [&](const std::string& extra) {
-    std::string y = JobWith(extra, one_node);
+    std::string y = PrecisionJobWith(extra, one_node);
     y.replace(y.find("nodes: 2"), 8, "nodes: 1");
     return y;
   };
-  const JobSpec stated = Parse(yaml(""));
-  const JobSpec spec = Parse(yaml(", search_optimizer_states: [bf16]"));
-  const SearchResult base = Search(stated, Gpu(stated));
-  const SearchResult wide = Search(spec, Gpu(spec));
+  const JobSpec stated = ParsePrecisionJob(yaml(""));
+  const JobSpec spec = ParsePrecisionJob(yaml(", search_optimizer_states: [bf16]"));
+  const SearchResult base = Search(stated, PrecisionGpu(stated));
+  const SearchResult wide = Search(spec, PrecisionGpu(spec));
   ASSERT_FALSE(base.fitting.empty());
   size_t bf16_fitting = 0;
   for (const Evaluation& e : wide.fitting) {
@@ -148,7 +149,7 @@ TEST(PrecisionSearchTest, Bf16StatesWidenWhatFits) {
 TEST(PrecisionSearchTest, EmitFallsBackToAPrecisionTheFrameworkTakes) {
   OptimizeOptions options;
   options.emit = Framework::kDeepSpeed;
-  auto r = OptimizeYaml(JobWith(", search_precisions: [fp8]"), "p.yaml",
+  auto r = OptimizeYaml(PrecisionJobWith(", search_precisions: [fp8]"), "p.yaml",
                         cost::GpuCatalog::BuiltIn(), options);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_EQ((*r)["after"]["precision"], "fp8");

@@ -11,14 +11,16 @@
 namespace seedance::plan {
 namespace {
 
-JobSpec DefaultJob() { return *ParseJobSpec(DefaultJobYaml(), "d", cost::GpuCatalog::BuiltIn()); }
+JobSpec ReplayDefaultJob() {
+  return *ParseJobSpec(DefaultJobYaml(), "d", cost::GpuCatalog::BuiltIn());
+}
 
-const cost::GpuSpec& GpuOf(const JobSpec& spec) {
+const cost::GpuSpec& ReplayGpuOf(const JobSpec& spec) {
   return **cost::GpuCatalog::BuiltIn().Get(spec.hardware.gpu);
 }
 
 // The most bytes live at once, by brute force over the buffers' event times.
-int64_t PeakLive(const std::vector<mem::Buffer>& buffers) {
+int64_t ReplayPeakLive(const std::vector<mem::Buffer>& buffers) {
   std::map<int64_t, int64_t> delta;
   for (const mem::Buffer& b : buffers) {
     delta[b.lower] += b.size;
@@ -38,8 +40,8 @@ int64_t PeakLive(const std::vector<mem::Buffer>& buffers) {
 // transient to the logits, which the timeline never holds together). The replay's requested
 // peak is the brute-force peak, and the model states are the estimate's to the byte per buffer.
 TEST(StepReplayTest, TimelineAgreesWithTheMemoryModel) {
-  const JobSpec spec = DefaultJob();
-  const cost::GpuSpec& gpu = GpuOf(spec);
+  const JobSpec spec = ReplayDefaultJob();
+  const cost::GpuSpec& gpu = ReplayGpuOf(spec);
   const ModelFigures f = ComputeModelFigures(spec.model);
   const SearchResult found = Search(spec, gpu);
   ASSERT_GT(found.fitting.size(), 50u);
@@ -51,7 +53,7 @@ TEST(StepReplayTest, TimelineAgreesWithTheMemoryModel) {
         static_cast<double>(m.total_bytes - m.fragmentation_bytes - m.reserve_bytes);
     auto buffers = PlannedStepBuffers(spec, f, c);
     ASSERT_TRUE(buffers.ok()) << buffers.status().ToString();
-    const auto peak = static_cast<double>(PeakLive(*buffers));
+    const auto peak = static_cast<double>(ReplayPeakLive(*buffers));
     if (c.virtual_stages == 1) {
       EXPECT_LE(peak, tensors * 1.03) << i;
     }
@@ -71,7 +73,7 @@ TEST(StepReplayTest, TimelineAgreesWithTheMemoryModel) {
         << i;
     auto replay = ReplayPlannedStep(spec, f, c);
     ASSERT_TRUE(replay.ok());
-    EXPECT_EQ(replay->requested_peak_bytes, PeakLive(*buffers));
+    EXPECT_EQ(replay->requested_peak_bytes, ReplayPeakLive(*buffers));
     EXPECT_GE(replay->reserved_peak_bytes, replay->requested_peak_bytes);
     EXPECT_NEAR(replay->margin_fraction,
                 static_cast<double>(replay->reserved_peak_bytes) /
@@ -85,7 +87,7 @@ TEST(StepReplayTest, TimelineAgreesWithTheMemoryModel) {
 // Full recomputation keeps each layer's input from its forward to its backward pass, and the
 // other parts only while that layer's backward pass runs.
 TEST(StepReplayTest, FullRecomputationKeepsOnlyInputsAcrossTheStep) {
-  const JobSpec spec = DefaultJob();
+  const JobSpec spec = ReplayDefaultJob();
   const ModelFigures f = ComputeModelFigures(spec.model);
   ParallelConfig c = spec.parallelism;
   ASSERT_EQ(c.recompute, Recompute::kFull);
