@@ -28,6 +28,11 @@ int32_t Hpa::ChangeWithin(const std::vector<ScaleEvent>& events, double now_s,
   return total;
 }
 
+int32_t Hpa::PeriodStart(double now_s, int32_t current, int32_t period_s) const {
+  return current - ChangeWithin(up_events_, now_s, period_s) +
+         ChangeWithin(down_events_, now_s, period_s);
+}
+
 int32_t Hpa::ScaleUpLimit(double now_s, int32_t current) const {
   const HpaRules& rules = spec_.scale_up;
   if (rules.select == HpaRules::Select::kDisabled) return current;
@@ -35,8 +40,7 @@ int32_t Hpa::ScaleUpLimit(double now_s, int32_t current) const {
   int32_t result =
       min_change ? std::numeric_limits<int32_t>::max() : std::numeric_limits<int32_t>::min();
   for (const HpaPolicy& p : rules.policies) {
-    const int32_t start = current - ChangeWithin(up_events_, now_s, p.period_s) +
-                          ChangeWithin(down_events_, now_s, p.period_s);
+    const int32_t start = PeriodStart(now_s, current, p.period_s);
     const int32_t proposed =
         p.type == HpaPolicy::Type::kPods
             ? start + p.value
@@ -53,8 +57,7 @@ int32_t Hpa::ScaleDownLimit(double now_s, int32_t current) const {
   int32_t result =
       min_change ? std::numeric_limits<int32_t>::min() : std::numeric_limits<int32_t>::max();
   for (const HpaPolicy& p : rules.policies) {
-    const int32_t start = current - ChangeWithin(up_events_, now_s, p.period_s) +
-                          ChangeWithin(down_events_, now_s, p.period_s);
+    const int32_t start = PeriodStart(now_s, current, p.period_s);
     // Truncated toward zero, as Go's int32(float64) conversion does.
     const int32_t proposed =
         p.type == HpaPolicy::Type::kPods

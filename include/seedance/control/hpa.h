@@ -84,6 +84,8 @@ class Hpa {
     double at_s;
   };
   int32_t ChangeWithin(const std::vector<ScaleEvent>& events, double now_s, int32_t period_s) const;
+  // The replicas at the start of a policy's period: current - added + removed within it.
+  int32_t PeriodStart(double now_s, int32_t current, int32_t period_s) const;
   int32_t ScaleUpLimit(double now_s, int32_t current) const;
   int32_t ScaleDownLimit(double now_s, int32_t current) const;
 
