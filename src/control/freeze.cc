@@ -19,7 +19,9 @@ FreezeDecision FreezeController::Step(const std::vector<LayerReading>& readings,
   FreezeDecision d;
   const auto n = static_cast<int>(frozen_.size());
   // Drift: a loss far above the recent ones while something is frozen.
-  if (static_cast<int>(losses_.size()) >= settings_.drift_window && frozen_count() > 0) {
+  const bool have_loss = std::isfinite(loss);  // NaN: no loss known, drift not watched
+  if (have_loss && static_cast<int>(losses_.size()) >= settings_.drift_window &&
+      frozen_count() > 0) {
     double mean = 0;
     for (double l : losses_) mean += l;
     mean /= static_cast<double>(losses_.size());
@@ -41,7 +43,7 @@ FreezeDecision FreezeController::Step(const std::vector<LayerReading>& readings,
       return d;
     }
   }
-  losses_.push_back(loss);
+  if (have_loss) losses_.push_back(loss);
   while (static_cast<int>(losses_.size()) > settings_.drift_window) losses_.pop_front();
 
   // Counts of steps under the threshold, for the layers still training.

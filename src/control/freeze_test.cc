@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 namespace seedance::control {
 namespace {
 
@@ -62,6 +64,15 @@ TEST(FreezeTest, DriftUnfreezesEverything) {
   // The counts start again: no layer refreezes for `patience` steps.
   EXPECT_TRUE(c.Step(settled, 3.4).frozen_now.empty());
   EXPECT_TRUE(c.Step(settled, 3.4).frozen_now.empty());
+}
+
+// Without a loss (NaN) layers still freeze, and drift is not watched.
+TEST(FreezeTest, AnUnknownLossFreezesButWatchesNoDrift) {
+  FreezeController c(3, {});
+  const auto settled = Readings({1e-4, 1e-4, 1e-4});
+  for (int i = 0; i < 30; ++i) c.Step(settled, std::nan(""));
+  EXPECT_EQ(c.frozen_count(), 2);
+  EXPECT_TRUE(c.Step(settled, std::nan("")).unfrozen_now.empty());
 }
 
 }  // namespace

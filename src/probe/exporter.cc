@@ -72,6 +72,7 @@ class Exporter::Impl {
       res.content_type = "text/plain; version=0.0.4; charset=utf-8";
       res.body.reserve(body->size() + 160);
       res.body = *body;
+      if (options_.extra) res.body += options_.extra();
       res.body +=
           "# HELP seedance_probe_scrapes_total Scrapes of this endpoint.\n"
           "# TYPE seedance_probe_scrapes_total counter\n"

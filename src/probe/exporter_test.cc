@@ -7,6 +7,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <functional>
+#include <string>
+
 #include "src/probe/fake_proc_for_test.h"
 
 namespace seedance::probe {
@@ -18,8 +21,9 @@ class ExporterTest : public ::testing::Test {
     testing::ProcAt0(env_);
     probe_ = std::make_unique<Probe>(env_, nullptr, HostOptions{});
   }
-  std::unique_ptr<Exporter> Start() {
+  std::unique_ptr<Exporter> Start(std::function<std::string()> extra = nullptr) {
     ExporterOptions o;
+    o.extra = std::move(extra);
     o.listen = "127.0.0.1:0";
     o.interval = std::chrono::milliseconds(50);
     o.version = "test";
@@ -58,6 +62,21 @@ TEST_F(ExporterTest, ServesMetricsWithTheTextFormatContentType) {
   ASSERT_TRUE(second);
   EXPECT_NE(second->body.find("seedance_probe_scrapes_total 2\n"), std::string::npos);
   EXPECT_EQ(e->scrapes(), 2u);
+}
+
+TEST_F(ExporterTest, AppendsTheExtraFamiliesRenderedAtEachScrape) {
+  int calls = 0;
+  auto e = Start([&calls] {
+    ++calls;
+    return "# TYPE extra_family gauge\nextra_family " + std::to_string(calls) + "\n";
+  });
+  httplib::Client c("127.0.0.1", e->port());
+  auto first = c.Get("/metrics");
+  ASSERT_TRUE(first);
+  EXPECT_NE(first->body.find("extra_family 1\n"), std::string::npos);
+  auto second = c.Get("/metrics");
+  ASSERT_TRUE(second);
+  EXPECT_NE(second->body.find("extra_family 2\n"), std::string::npos);
 }
 
 TEST_F(ExporterTest, BadRequestsGetFourHundreds) {

@@ -11,6 +11,8 @@
 //                       first trainable layer), never the last `keep_trainable` layers
 //   drift               the loss above mean + drift_sigma x std of the last drift_window losses
 //                       while something is frozen: every layer is unfrozen and its count reset
+//                       (a NaN loss means "not known": the step's readings count, drift is not
+//                       watched on it)
 // One layer at most is frozen per step, so a prefix grows gradually.
 //
 // Thread safety: not synchronised; one per training loop.

@@ -13,6 +13,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -31,6 +32,10 @@ struct ExporterOptions {
   std::chrono::milliseconds request_timeout{2000};  // a request's head, from its first byte
   std::chrono::milliseconds idle_timeout{1000};     // keep-alive idle time before closing
   std::string version;                              // for seedance_probe_info
+  // More families, rendered at each scrape and appended (e.g. the training-loop controllers'
+  // decisions, control/decision_record.h); must be complete exposition text. Called from the
+  // server's thread.
+  std::function<std::string()> extra;
 };
 
 // "127.0.0.1:9464" -> ("127.0.0.1", 9464); "[::1]:9464"; ":9464" -> ("0.0.0.0", 9464).
