@@ -95,6 +95,15 @@ void BindKv(py::module_& m) {
   m.def("kv_logits", &Logits, py::arg("model"), py::arg("tokens"), py::arg("bits") = "fp32",
         py::arg("group") = 32, py::arg("window") = 128,
         "Logits after each token, run through the C++ llama2.c engine");
+  m.def(
+      "kv_encode",
+      [](const std::string& tokenizer, int vocab_size, const std::string& text) {
+        const kv::Tokenizer t =
+            ValueOrRaise(kv::Tokenizer::Load(*base::Env::Default(), tokenizer, vocab_size));
+        return t.Encode(text);
+      },
+      py::arg("tokenizer"), py::arg("vocab_size"), py::arg("text"),
+      "Token ids of text with a llama2.c tokenizer file (no BOS)");
 }
 
 }  // namespace seedance::python

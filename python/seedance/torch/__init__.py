@@ -19,6 +19,9 @@ Communication (features COMM-*):
 - :func:`comm_hook`: gradient compression with error feedback as a DDP hook.
 
 Control (features CTRL-*):
+- :func:`enable`: every controller below in one call for a plain loop (batch size, accumulation,
+  freezing, checkpoint interval), observe-only if asked, decisions logged and exported;
+  ``seedance.hf.SeedanceCallback`` is the same for ``transformers.Trainer``.
 - :class:`Checkpointer`: atomic, validated checkpoints persisted in the background; resume
   from the newest that validates.
 - :class:`GradientAccumulator`: gradient accumulation in 1..8 micro-steps that keeps the global
@@ -36,11 +39,12 @@ from seedance.torch.checkpoint import Checkpointer, Resumed
 from seedance.torch.amp import GradScaler
 from seedance.torch.collapse import CollapseGuard
 from seedance.torch.comm import CommState, comm_hook
+from seedance.torch.control import ControlSettings, Session, enable
 from seedance.torch.lifetimes import record_lifetimes
 from seedance.torch.numa import NumaWorkerInit, numa_worker_init_fn
 from seedance.torch.precision_policy import PrecisionPlan, apply_precision_policy, fake_round
 from seedance.torch.recompute import apply_recompute_plan
 
-__all__ = ["apply_recompute_plan", "Checkpointer", "GradientAccumulator", "Resumed", "CollapseGuard", "CommState", "GradScaler", "comm_hook", "PrecisionPlan", "apply_precision_policy", "fake_round",
+__all__ = ["apply_recompute_plan", "Checkpointer", "ControlSettings", "enable", "Session", "GradientAccumulator", "Resumed", "CollapseGuard", "CommState", "GradScaler", "comm_hook", "PrecisionPlan", "apply_precision_policy", "fake_round",
            "memory_stats", "NumaWorkerInit", "numa_worker_init_fn", "record_lifetimes",
            "use_caching_allocator"]

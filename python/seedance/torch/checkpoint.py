@@ -69,6 +69,7 @@ class Checkpointer:
         self._error: Optional[BaseException] = None
         self.saves = 0
         self.blocked_s = 0.0  # time save() waited for the previous persist (the blocked share)
+        self.last_save_s = 0.0  # the last persist's seconds (serialise and write)
 
     def save(self, state: Any, *, step: int, next_sample: int) -> None:
         """Snapshots ``state`` to host memory, then persists it (in the background by default)."""
@@ -86,11 +87,13 @@ class Checkpointer:
             self._raise()
 
     def _persist(self, step: int, next_sample: int, snapshot: Any) -> None:
+        start = time.perf_counter()
         try:
             buf = io.BytesIO()
             torch.save(snapshot, buf)
             _core.checkpoint_write(self.directory, step, next_sample, buf.getvalue())
             self.saves += 1
+            self.last_save_s = time.perf_counter() - start
             for old in _core.checkpoint_steps(self.directory)[:-self.keep]:
                 try:
                     os.unlink(os.path.join(self.directory, f"ckpt-{old:012d}.sdck"))
