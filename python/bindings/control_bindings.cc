@@ -18,6 +18,7 @@
 #include "seedance/control/batch_scaler.h"
 #include "seedance/control/checkpoint_interval.h"
 #include "seedance/control/checkpoint_store.h"
+#include "seedance/control/cold_codec.h"
 #include "seedance/control/decision_record.h"
 #include "seedance/control/freeze.h"
 #include "seedance/control/io_pressure.h"
@@ -259,6 +260,28 @@ void BindControl(py::module_& m) {
     if (!p.ok()) return py::none();
     return py::int_(p->some.total_us);
   });
+  m.def(
+      "cold_encode",
+      [](const py::bytes& payload, int element_bytes, int level) {
+        std::string data = payload;
+        base::StatusOr<std::string> frame = [&] {
+          py::gil_scoped_release release;
+          return control::EncodeCold(data, {.element_bytes = element_bytes, .level = level});
+        }();
+        return py::bytes(ValueOrRaise(std::move(frame)));
+      },
+      py::arg("payload"), py::arg("element_bytes"), py::arg("level"));
+  m.def(
+      "cold_decode",
+      [](const py::bytes& frame) {
+        std::string data = frame;
+        base::StatusOr<std::string> original = [&] {
+          py::gil_scoped_release release;
+          return control::DecodeCold(data);
+        }();
+        return py::bytes(ValueOrRaise(std::move(original)));
+      },
+      py::arg("frame"));
   m.def(
       "crc32", [](const py::bytes& data) { return control::Crc32(std::string(data)); },
       py::arg("data"));

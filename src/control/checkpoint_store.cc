@@ -6,9 +6,13 @@
 #include <cstring>
 
 #include "seedance/base/parse.h"
+#include "src/control/little_endian.h"
 
 namespace seedance::control {
 namespace {
+
+using internal::GetLe;
+using internal::PutLe;
 
 constexpr std::string_view kMagic = "SDCK";
 constexpr size_t kHeaderBytes = 36;
@@ -23,19 +27,6 @@ std::array<uint32_t, 256> CrcTable() {
     t[i] = c;
   }
   return t;
-}
-
-void PutLe(std::string& out, uint64_t v, int bytes) {
-  for (int i = 0; i < bytes; ++i) out.push_back(static_cast<char>((v >> (8 * i)) & 0xFF));
-}
-
-uint64_t GetLe(std::string_view in, size_t at, int bytes) {
-  uint64_t v = 0;
-  for (int i = 0; i < bytes; ++i) {
-    v |= static_cast<uint64_t>(static_cast<unsigned char>(in[at + static_cast<size_t>(i)]))
-         << (8 * i);
-  }
-  return v;
 }
 
 std::optional<int64_t> StepOfName(std::string_view name) {

@@ -3,14 +3,14 @@
 #include <algorithm>
 #include <cmath>
 
-namespace seedance::plan {
+#include "seedance/control/checkpoint_interval.h"
 
-double YoungInterval(double write_s, double mtbf_s) { return std::sqrt(2 * write_s * mtbf_s); }
+namespace seedance::plan {
 
 double DalyInterval(double write_s, double mtbf_s) {
   if (write_s >= 2 * mtbf_s) return mtbf_s;
   const double x = write_s / (2 * mtbf_s);
-  return YoungInterval(write_s, mtbf_s) * (1 + std::sqrt(x) / 3 + x / 9) - write_s;
+  return control::YoungOptimumSeconds(write_s, mtbf_s) * (1 + std::sqrt(x) / 3 + x / 9) - write_s;
 }
 
 double DalyWallTimeFactor(double interval_s, double write_s, double restart_s, double mtbf_s) {
@@ -24,7 +24,7 @@ CheckpointPlan PlanCheckpoints(const ReliabilitySpec& spec, int64_t checkpoint_b
   p.checkpoint_bytes = checkpoint_bytes;
   p.write_s = static_cast<double>(checkpoint_bytes) / (spec.checkpoint_write_gbytes_per_s * 1e9);
   p.job_mtbf_s = spec.gpu_mtbf_hours * 3600 / static_cast<double>(gpus);
-  p.young_interval_s = YoungInterval(p.write_s, p.job_mtbf_s);
+  p.young_interval_s = control::YoungOptimumSeconds(p.write_s, p.job_mtbf_s);
   p.daly_interval_s = DalyInterval(p.write_s, p.job_mtbf_s);
   p.interval_steps = std::max<int64_t>(1, std::llround(p.daly_interval_s / step_s));
   p.interval_s = static_cast<double>(p.interval_steps) * step_s;

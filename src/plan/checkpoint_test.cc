@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "seedance/control/checkpoint_interval.h"
 #include "seedance/plan/optimize.h"
 
 namespace seedance::plan {
@@ -35,7 +36,7 @@ double ArgminWallTime(double write_s, double restart_s, double mtbf_s) {
 }
 
 TEST(CheckpointTest, YoungIsTheFirstOrderOptimum) {
-  EXPECT_DOUBLE_EQ(YoungInterval(60, 3600), std::sqrt(2 * 60 * 3600.0));
+  EXPECT_DOUBLE_EQ(control::YoungOptimumSeconds(60, 3600), std::sqrt(2 * 60 * 3600.0));
 }
 
 // Daly's estimate against the numerical optimum of his own model, over write times from 0.01%
@@ -52,7 +53,7 @@ TEST(CheckpointTest, DalyMatchesTheNumericalOptimum) {
                 1, 1e-5)
         << ratio;
     if (ratio >= 1e-2) {
-      EXPECT_GT(std::fabs(YoungInterval(write, mtbf) / opt - 1), 0.01) << ratio;
+      EXPECT_GT(std::fabs(control::YoungOptimumSeconds(write, mtbf) / opt - 1), 0.01) << ratio;
     }
   }
   // The restart time scales the wall time, not the optimum.

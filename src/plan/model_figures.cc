@@ -37,8 +37,16 @@ double TrainingFlopsPerToken(const ModelSpec& m, const ModelFigures& f) {
              static_cast<double>(m.sequence_length);
 }
 
+namespace {
+int64_t KvValuesPerToken(const ModelSpec& m) { return 2 * m.layers * m.kv_heads * m.head_dim(); }
+}  // namespace
+
 int64_t KvCacheBytesPerToken(const ModelSpec& m, base::NumericFormat format) {
-  return 2 * m.layers * m.kv_heads * m.head_dim() * base::NumericFormatBytes(format);
+  return KvValuesPerToken(m) * base::NumericFormatBytes(format);
+}
+
+double KvCacheBytesPerTokenAtBits(const ModelSpec& m, double bits_per_value) {
+  return static_cast<double>(KvValuesPerToken(m)) * bits_per_value / 8;
 }
 
 }  // namespace seedance::plan

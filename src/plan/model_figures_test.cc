@@ -86,6 +86,8 @@ TEST(ModelFiguresTest, KvCacheBytes) {
   // 2 (K and V) x 32 layers x 32 heads x 128 dims x 2 bytes = 512 KiB per token.
   EXPECT_EQ(KvCacheBytesPerToken(Llama2_7B(), base::NumericFormat::kBf16), 524'288);
   EXPECT_EQ(KvCacheBytesPerToken(Llama2_7B(), base::NumericFormat::kFp8), 262'144);
+  EXPECT_DOUBLE_EQ(KvCacheBytesPerTokenAtBits(Llama2_7B(), 16), 524'288);
+  EXPECT_DOUBLE_EQ(KvCacheBytesPerTokenAtBits(Llama2_7B(), 4.5), 524'288 * 4.5 / 16);
 }
 
 TEST(ModelFiguresTest, TrainingFlopsFollowPalmFormula) {

@@ -23,11 +23,6 @@ double ReplicaBytes(const JobSpec& spec, const ModelFigures& f, int64_t t, doubl
          static_cast<double>(memory.runtime_reserve_bytes);
 }
 
-// KV bytes per token of the whole model at `bits_per_value`.
-double KvBytesPerToken(const ModelSpec& m, double bits_per_value) {
-  return 2.0 * static_cast<double>(m.layers * m.kv_heads * m.head_dim()) * bits_per_value / 8;
-}
-
 }  // namespace
 
 std::vector<KvPrecision> AdmittedKvPrecisions(const ServingSpec& serving) {
@@ -57,7 +52,7 @@ ServingEvaluation EvaluateServing(const JobSpec& spec, const cost::GpuSpec& gpu,
   e.tensor = tensor;
   e.kv = kv;
   e.kv_bits_per_value = KvBitsPerValue(kv, s.precision);
-  const double kv_per_token = KvBytesPerToken(m, e.kv_bits_per_value);
+  const double kv_per_token = KvCacheBytesPerTokenAtBits(m, e.kv_bits_per_value);
   e.replicas = spec.hardware.total_gpus() / tensor;
   e.requests_per_replica = (s.concurrent_requests + e.replicas - 1) / e.replicas;
   const double b = static_cast<double>(e.requests_per_replica);

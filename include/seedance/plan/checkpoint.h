@@ -28,7 +28,7 @@ struct ReliabilitySpec {
   double restart_s = 0;                      // time to restart and reload after a failure
 };
 
-double YoungInterval(double write_s, double mtbf_s);
+// Young's interval is control::YoungOptimumSeconds (control/checkpoint_interval.h).
 double DalyInterval(double write_s, double mtbf_s);
 // Expected wall time per unit of useful work when checkpointing every `interval_s`.
 double DalyWallTimeFactor(double interval_s, double write_s, double restart_s, double mtbf_s);

@@ -32,7 +32,8 @@ ModelFigures ComputeModelFigures(const ModelSpec& model);
 double TrainingFlopsPerToken(const ModelSpec& model, const ModelFigures& figures);
 
 // Bytes of K and V cached per token over all layers: 2 * layers * kv_heads *
-// head_dim * bytes(format).
+// head_dim * bytes(format); ...AtBits for packed widths (bits_per_value / 8 bytes a value).
 int64_t KvCacheBytesPerToken(const ModelSpec& model, base::NumericFormat format);
+double KvCacheBytesPerTokenAtBits(const ModelSpec& model, double bits_per_value);
 
 }  // namespace seedance::plan

@@ -93,6 +93,9 @@ class ControlSettings:
     checkpoint_floor: int = 50
     checkpoint_interval: int = 50
     checkpoint_keep: int = 3
+    checkpoint_cold_dir: Optional[str] = None  # compressed copies (byte-shuffled zstd)
+    checkpoint_cold_every: int = 10            # every N-th save also goes cold
+    checkpoint_cold_bf16: bool = False         # lossy: float32 stored as bfloat16
     mtbf_s: float = 0.0
     resume: bool = True
 
@@ -187,6 +190,14 @@ def cpu_memory(budget: Optional[int] = None) -> tuple[int, int]:
     if soft != resource.RLIM_INFINITY:
         return _vm_size_bytes(), soft
     return _resident_bytes(), os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+
+
+def _samples_in(batch: Any) -> int:
+    """Samples in a batch: the tensors' shared first dimension, else the batch's length."""
+    try:
+        return _first_dim(batch)
+    except (ValueError, TypeError):
+        return len(batch) if hasattr(batch, "__len__") else 1
 
 
 class _ResizableBatchSampler(torch.utils.data.Sampler):
@@ -432,7 +443,10 @@ class Session:
         self._pending_save: Optional[tuple[Optional[int], float]] = None  # (PSI us, start)
         self.checkpointer: Optional[Checkpointer] = None
         if settings.checkpoint_dir and not settings.observe_only:
-            self.checkpointer = Checkpointer(settings.checkpoint_dir, keep=settings.checkpoint_keep)
+            self.checkpointer = Checkpointer(
+                settings.checkpoint_dir, keep=settings.checkpoint_keep,
+                cold_dir=settings.checkpoint_cold_dir, cold_every=settings.checkpoint_cold_every,
+                cold_bf16=settings.checkpoint_cold_bf16)
             if settings.resume:
                 self._resume()
         self._pre = optimizer.register_step_pre_hook(lambda *a: self._before_step())
@@ -441,7 +455,7 @@ class Session:
     # -- the loop ---------------------------------------------------------------------------
     def __iter__(self) -> Iterator[Any]:
         for batch in self.loader:
-            n = _first_dim(batch) if not isinstance(batch, (str, bytes)) else 1
+            n = _samples_in(batch)
             self.next_sample += n
             self._samples_since_step += n
             yield batch
