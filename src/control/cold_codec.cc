@@ -59,8 +59,8 @@ base::StatusOr<std::string> EncodeCold(std::string_view payload, const ColdOptio
   PutLe(out, payload.size(), 8);
   PutLe(out, Crc32(payload), 4);
   out.resize(kColdHeader + ZSTD_compressBound(shuffled.size()));
-  const size_t written = ZSTD_compress(out.data() + kColdHeader, out.size() - kColdHeader, shuffled.data(),
-                                       shuffled.size(), options.level);
+  const size_t written = ZSTD_compress(out.data() + kColdHeader, out.size() - kColdHeader,
+                                       shuffled.data(), shuffled.size(), options.level);
   if (ZSTD_isError(written)) {
     return base::InternalError(std::string("zstd: ") + ZSTD_getErrorName(written));
   }

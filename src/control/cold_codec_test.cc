@@ -16,7 +16,7 @@ std::string NormalFloats(size_t n, uint32_t seed) {
   std::vector<float> v(n);
   for (float& x : v) x = d(rng);
   std::string out(n * sizeof(float), '\0');
-  std::memcpy(out.data(), v.data(), out.size());
+  if (!v.empty()) std::memcpy(out.data(), v.data(), out.size());  // data() may be null
   return out;
 }
 

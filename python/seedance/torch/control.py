@@ -428,9 +428,8 @@ class Session:
             made = _resizable_loader(loader)
             if made is not None:
                 self.loader, self._sampler = made
-        self.controllers = Controllers(model, settings,
-                                       batch_size if (self._sampler or settings.observe_only)
-                                       else None)
+        resizable = self._sampler is not None or settings.observe_only
+        self.controllers = Controllers(model, settings, batch_size if resizable else None)
         self.controllers.apply_batch = self._apply_batch
         self._micro: Optional[int] = None  # set once step() is used: the batch is a micro-batch
         self.accumulator: Optional[GradientAccumulator] = None
