@@ -26,34 +26,13 @@
 
 #include "seedance/base/report.h"
 #include "seedance/control/cache_policy.h"
+#include "seedance/control/cache_traces.h"
 
 namespace {
 
 using seedance::base::Report;
 using seedance::control::CacheKey;
 using seedance::control::CachePolicy;
-
-std::vector<CacheKey> Shuffled(CacheKey n, int epochs, std::mt19937_64& rng) {
-  std::vector<CacheKey> order(n), trace;
-  std::iota(order.begin(), order.end(), 0);
-  for (int e = 0; e < epochs; ++e) {
-    std::shuffle(order.begin(), order.end(), rng);
-    trace.insert(trace.end(), order.begin(), order.end());
-  }
-  return trace;
-}
-
-std::vector<CacheKey> Zipf(size_t len, CacheKey n, double s, std::mt19937_64& rng) {
-  std::vector<double> cdf(n);
-  double sum = 0;
-  for (CacheKey i = 0; i < n; ++i) cdf[i] = sum += 1.0 / std::pow(static_cast<double>(i + 1), s);
-  std::uniform_real_distribution<double> u(0, sum);
-  std::vector<CacheKey> t(len);
-  for (auto& k : t) {
-    k = static_cast<CacheKey>(std::lower_bound(cdf.begin(), cdf.end(), u(rng)) - cdf.begin());
-  }
-  return t;
-}
 
 std::vector<std::unique_ptr<CachePolicy>> Online(size_t capacity) {
   std::vector<std::unique_ptr<CachePolicy>> p;
@@ -105,7 +84,7 @@ int main(int argc, char** argv) {
   Report out = Report::object();
   out["keys"] = static_cast<int64_t>(keys);
   Report shuffled = Report::array();
-  const auto epochs_trace = Shuffled(keys, epochs, rng);
+  const auto epochs_trace = seedance::control::ShuffledEpochsTrace(keys, epochs, rng);
   for (double share : {0.1, 0.25, 0.5}) {
     shuffled.push_back(HitRatios(epochs_trace, static_cast<size_t>(share * keys)));
   }
@@ -113,9 +92,9 @@ int main(int argc, char** argv) {
   for (double s : {0.8, 1.0, 1.2}) {
     char name[32];
     std::snprintf(name, sizeof name, "zipf-%.1f", s);
-    out[name] = HitRatios(Zipf(accesses, keys, s, rng), keys / 20);
+    out[name] = HitRatios(seedance::control::ZipfTrace(accesses, keys, s, rng), keys / 20);
   }
-  auto mixed = Zipf(accesses, keys, 1.0, rng);
+  auto mixed = seedance::control::ZipfTrace(accesses, keys, 1.0, rng);
   std::vector<CacheKey> with_scans;
   CacheKey fresh = keys;
   for (size_t i = 0; i < mixed.size(); ++i) {
@@ -128,7 +107,7 @@ int main(int argc, char** argv) {
 
   Report latency = Report::object();
   latency["entries"] = static_cast<int64_t>(latency_keys);
-  const auto stream = Zipf(latency_ops, 2 * latency_keys, 1.0, rng);
+  const auto stream = seedance::control::ZipfTrace(latency_ops, 2 * latency_keys, 1.0, rng);
   for (auto& p : Online(latency_keys)) {
     for (CacheKey k = 0; k < latency_keys; ++k) p->Access(2 * latency_keys + k);  // fill it
     std::vector<double> ns(stream.size());

@@ -10,6 +10,8 @@
 #include <set>
 #include <vector>
 
+#include "seedance/control/cache_traces.h"
+
 namespace seedance::control {
 namespace {
 
@@ -21,30 +23,14 @@ std::vector<CacheKey> RandomTrace(size_t n, CacheKey keys, uint32_t seed) {
   return t;
 }
 
-// Each epoch reads keys 0..n-1 in a new random order.
 std::vector<CacheKey> ShuffledEpochs(CacheKey n, int epochs, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::vector<CacheKey> order(n), trace;
-  std::iota(order.begin(), order.end(), 0);
-  for (int e = 0; e < epochs; ++e) {
-    std::shuffle(order.begin(), order.end(), rng);
-    trace.insert(trace.end(), order.begin(), order.end());
-  }
-  return trace;
+  std::mt19937_64 rng(seed);
+  return ShuffledEpochsTrace(n, epochs, rng);
 }
 
-// Zipf(s) over n keys by inverse transform on the cumulative weights.
-std::vector<CacheKey> ZipfTrace(size_t len, CacheKey n, double s, uint32_t seed) {
-  std::vector<double> cdf(n);
-  double sum = 0;
-  for (CacheKey i = 0; i < n; ++i) cdf[i] = sum += 1.0 / std::pow(static_cast<double>(i + 1), s);
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<double> u(0, sum);
-  std::vector<CacheKey> t(len);
-  for (auto& k : t) {
-    k = static_cast<CacheKey>(std::lower_bound(cdf.begin(), cdf.end(), u(rng)) - cdf.begin());
-  }
-  return t;
+std::vector<CacheKey> Zipf(size_t len, CacheKey n, double s, uint32_t seed) {
+  std::mt19937_64 rng(seed);
+  return ZipfTrace(len, n, s, rng);
 }
 
 // LRU written the obvious way: a vector, most recent last.
@@ -107,7 +93,7 @@ TEST(CachePolicyTest, BeladyIsTheOptimumOnSmallTraces) {
 
 TEST(CachePolicyTest, NoPolicyBeatsBeladyAndNoneOverfills) {
   for (uint32_t seed = 0; seed < 5; ++seed) {
-    const auto trace = ZipfTrace(20000, 2000, 0.9, seed);
+    const auto trace = Zipf(20000, 2000, 0.9, seed);
     for (size_t cap : {10, 100, 500}) {
       const int64_t optimum = BeladyHits(trace, cap);
       std::vector<std::unique_ptr<CachePolicy>> policies;
@@ -165,7 +151,7 @@ TEST(CachePolicyTest, ScanAwareStopsEvictingOnShuffledEpochs) {
   EXPECT_GT(static_cast<double>(scan_hits) / (epochs_after_first * 1000), 0.23);
   EXPECT_GT(scan_hits, CountHits(*NewLruPolicy(cap), trace));
   // On a skewed workload it stays a W-TinyLFU: not scanning, the same hits.
-  const auto zipf = ZipfTrace(30000, 5000, 1.0, 3);
+  const auto zipf = Zipf(30000, 5000, 1.0, 3);
   ScanAwarePolicy skewed(cap);
   EXPECT_EQ(CountHits(skewed, zipf), CountHits(*NewWTinyLfuPolicy(cap), zipf));
   EXPECT_FALSE(skewed.scanning());

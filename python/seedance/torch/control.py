@@ -43,6 +43,7 @@ JSON line in ``log`` (inputs and reason) and a count in the Prometheus families
 from __future__ import annotations
 
 import ctypes
+import functools
 import math
 import os
 import resource
@@ -130,13 +131,16 @@ def is_out_of_memory(error: BaseException) -> bool:
         "out of memory" in text or "can't allocate memory" in text or isinstance(error, MemoryError))
 
 
-def _cgroup_memory() -> Optional[tuple[int, int]]:
-    """(usage, limit) of this process's memory cgroup (v2 or v1), or None without a limit."""
+@functools.lru_cache(maxsize=1)
+def _cgroup_files() -> tuple[tuple[str, str], ...]:
+    """(usage file, limit file) of each of this process's memory cgroups (v2, v1), found once:
+    the controllers read them every forward pass, and a process does not change cgroups mid-run."""
     try:
         with open("/proc/self/cgroup") as f:
             lines = f.read().splitlines()
     except OSError:
-        return None
+        return ()
+    found = []
     for line in lines:
         _, controllers, path = line.split(":", 2)
         if controllers == "":  # v2
@@ -146,8 +150,16 @@ def _cgroup_memory() -> Optional[tuple[int, int]]:
             files = (f"{base}/memory.usage_in_bytes", f"{base}/memory.limit_in_bytes")
         else:
             continue
+        if os.path.exists(files[0]) and os.path.exists(files[1]):
+            found.append(files)
+    return tuple(found)
+
+
+def _cgroup_memory() -> Optional[tuple[int, int]]:
+    """(usage, limit) of this process's memory cgroup, or None without a limit."""
+    for usage_file, limit_file in _cgroup_files():
         try:
-            with open(files[0]) as u, open(files[1]) as m:
+            with open(usage_file) as u, open(limit_file) as m:
                 usage, limit = u.read().strip(), m.read().strip()
         except OSError:
             continue
@@ -165,10 +177,17 @@ def release_free_memory() -> None:
     """Hands the C heap's free pages back to the kernel (glibc's malloc_trim), so that the resident
     set and the cgroup's usage show what a smaller batch really uses: glibc keeps freed memory,
     and the readings would otherwise stay at the old batch's high-water mark."""
+    trim = _malloc_trim()
+    if trim is not None:
+        trim(0)
+
+
+@functools.lru_cache(maxsize=1)
+def _malloc_trim() -> Optional[Callable[[int], int]]:
     try:
-        ctypes.CDLL(None).malloc_trim(0)
+        return ctypes.CDLL(None).malloc_trim
     except (OSError, AttributeError):  # not glibc
-        pass
+        return None
 
 
 def _vm_size_bytes() -> int:
