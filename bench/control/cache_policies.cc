@@ -3,14 +3,24 @@
 //              with shuffle=True), capacities 10%, 25% and 50% of the dataset;
 //   zipf-S     --accesses draws from Zipf(S) over --keys keys (S = 0.8, 1.0, 1.2), capacity 5%;
 //   zipf+scan  zipf-1.0 with a one-time scan of --keys fresh keys every --accesses / 4 accesses.
+//   public     with --trace-dir DIR: each DIR/*.lirs (LIRS text traces) and DIR/*.cache2k
+//              (cache2k's binary traces), read by cache_traces.h, capacities 10% and 25% of the
+//              trace's distinct keys (docs/benchmarks.md says where the traces come from).
 // For each: the hit ratio of LRU, ARC, W-TinyLFU, Seedance's scan-aware policy and Belady's
 // offline optimum. Then the time of one Access() of each online policy holding --latency-keys
 // entries (10^6 by default) on a zipf-1.0 stream over twice as many keys: p50 and p99 over
-// --latency-ops timed calls (steady_clock around each call, its own cost included).
+// --latency-ops timed calls (steady_clock around each call, its own cost included). Last, the
+// tiered cache's host-tier Get() (tiered_cache.h: the lock, the policy, the copy of a
+// --record-bytes record) holding --latency-keys records, its state file in --shm-dir: the same
+// stream, a miss followed by its Put as a data loader does; p50 and p99 of the gets host memory
+// served, and of all gets.
 //
 //   build/bench/cache_policies [--keys N] [--epochs E] [--accesses A] [--latency-keys K]
-//                              [--latency-ops O] [--seed S]
+//                              [--latency-ops O] [--record-bytes B] [--shm-dir DIR] [--seed S]
+//                              [--trace-dir DIR]
 // Prints one JSON document.
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -22,11 +32,14 @@
 #include <random>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
+#include "seedance/base/env.h"
 #include "seedance/base/report.h"
 #include "seedance/control/cache_policy.h"
 #include "seedance/control/cache_traces.h"
+#include "seedance/control/tiered_cache.h"
 
 namespace {
 
@@ -53,6 +66,95 @@ Report HitRatios(const std::vector<CacheKey>& trace, size_t capacity) {
   }
   r["belady"] = static_cast<double>(seedance::control::BeladyHits(trace, capacity)) / n;
   return r;
+}
+
+Report Percentiles(std::vector<double> ns) {
+  std::sort(ns.begin(), ns.end());
+  Report r = Report::object();
+  r["count"] = static_cast<int64_t>(ns.size());
+  if (ns.empty()) return r;
+  r["p50_ns"] = ns[ns.size() / 2];
+  r["p99_ns"] = ns[ns.size() * 99 / 100];
+  return r;
+}
+
+// The host tier's get at `records` entries, on `stream` (a miss is followed by its Put).
+Report TieredGetLatency(size_t records, size_t record_bytes, const std::string& dir,
+                        const std::vector<CacheKey>& stream) {
+  seedance::control::TieredCacheOptions o;
+  o.path = dir + "/seedance-bench-cache-" + std::to_string(getpid());
+  o.record_bytes = record_bytes;
+  o.tiers = {{"host", "", records}};
+  auto created = seedance::control::TieredCache::Create(o);
+  if (!created.ok()) {
+    std::fprintf(stderr, "cache_policies: %s\n", created.status().ToString().c_str());
+    std::exit(1);
+  }
+  auto& cache = *created.value();
+  const std::string value(record_bytes, 'v');
+  std::string out;
+  for (CacheKey k = 0; k < records; ++k) (void)cache.Put(2 * records + k, value).value();
+  std::vector<double> host_ns, all_ns;
+  for (CacheKey k : stream) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const int tier = cache.Get(k, &out).value();
+    const double ns =
+        std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count();
+    all_ns.push_back(ns);
+    if (tier == 0) host_ns.push_back(ns);
+    if (tier < 0) (void)cache.Put(k, value).value();
+  }
+  Report r = Report::object();
+  r["entries"] = static_cast<int64_t>(records);
+  r["record_bytes"] = static_cast<int64_t>(record_bytes);
+  r["host_hits"] = Percentiles(host_ns);
+  r["all_gets"] = Percentiles(all_ns);
+  (void)cache.Remove();
+  return r;
+}
+
+std::string StringFlag(int argc, char** argv, std::string_view name, std::string fallback) {
+  for (int i = 1; i + 1 < argc; ++i) {
+    if (name == argv[i]) return argv[i + 1];
+  }
+  return fallback;
+}
+
+// Hit ratios on each public trace in `dir`.
+Report PublicTraces(const std::string& dir) {
+  auto* env = seedance::base::Env::Default();
+  auto names = env->ListDirectory(dir);
+  if (!names.ok()) {
+    std::fprintf(stderr, "cache_policies: %s\n", names.status().ToString().c_str());
+    std::exit(1);
+  }
+  std::sort(names->begin(), names->end());
+  Report rows = Report::array();
+  for (const std::string& name : *names) {
+    const bool lirs = name.ends_with(".lirs");
+    if (!lirs && !name.ends_with(".cache2k")) continue;
+    const std::string path = dir + "/" + name;
+    auto bytes = env->ReadFile(path);
+    auto trace = bytes.ok() ? (lirs ? seedance::control::ParseLirsTrace(*bytes, path)
+                                    : seedance::control::ParseCache2kTrace(*bytes, path))
+                            : seedance::base::StatusOr<std::vector<CacheKey>>(bytes.status());
+    if (!trace.ok()) {
+      std::fprintf(stderr, "cache_policies: %s\n", trace.status().ToString().c_str());
+      std::exit(1);
+    }
+    std::vector<CacheKey> distinct = *trace;
+    std::sort(distinct.begin(), distinct.end());
+    distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
+    for (double share : {0.1, 0.25}) {
+      Report r = HitRatios(
+          *trace,
+          std::max<size_t>(1, static_cast<size_t>(share * static_cast<double>(distinct.size()))));
+      r["trace"] = name;
+      r["distinct"] = static_cast<int64_t>(distinct.size());
+      rows.push_back(r);
+    }
+  }
+  return rows;
 }
 
 int64_t Flag(int argc, char** argv, std::string_view name, int64_t fallback) {
@@ -117,13 +219,15 @@ int main(int argc, char** argv) {
       ns[i] =
           std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count();
     }
-    std::sort(ns.begin(), ns.end());
-    Report r = Report::object();
-    r["p50_ns"] = ns[ns.size() / 2];
-    r["p99_ns"] = ns[ns.size() * 99 / 100];
-    latency[std::string(p->name())] = r;
+    latency[std::string(p->name())] = Percentiles(std::move(ns));
   }
   out["access_latency"] = latency;
+  if (const std::string dir = StringFlag(argc, argv, "--trace-dir", ""); !dir.empty()) {
+    out["public"] = PublicTraces(dir);
+  }
+  out["tiered_get_latency"] =
+      TieredGetLatency(latency_keys, static_cast<size_t>(Flag(argc, argv, "--record-bytes", 256)),
+                       StringFlag(argc, argv, "--shm-dir", "/dev/shm"), stream);
   std::printf("%s\n", seedance::base::DumpJson(out, 2).c_str());
   return 0;
 }

@@ -2,11 +2,12 @@
 // seedance.torch.Checkpointer (payloads cross as bytes; the GIL is released while files are
 // written and read), and the controllers and the decision recorder that seedance.torch.enable
 // and seedance.hf.SeedanceCallback drive. The recorder can start the probe's Prometheus exporter
-// with the decisions' families appended.
+// with the decisions' families (and a tiered cache's) appended.
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
 #include <memory>
+#include <mutex>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -22,6 +23,7 @@
 #include "seedance/control/decision_record.h"
 #include "seedance/control/freeze.h"
 #include "seedance/control/io_pressure.h"
+#include "seedance/control/tiered_cache.h"
 #include "seedance/probe/exporter.h"
 #include "seedance/probe/gpu.h"
 #include "seedance/probe/probe.h"
@@ -49,8 +51,12 @@ class Recorder {
     probe::ExporterOptions o;
     o.listen = listen;
     o.version = "python";
-    control::DecisionRecorder* r = recorder_.get();
-    o.extra = [r] { return r->RenderPrometheus(); };
+    o.extra = [this] {
+      std::string text = recorder_->RenderPrometheus();
+      std::lock_guard<std::mutex> lock(mu_);
+      if (cache_) text += cache_->RenderPrometheus();
+      return text;
+    };
     exporter_ = ValueOrRaise(probe::Exporter::Start(*probe_, o));
   }
   ~Recorder() { Close(); }
@@ -63,8 +69,15 @@ class Recorder {
   }
   control::DecisionRecorder& recorder() { return *recorder_; }
   int port() const { return exporter_ ? exporter_->port() : -1; }
+  // The tiered cache whose seedance_cache_* families the exporter serves too (one at most).
+  void SetCache(std::shared_ptr<control::TieredCache> cache) {
+    std::lock_guard<std::mutex> lock(mu_);
+    cache_ = std::move(cache);
+  }
 
  private:
+  std::mutex mu_;
+  std::shared_ptr<control::TieredCache> cache_;
   std::unique_ptr<control::DecisionRecorder> recorder_;
   std::unique_ptr<probe::Probe> probe_;
   std::unique_ptr<probe::Exporter> exporter_;
@@ -214,6 +227,7 @@ void BindControllers(py::module_& m) {
       .def("render_prometheus", [](Recorder& r) { return r.recorder().RenderPrometheus(); })
       .def_property_readonly("recorded", [](Recorder& r) { return r.recorder().recorded(); })
       .def_property_readonly("port", &Recorder::port)
+      .def("set_cache", &Recorder::SetCache, py::arg("cache"))
       .def("close", &Recorder::Close);
 }
 

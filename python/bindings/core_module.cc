@@ -34,6 +34,7 @@ void BindProbe(py::module_& m);      // probe_bindings.cc
 void BindSched(py::module_& m);      // sched_bindings.cc
 void BindCost(py::module_& m);       // cost_bindings.cc
 void BindControl(py::module_& m);    // control_bindings.cc
+void BindCache(py::module_& m);      // cache_bindings.cc
 
 namespace {
 
@@ -176,4 +177,5 @@ PYBIND11_MODULE(_core, m) {
   BindSched(m);
   BindCost(m);
   BindControl(m);
+  BindCache(m);
 }

@@ -1,14 +1,14 @@
 #include "seedance/control/cache_policy.h"
 
 #include <algorithm>
-#include <array>
-#include <bit>
 #include <cstddef>
 #include <list>
 #include <queue>
 #include <unordered_map>
-#include <unordered_set>
 #include <utility>
+
+#include "seedance/control/flat_scan_lfu.h"
+#include "src/control/frequency_sketch.h"
 
 namespace seedance::control {
 namespace {
@@ -130,57 +130,40 @@ class ArcPolicy : public CachePolicy {
   RecencyList t1_, t2_, b1_, b2_;
 };
 
-// Four rows of 4-bit counters (a byte each here), halved every 10 x capacity increments.
+// W-TinyLFU's sketch (frequency_sketch.h) over counters this object owns.
 class FrequencySketch {
  public:
   explicit FrequencySketch(size_t capacity)
-      : width_(std::max<size_t>(16, std::bit_ceil(std::max<size_t>(capacity, 1)))),
-        reset_at_(std::max<size_t>(10 * capacity, 16)) {
-    for (auto& row : rows_) row.assign(width_, 0);
-  }
-  void Increment(CacheKey k) {
-    for (size_t r = 0; r < rows_.size(); ++r) {
-      uint8_t& c = rows_[r][Slot(k, r)];
-      if (c < 15) ++c;
-    }
-    if (++samples_ >= reset_at_) {
-      for (auto& row : rows_) {
-        for (uint8_t& c : row) c = static_cast<uint8_t>(c / 2);
-      }
-      samples_ /= 2;
-    }
-  }
-  int Estimate(CacheKey k) const {
-    int m = 15;
-    for (size_t r = 0; r < rows_.size(); ++r) m = std::min<int>(m, rows_[r][Slot(k, r)]);
-    return m;
-  }
+      : counters_(internal::SketchBlocks(capacity) * internal::kSketchBlockBytes, 0),
+        view_(counters_.data(), internal::SketchBlocks(capacity), &samples_,
+              internal::SketchResetAt(capacity)) {}
+  FrequencySketch(const FrequencySketch&) = delete;
+  FrequencySketch& operator=(const FrequencySketch&) = delete;
+  void Increment(CacheKey k) { view_.Increment(k); }
+  int Estimate(CacheKey k) const { return view_.Estimate(k); }
 
  private:
-  size_t Slot(CacheKey k, size_t row) const {
-    uint64_t z = k + 0x9E3779B97F4A7C15ULL * (row + 1);  // splitmix64, one seed per row
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return static_cast<size_t>(z ^ (z >> 31)) & (width_ - 1);
-  }
-
-  size_t width_;
-  size_t reset_at_;
-  size_t samples_ = 0;
-  std::array<std::vector<uint8_t>, 4> rows_;
+  std::vector<uint8_t> counters_;
+  uint64_t samples_ = 0;
+  internal::SketchView view_;
 };
 
-class WTinyLfu {
+// Node-based, kept beside the flat one (flat_scan_lfu.h) as its independent reference: with
+// scan detection off the two must agree hit for hit.
+class WTinyLfuPolicy : public CachePolicy {
  public:
-  explicit WTinyLfu(size_t capacity) : sketch_(capacity) { SetCapacity(capacity); }
-
-  bool Contains(CacheKey k) const {
+  explicit WTinyLfuPolicy(size_t capacity)
+      : sketch_(capacity),
+        capacity_(capacity),
+        window_cap_(capacity == 0 ? 0 : std::max<size_t>(1, capacity / 100)),
+        protected_cap_((capacity - window_cap_) * 4 / 5) {}
+  std::string_view name() const override { return "w-tinylfu"; }
+  bool Contains(CacheKey k) const override {
     return window_.Contains(k) || probation_.Contains(k) || protected_.Contains(k);
   }
-  size_t size() const { return window_.size() + probation_.size() + protected_.size(); }
+  size_t size() const override { return window_.size() + probation_.size() + protected_.size(); }
 
-  // A hit updates recency; a miss is admitted when `admit` (else only counted).
-  bool Access(CacheKey k, bool admit) {
+  bool Access(CacheKey k) override {
     sketch_.Increment(k);
     if (window_.Contains(k)) {
       window_.Touch(k);
@@ -196,13 +179,14 @@ class WTinyLfu {
       while (protected_.size() > protected_cap_) probation_.PushFront(protected_.PopBack());
       return true;
     }
-    if (admit) Insert(k);
+    Insert(k);
     return false;
   }
 
+ private:
   // The miss path: into the window; the window's overflow competes for the main space.
   void Insert(CacheKey k) {
-    if (capacity_ == 0 || Contains(k)) return;
+    if (capacity_ == 0) return;
     window_.PushFront(k);
     if (window_.size() <= window_cap_) return;
     const CacheKey candidate = window_.PopBack();
@@ -219,126 +203,40 @@ class WTinyLfu {
     }
   }
 
-  void Erase(CacheKey k) {
-    for (RecencyList* l : {&window_, &probation_, &protected_}) {
-      if (l->Contains(k)) l->Erase(k);
-    }
-  }
-
-  void SetCapacity(size_t capacity) {
-    capacity_ = capacity;
-    window_cap_ = capacity == 0 ? 0 : std::max<size_t>(1, capacity / 100);
-    const size_t main_cap = capacity - window_cap_;
-    protected_cap_ = main_cap * 4 / 5;
-    while (window_.size() > window_cap_) window_.PopBack();
-    while (protected_.size() > protected_cap_) probation_.PushFront(protected_.PopBack());
-    while (probation_.size() + protected_.size() > main_cap) {
-      (probation_.empty() ? protected_ : probation_).PopBack();
-    }
-  }
-
- private:
   FrequencySketch sketch_;
-  size_t capacity_ = 0, window_cap_ = 0, protected_cap_ = 0;
+  size_t capacity_, window_cap_, protected_cap_;
   RecencyList window_, probation_, protected_;
-};
-
-class WTinyLfuPolicy : public CachePolicy {
- public:
-  explicit WTinyLfuPolicy(size_t capacity) : lfu_(capacity) {}
-  std::string_view name() const override { return "w-tinylfu"; }
-  bool Access(CacheKey key) override { return lfu_.Access(key, true); }
-  bool Contains(CacheKey key) const override { return lfu_.Contains(key); }
-  size_t size() const override { return lfu_.size(); }
-
- private:
-  WTinyLfu lfu_;
 };
 
 }  // namespace
 
+// The flat implementation (flat_scan_lfu.h) in a block this object owns.
 class ScanAwarePolicy::Impl {
  public:
   explicit Impl(size_t capacity)
-      : capacity_(capacity), lfu_(capacity), ring_(std::max<size_t>(2 * capacity, 16)) {}
-
-  bool Access(CacheKey key) {
-    Observe(key);
-    if (pinned_.count(key) != 0) return true;
-    const bool full = lfu_.size() + pinned_.size() >= capacity_;
-    return lfu_.Access(key, !(scanning_ && full));
-  }
-
-  bool Contains(CacheKey key) const { return pinned_.count(key) != 0 || lfu_.Contains(key); }
-  size_t size() const { return lfu_.size() + pinned_.size(); }
-  bool scanning() const { return scanning_; }
-
-  bool Pin(CacheKey key) {
-    if (pinned_.count(key) != 0) return true;
-    if (pinned_.size() + 1 >= capacity_) return false;
-    lfu_.Erase(key);
-    pinned_.insert(key);
-    lfu_.SetCapacity(capacity_ - pinned_.size());
-    return true;
-  }
-  void Unpin(CacheKey key) {
-    if (pinned_.erase(key) == 0) return;
-    lfu_.SetCapacity(capacity_ - pinned_.size());
-    lfu_.Insert(key);  // stays cached, now evictable
-  }
-  void Prewarm(const std::vector<CacheKey>& keys) {
-    for (CacheKey k : keys) {
-      if (pinned_.count(k) == 0) lfu_.Insert(k);
-    }
-  }
+      : block_(FlatScanLfu::BytesFor(capacity) / sizeof(Line)),
+        lfu_(FlatScanLfu::Init(block_.data(), capacity)) {}
+  FlatScanLfu& lfu() { return lfu_; }
 
  private:
-  // The scan detector: of the last ring_.size() accesses, how many repeated a key already in
-  // the window.
-  void Observe(CacheKey key) {
-    Slot& slot = ring_[next_];
-    if (filled_ == ring_.size()) {  // the oldest access leaves the window
-      if (slot.repeat) --repeats_;
-      auto it = in_window_.find(slot.key);
-      if (--it->second == 0) in_window_.erase(it);
-    } else {
-      ++filled_;
-    }
-    int& count = in_window_[key];
-    slot = {key, count > 0};
-    if (slot.repeat) ++repeats_;
-    ++count;
-    next_ = (next_ + 1) % ring_.size();
-    if (filled_ < ring_.size()) return;
-    const double rate = static_cast<double>(repeats_) / static_cast<double>(filled_);
-    const bool full = lfu_.size() + pinned_.size() >= capacity_;
-    if (!scanning_ && full && rate < 0.01) scanning_ = true;
-    if (scanning_ && rate > 0.3) scanning_ = false;
-  }
-
-  struct Slot {
-    CacheKey key = 0;
-    bool repeat = false;
+  struct alignas(64) Line {
+    unsigned char bytes[64];
   };
-
-  size_t capacity_;
-  WTinyLfu lfu_;
-  std::unordered_set<CacheKey> pinned_;
-  std::vector<Slot> ring_;
-  size_t next_ = 0, filled_ = 0, repeats_ = 0;
-  std::unordered_map<CacheKey, int> in_window_;
-  bool scanning_ = false;
+  std::vector<Line> block_;
+  FlatScanLfu lfu_;
 };
 
 ScanAwarePolicy::ScanAwarePolicy(size_t capacity) : impl_(std::make_unique<Impl>(capacity)) {}
 ScanAwarePolicy::~ScanAwarePolicy() = default;
-bool ScanAwarePolicy::Access(CacheKey key) { return impl_->Access(key); }
-bool ScanAwarePolicy::Contains(CacheKey key) const { return impl_->Contains(key); }
-size_t ScanAwarePolicy::size() const { return impl_->size(); }
-bool ScanAwarePolicy::Pin(CacheKey key) { return impl_->Pin(key); }
-void ScanAwarePolicy::Unpin(CacheKey key) { impl_->Unpin(key); }
-void ScanAwarePolicy::Prewarm(const std::vector<CacheKey>& keys) { impl_->Prewarm(keys); }
-bool ScanAwarePolicy::scanning() const { return impl_->scanning(); }
+bool ScanAwarePolicy::Access(CacheKey key) { return impl_->lfu().Access(key).hit; }
+bool ScanAwarePolicy::Contains(CacheKey key) const { return impl_->lfu().Find(key) != kNoSlot; }
+size_t ScanAwarePolicy::size() const { return impl_->lfu().size(); }
+bool ScanAwarePolicy::Pin(CacheKey key) { return impl_->lfu().Pin(key, nullptr); }
+void ScanAwarePolicy::Unpin(CacheKey key) { impl_->lfu().Unpin(key, nullptr); }
+void ScanAwarePolicy::Prewarm(const std::vector<CacheKey>& keys) {
+  for (CacheKey k : keys) impl_->lfu().Insert(k, nullptr);
+}
+bool ScanAwarePolicy::scanning() const { return impl_->lfu().scanning(); }
 
 std::unique_ptr<CachePolicy> NewLruPolicy(size_t capacity) {
   return std::make_unique<LruPolicy>(capacity);

@@ -24,6 +24,9 @@
 //               than twice the capacity (a dataset between 1 and 2 capacities repeats keys
 //               inside the window).
 //               Pinned keys are never evicted; Prewarm() loads keys without counting them.
+//               It runs on flat_scan_lfu.h (the state in one flat block), which the tiered
+//               cache (tiered_cache.h) uses directly; the node-based W-TinyLFU here is its
+//               reference.
 //   Belady      the offline optimum, for the benchmark (needs the whole trace): on a miss with
 //               the cache full, the entry used furthest in the future goes — or the new key is
 //               not admitted when it is that entry (the online policies may bypass too).

@@ -26,6 +26,8 @@ Control (features CTRL-*):
   from the newest that validates.
 - :class:`GradientAccumulator`: gradient accumulation in 1..8 micro-steps that keeps the global
   batch's gradient exact (token-count normalisation, DDP ``no_sync``).
+- :func:`tiered_cache` and :class:`CachedDataset`: a dataset read through a host-memory / disk
+  sample cache shared by the DataLoader's workers, with per-tier hit and latency metrics.
 
 Node (features TOPO-*):
 - :func:`numa_worker_init_fn`: DataLoader workers on the CPUs local to the GPU.
@@ -40,11 +42,12 @@ from seedance.torch.amp import GradScaler
 from seedance.torch.collapse import CollapseGuard
 from seedance.torch.comm import CommState, comm_hook
 from seedance.torch.control import ControlSettings, Session, enable
+from seedance.torch.data import CachedDataset, tiered_cache
 from seedance.torch.lifetimes import record_lifetimes
 from seedance.torch.numa import NumaWorkerInit, numa_worker_init_fn
 from seedance.torch.precision_policy import PrecisionPlan, apply_precision_policy, fake_round
 from seedance.torch.recompute import apply_recompute_plan
 
-__all__ = ["apply_recompute_plan", "Checkpointer", "ControlSettings", "enable", "Session", "GradientAccumulator", "Resumed", "CollapseGuard", "CommState", "GradScaler", "comm_hook", "PrecisionPlan", "apply_precision_policy", "fake_round",
+__all__ = ["apply_recompute_plan", "CachedDataset", "tiered_cache", "Checkpointer", "ControlSettings", "enable", "Session", "GradientAccumulator", "Resumed", "CollapseGuard", "CommState", "GradScaler", "comm_hook", "PrecisionPlan", "apply_precision_policy", "fake_round",
            "memory_stats", "NumaWorkerInit", "numa_worker_init_fn", "record_lifetimes",
            "use_caching_allocator"]

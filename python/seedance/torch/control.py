@@ -70,6 +70,7 @@ class ControlSettings:
     observe_only: bool = False
     log: Optional[str] = None             # JSON-lines decision log (appended)
     metrics_listen: Optional[str] = None  # "127.0.0.1:9464": the probe's exporter with decisions
+    cache: Optional[Any] = None  # a seedance.torch.tiered_cache: its metrics served there too
     # CTRL-1: batch size
     batch: bool = True
     batch_step: int = 16
@@ -278,6 +279,8 @@ class Controllers:
         self.model = model
         self.settings = s
         self.recorder = _core.DecisionRecorder(s.log or "", s.metrics_listen or "")
+        if s.cache is not None:
+            self.recorder.set_cache(s.cache)
         self.step = 0
         self.last_loss = math.nan
         self.blocks: list[torch.nn.Module] = []
