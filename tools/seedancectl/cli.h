@@ -117,5 +117,6 @@ void RegisterKv(CLI::App& app, Context& context);
 void RegisterSimulate(CLI::App& app, Context& context);
 void RegisterTopo(CLI::App& app, Context& context);
 void RegisterProbe(CLI::App& app, Context& context);
+void RegisterScheduler(CLI::App& app, Context& context);
 
 }  // namespace seedance::cli

@@ -46,6 +46,7 @@ int main(int argc, char** argv) {
   RegisterSimulate(app, context);
   RegisterTopo(app, context);
   RegisterProbe(app, context);
+  RegisterScheduler(app, context);
 
   // Global options (--catalog) are accepted after the noun and verb too: an option a verb does not
   // know falls through to its noun and then to the program. Not for a verb that takes unknown

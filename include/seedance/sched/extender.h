@@ -1,0 +1,106 @@
+// The Kubernetes scheduler extender's logic (feature SCHED-8), without the HTTP: the live
+// Scheduler (scheduler.h) fed by the API server's node and pod events, answering
+// kube-scheduler's verbs (extender_protocol.h). The server (tools/seedancectl scheduler serve)
+// decodes, calls, encodes, and posts the Bindings this plans.
+//
+// Two modes:
+//   decide       filter returns exactly the node the policy chose (the simulator's decision,
+//                for parity) and reserves the pod there; prioritize gives it 10, the rest 0
+//   cooperative  filter returns every candidate the pod fits on, per GPU, with the reason for
+//                each one it does not; prioritize scores them 0..10 by the policy; the GPUs are
+//                chosen at bind, on the node kube-scheduler picked
+//
+// Reservations. In decide mode filter *assumes* the pod on its node and GPUs (Scheduler::
+// Schedule), keyed by the pod's UID: filtering the same pod again returns the same node and
+// reserves nothing more. Bind commits it (PlanBind, then BindSucceeded once the API server
+// took the Binding; BindFailed releases it); a reservation not bound within the TTL is
+// released, and so is a pod deleted or finished. Every verb and event runs under one lock, so
+// concurrent filters cannot both take the last share of a GPU.
+//
+// Restart. The API server holds the truth: the Binding carries the assignment annotation, so
+// a restarted extender rebuilds its state from the pods it lists (UpsertPod of each bound pod
+// with an assignment).
+//
+// Invariants (Check): the scheduler's own (every known pod bound on the cluster at its GPUs),
+// and every reservation names a known, assumed pod; every UID maps to one pod name.
+//
+// Thread safety: every method may be called from any thread.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "seedance/base/env.h"
+#include "seedance/base/status.h"
+#include "seedance/sched/extender_protocol.h"
+#include "seedance/sched/k8s_objects.h"
+#include "seedance/sched/model.h"
+#include "seedance/sched/policy.h"
+
+namespace seedance::sched {
+
+enum class ExtenderMode { kDecide, kCooperative };
+std::string_view ExtenderModeName(ExtenderMode mode);  // "decide", "cooperative"
+base::StatusOr<ExtenderMode> ParseExtenderMode(std::string_view name, std::string_view where);
+
+struct ExtenderOptions {
+  std::string policy = "seedance";  // MakePolicy's names
+  std::vector<Pod> workload;        // the typical pods FGD and Seedance's policy weigh
+  ExtenderMode mode = ExtenderMode::kDecide;
+  double reservation_ttl_s = 30;  // an assumed pod not bound by then is released
+  TieBreak ties = TieBreak::kNodeName;
+  uint64_t seed = 42;
+  base::Env* env = nullptr;  // the clock for the TTL; null: Env::Default()
+};
+
+// What bind must write: a Binding of namespace/name (UID) to `node`, annotated with the GPUs.
+struct BindPlan {
+  std::string ns, name, uid, node;
+  std::vector<int> gpus;
+};
+
+struct ExtenderStats {
+  int64_t nodes = 0, pods = 0, reservations = 0;
+  int64_t filters = 0, filter_fits = 0, binds = 0, bind_failures = 0, expired = 0;
+  int64_t used_gpu_milli = 0, total_gpu_milli = 0;
+};
+
+class Extender {
+ public:
+  static base::StatusOr<std::unique_ptr<Extender>> Create(const ExtenderOptions& options);
+  ~Extender();
+
+  // The informers' events. A node update that its pods would no longer fit is an error (kept).
+  base::Status UpsertNode(const KubeNode& node);
+  base::Status DeleteNode(std::string_view name);
+  // A pod seen in a list or a watch: one bound elsewhere with an assignment is recorded (a
+  // restart rebuilds this way), one this extender reserved is committed when the API server
+  // shows it bound, a finished or terminating one is released.
+  base::Status UpsertPod(const KubePod& pod);
+  void DeletePod(const KubePod& pod);
+
+  ExtenderFilterResult Filter(const ExtenderArgs& args);
+  std::vector<HostPriority> Prioritize(const ExtenderArgs& args);
+  base::StatusOr<BindPlan> PlanBind(const ExtenderBindingArgs& args);
+  void BindSucceeded(std::string_view uid);
+  void BindFailed(std::string_view uid);
+  // Releases the reservations older than the TTL; how many.
+  int ExpireReservations();
+
+  ExtenderStats stats() const;
+  base::Status Check() const;
+  ExtenderMode mode() const;
+
+  struct State;
+
+ private:
+  explicit Extender(std::unique_ptr<State> state);
+  std::unique_ptr<State> s_;
+};
+
+}  // namespace seedance::sched

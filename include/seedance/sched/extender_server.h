@@ -1,0 +1,61 @@
+// The extender's HTTP face (feature SCHED-8; `seedancectl scheduler serve`): kube-scheduler
+// POSTs each verb to <prefix>/<verb> (extender_protocol.h), the Extender answers, and bind
+// writes the Binding through a Binder (the API server; kube_client.h). Also:
+//   GET /healthz   "ok"
+//   GET /metrics   Prometheus text: seedance_extender_requests_total{verb,code},
+//                  seedance_extender_request_seconds{verb} (histogram), and the Extender's
+//                  state (nodes, pods, reservations, GPU milli in use and in all, filters,
+//                  binds, bind failures, expired reservations)
+// A malformed body is answered 400 with the decoder's error in the protocol's Error field
+// (kube-scheduler reports it as the extender's error); the filter and prioritize verbs never
+// block on the API server. Served by cpp-httplib's thread pool; requests run concurrently and
+// meet in the Extender's lock.
+//
+// Thread safety: Start and Stop from one thread; the rest from any.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "seedance/base/env.h"
+#include "seedance/base/status.h"
+#include "seedance/sched/extender.h"
+
+namespace seedance::sched {
+
+// Writes the Binding of a planned bind (pod to node, with the GPU assignment annotation).
+class Binder {
+ public:
+  virtual ~Binder() = default;
+  virtual base::Status Bind(const BindPlan& plan) = 0;
+};
+
+struct ExtenderServerOptions {
+  std::string host = "127.0.0.1";
+  int port = 0;             // 0: a free port
+  std::string prefix = "";  // the urlPrefix's path, e.g. "/seedance"; verbs are appended
+  size_t max_body_bytes = 64 << 20;
+  base::Env* env = nullptr;  // the clock for the latency histograms; null: Env::Default()
+};
+
+class ExtenderServer {
+ public:
+  // `extender` and `binder` must outlive the server.
+  static base::StatusOr<std::unique_ptr<ExtenderServer>> Start(
+      Extender& extender, Binder& binder, const ExtenderServerOptions& options);
+  ~ExtenderServer();  // Stop()s
+  ExtenderServer(const ExtenderServer&) = delete;
+  ExtenderServer& operator=(const ExtenderServer&) = delete;
+
+  int port() const;
+  void Stop();
+  std::string RenderMetrics() const;
+
+  struct Impl;
+
+ private:
+  explicit ExtenderServer(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace seedance::sched

@@ -1,0 +1,449 @@
+#include "seedance/sched/extender.h"
+
+#include <algorithm>
+#include <set>
+#include <utility>
+
+#include "seedance/sched/scheduler.h"
+
+namespace seedance::sched {
+namespace {
+
+// Restricts a cycle to kube-scheduler's candidates (the nodes that passed its own filters).
+class CandidateFilter : public FilterPlugin {
+ public:
+  std::string_view name() const override { return "extender-candidates"; }
+  bool Filter(const Cluster&, const Pod&, int node) const override {
+    return !active_ || (static_cast<size_t>(node) < allowed_.size() && allowed_[node] != 0);
+  }
+  void Allow(std::vector<char> allowed) {
+    allowed_ = std::move(allowed);
+    active_ = true;
+  }
+  void Clear() { active_ = false; }
+
+ private:
+  bool active_ = false;
+  std::vector<char> allowed_;
+};
+
+// Why `pod` does not fit on `node`, and whether preemption could change that.
+std::pair<std::string, bool> WhyNot(const Cluster& c, const Pod& pod, int node) {
+  const NodeState& s = c.state(node);
+  const Node& n = c.nodes()[static_cast<size_t>(node)];
+  if (!c.TypeAllowed(pod, node)) {
+    return {"GPU model " + (n.gpu_model.empty() ? std::string("(none)") : n.gpu_model) +
+                " is not in the pod's " + std::string(kGpuSpecAnnotation),
+            false};
+  }
+  if (pod.num_gpu > n.gpu_count) {
+    return {std::to_string(n.gpu_count) + " GPUs on the node, the pod needs " +
+                std::to_string(pod.num_gpu),
+            false};
+  }
+  if (s.cpu_left < pod.cpu_milli) {
+    return {"CPU: " + std::to_string(s.cpu_left) + " milli free, " + std::to_string(pod.cpu_milli) +
+                " requested",
+            true};
+  }
+  if (s.mem_left < pod.memory_mib) {
+    return {"memory: " + std::to_string(s.mem_left) + " MiB free, " +
+                std::to_string(pod.memory_mib) + " requested",
+            true};
+  }
+  if (pod.num_gpu == 1 && pod.gpu_milli < 1000) {
+    const int most =
+        s.gpu_left.empty() ? 0 : *std::max_element(s.gpu_left.begin(), s.gpu_left.end());
+    return {"no GPU with " + std::to_string(pod.gpu_milli) + " milli free (the most free has " +
+                std::to_string(most) + ")",
+            true};
+  }
+  return {std::to_string(s.full_free_gpus()) + " whole GPUs free, the pod needs " +
+              std::to_string(pod.num_gpu),
+          true};
+}
+
+}  // namespace
+
+struct Extender::State {
+  ExtenderOptions o;
+  base::Env* env = nullptr;
+  mutable std::mutex mu;
+  std::unique_ptr<Scheduler> sched;
+  CandidateFilter* candidates = nullptr;  // owned by the scheduler's framework
+  std::set<std::string, std::less<>> cordoned;
+  struct Reservation {
+    std::string name;
+    int64_t expires_ns = 0;
+  };
+  std::map<std::string, Reservation, std::less<>> reservations;  // by UID
+  std::map<std::string, std::string, std::less<>> uid_of;        // pod name -> UID
+  // Cooperative mode: the pods filtered, by UID, until bind (which carries no pod spec).
+  std::map<std::string, std::pair<Pod, int64_t>, std::less<>> filtered;
+  ExtenderStats counts;
+
+  const Cluster& cluster() const { return sched->cluster(); }
+
+  std::string Key(const KubePod& p) const { return p.uid.empty() ? p.pod.name : p.uid; }
+
+  void Release(const std::string& name) {
+    const PodRecord* r = sched->Find(name);
+    if (r == nullptr) return;
+    if (auto u = uid_of.find(name); u != uid_of.end()) {
+      reservations.erase(u->second);
+      uid_of.erase(u);
+    }
+    (void)(r->bound ? sched->RemovePod(name) : sched->Forget(name));
+  }
+
+  int ExpireLocked() {
+    const int64_t now = env->NowMonotonicNanos();
+    int n = 0;
+    for (auto it = reservations.begin(); it != reservations.end();) {
+      if (it->second.expires_ns > now) {
+        ++it;
+        continue;
+      }
+      const std::string name = it->second.name;
+      it = reservations.erase(it);
+      uid_of.erase(name);
+      (void)sched->Forget(name);
+      ++n;
+    }
+    counts.expired += n;
+    std::erase_if(filtered, [now](const auto& kv) { return kv.second.second <= now; });
+    return n;
+  }
+
+  // kube-scheduler's candidates as node indices; the unknown and cordoned ones go to `failed`.
+  std::vector<char> Allowed(const std::vector<std::string>& names, ExtenderFilterResult& r) {
+    std::vector<char> allowed(cluster().nodes().size(), 0);
+    for (const auto& n : names) {
+      const auto idx = sched->NodeIndex(n);
+      if (!idx) {
+        r.failed[n] = "not in the extender's node cache (not yet seen by its watch)";
+      } else if (cordoned.count(n) != 0) {
+        r.failed_unresolvable[n] = "node is cordoned (spec.unschedulable)";
+      } else {
+        allowed[static_cast<size_t>(*idx)] = 1;
+      }
+    }
+    return allowed;
+  }
+
+  int64_t Deadline() const {
+    return env->NowMonotonicNanos() + static_cast<int64_t>(o.reservation_ttl_s * 1e9);
+  }
+
+  void Reserve(const std::string& key, const std::string& name) {
+    reservations[key] = {name, Deadline()};
+    uid_of[name] = key;
+  }
+
+  // One cycle restricted to `allowed`.
+  base::StatusOr<std::optional<Candidate>> ScheduleAmong(const Pod& pod,
+                                                         std::vector<char> allowed) {
+    candidates->Allow(std::move(allowed));
+    auto c = sched->Schedule(pod);
+    candidates->Clear();
+    return c;
+  }
+};
+
+std::string_view ExtenderModeName(ExtenderMode mode) {
+  return mode == ExtenderMode::kDecide ? "decide" : "cooperative";
+}
+
+base::StatusOr<ExtenderMode> ParseExtenderMode(std::string_view name, std::string_view where) {
+  if (name == "decide") return ExtenderMode::kDecide;
+  if (name == "cooperative") return ExtenderMode::kCooperative;
+  return base::InvalidArgumentError(
+      "unknown mode '" + std::string(name) + "'; expected decide or cooperative",
+      std::string(where));
+}
+
+Extender::Extender(std::unique_ptr<State> state) : s_(std::move(state)) {}
+Extender::~Extender() = default;
+
+base::StatusOr<std::unique_ptr<Extender>> Extender::Create(const ExtenderOptions& o) {
+  if (!(o.reservation_ttl_s > 0)) {
+    return base::InvalidArgumentError("expected a positive TTL", "reservation_ttl_s");
+  }
+  SEEDANCE_ASSIGN_OR_RETURN(auto policy, MakePolicy(o.policy, o.workload));
+  auto s = std::make_unique<State>();
+  s->o = o;
+  s->env = o.env != nullptr ? o.env : base::Env::Default();
+  SchedulerOptions so;
+  so.ties = o.ties;
+  so.seed = o.seed;
+  s->sched = std::make_unique<Scheduler>(std::move(policy), std::vector<Node>{}, so);
+  auto filter = std::make_unique<CandidateFilter>();
+  s->candidates = filter.get();
+  s->sched->framework().AddFilter(std::move(filter));
+  return std::unique_ptr<Extender>(new Extender(std::move(s)));
+}
+
+base::Status Extender::UpsertNode(const KubeNode& node) {
+  std::lock_guard<std::mutex> lock(s_->mu);
+  if (node.unschedulable) {
+    s_->cordoned.insert(node.node.name);
+  } else if (auto it = s_->cordoned.find(node.node.name); it != s_->cordoned.end()) {
+    s_->cordoned.erase(it);
+  }
+  if (s_->sched->NodeIndex(node.node.name)) return s_->sched->UpdateNode(node.node);
+  return s_->sched->AddNode(node.node);
+}
+
+base::Status Extender::DeleteNode(std::string_view name) {
+  std::lock_guard<std::mutex> lock(s_->mu);
+  if (!s_->sched->NodeIndex(name)) return base::OkStatus();
+  SEEDANCE_ASSIGN_OR_RETURN(const auto gone, s_->sched->RemoveNode(name));
+  for (const auto& pod : gone) {
+    if (auto u = s_->uid_of.find(pod); u != s_->uid_of.end()) {
+      s_->reservations.erase(u->second);
+      s_->uid_of.erase(u);
+    }
+  }
+  return base::OkStatus();
+}
+
+base::Status Extender::UpsertPod(const KubePod& p) {
+  State& s = *s_;
+  std::lock_guard<std::mutex> lock(s.mu);
+  const PodRecord* r = s.sched->Find(p.pod.name);
+  if (r != nullptr) {
+    auto u = s.uid_of.find(p.pod.name);
+    if (u != s.uid_of.end() && u->second != s.Key(p)) {  // the name now belongs to a new pod
+      s.Release(p.pod.name);
+      r = nullptr;
+    }
+  }
+  if (!p.holds_resources() || p.terminating) {
+    if (r != nullptr) s.Release(p.pod.name);
+    return base::OkStatus();
+  }
+  const auto node = s.sched->NodeIndex(p.node_name);
+  if (r != nullptr) {
+    if (!r->bound && node && r->node == *node) {  // the API server shows our binding: commit
+      s.reservations.erase(s.Key(p));
+      return s.sched->Bind(p.pod.name);
+    }
+    return base::OkStatus();
+  }
+  if (!node) {
+    return base::FailedPreconditionError("bound to node " + p.node_name + ", not (yet) known",
+                                         p.pod.name);
+  }
+  std::vector<int> gpus = p.gpus;
+  if (gpus.empty() && p.pod.num_gpu > 0) {  // bound without Seedance: the cluster's own choice
+    auto chosen = s.cluster().ChooseGpus(p.pod, *node);
+    if (!chosen) {
+      return base::FailedPreconditionError("its GPUs do not fit on " + p.node_name, p.pod.name);
+    }
+    gpus = *chosen;
+  }
+  SEEDANCE_RETURN_IF_ERROR(s.sched->AddPod(p.pod, *node, gpus));
+  s.uid_of[p.pod.name] = s.Key(p);
+  return base::OkStatus();
+}
+
+void Extender::DeletePod(const KubePod& p) {
+  std::lock_guard<std::mutex> lock(s_->mu);
+  auto u = s_->uid_of.find(p.pod.name);
+  if (u == s_->uid_of.end() || u->second == s_->Key(p)) s_->Release(p.pod.name);
+}
+
+ExtenderFilterResult Extender::Filter(const ExtenderArgs& args) {
+  State& s = *s_;
+  std::lock_guard<std::mutex> lock(s.mu);
+  s.ExpireLocked();
+  ++s.counts.filters;
+  ExtenderFilterResult r;
+  const KubePod& p = args.pod;
+  const std::vector<std::string> names = args.candidate_names();
+  std::vector<char> allowed = s.Allowed(names, r);
+  if (s.o.mode == ExtenderMode::kCooperative) {
+    std::vector<std::string> fit;
+    for (const auto& n : names) {
+      const auto idx = s.sched->NodeIndex(n);
+      if (!idx || allowed[static_cast<size_t>(*idx)] == 0) continue;
+      if (s.cluster().Fits(p.pod, *idx)) {
+        fit.push_back(n);
+      } else {
+        auto [why, resolvable] = WhyNot(s.cluster(), p.pod, *idx);
+        (resolvable ? r.failed : r.failed_unresolvable)[n] = why;
+      }
+    }
+    if (!fit.empty()) {
+      r.node_names = std::move(fit);
+      ++s.counts.filter_fits;
+      s.filtered[s.Key(p)] = {p.pod, s.Deadline()};
+    }
+    return r;
+  }
+  // Decide: the reservation this pod already holds, else a new cycle.
+  if (const PodRecord* rec = s.sched->Find(p.pod.name)) {
+    auto u = s.uid_of.find(p.pod.name);
+    const bool same = u != s.uid_of.end() && u->second == s.Key(p);
+    const std::string& at = s.cluster().nodes()[static_cast<size_t>(rec->node)].name;
+    if (same && (rec->bound || allowed[static_cast<size_t>(rec->node)] != 0)) {
+      r.node_names = std::vector<std::string>{at};
+      ++s.counts.filter_fits;
+      return r;
+    }
+    s.Release(p.pod.name);  // a stale pod of the same name, or a node no longer a candidate
+  }
+  auto c = s.ScheduleAmong(p.pod, allowed);
+  if (!c.ok()) {
+    r.error = c.status().ToString();
+    return r;
+  }
+  if (!c->has_value()) {
+    for (const auto& n : names) {
+      const auto idx = s.sched->NodeIndex(n);
+      if (!idx || allowed[static_cast<size_t>(*idx)] == 0) continue;
+      auto [why, resolvable] = WhyNot(s.cluster(), p.pod, *idx);
+      (resolvable ? r.failed : r.failed_unresolvable)[n] = why;
+    }
+    return r;
+  }
+  s.Reserve(s.Key(p), p.pod.name);
+  const std::string& chosen = s.cluster().nodes()[static_cast<size_t>((*c)->node)].name;
+  for (const auto& n : names) {
+    if (n != chosen && r.failed.count(n) == 0 && r.failed_unresolvable.count(n) == 0) {
+      r.failed[n] = "the " + s.o.policy + " policy chose " + chosen;
+    }
+  }
+  r.node_names = std::vector<std::string>{chosen};
+  ++s.counts.filter_fits;
+  return r;
+}
+
+std::vector<HostPriority> Extender::Prioritize(const ExtenderArgs& args) {
+  State& s = *s_;
+  std::lock_guard<std::mutex> lock(s.mu);
+  const std::vector<std::string> names = args.candidate_names();
+  std::vector<HostPriority> out;
+  out.reserve(names.size());
+  for (const auto& n : names) out.push_back({n, 0});
+  if (s.o.mode == ExtenderMode::kDecide) {
+    if (const PodRecord* rec = s.sched->Find(args.pod.pod.name)) {
+      const std::string& at = s.cluster().nodes()[static_cast<size_t>(rec->node)].name;
+      for (auto& h : out) h.score = h.host == at ? 10 : 0;
+    }
+    return out;
+  }
+  std::vector<Candidate> feasible;
+  std::vector<size_t> where;
+  for (size_t i = 0; i < names.size(); ++i) {
+    const auto idx = s.sched->NodeIndex(names[i]);
+    if (!idx || s.cordoned.count(names[i]) != 0) continue;
+    auto gpus = s.cluster().Place(args.pod.pod, *idx);
+    if (!gpus) continue;
+    feasible.push_back({*idx, 0, *gpus});
+    where.push_back(i);
+  }
+  if (feasible.empty()) return out;
+  const Policy& policy = s.sched->framework().policy();
+  policy.Score(s.cluster(), args.pod.pod, feasible, s.sched->rng());
+  const int64_t top = std::max<int64_t>(1, policy.max_score());
+  for (size_t k = 0; k < feasible.size(); ++k) {
+    for (size_t i = 0; i < names.size(); ++i) {
+      if (s.sched->NodeIndex(names[i]) == feasible[k].node) {
+        out[i].score = std::clamp<int64_t>(feasible[k].score * 10 / top, 0, 10);
+      }
+    }
+  }
+  return out;
+}
+
+base::StatusOr<BindPlan> Extender::PlanBind(const ExtenderBindingArgs& a) {
+  State& s = *s_;
+  std::lock_guard<std::mutex> lock(s.mu);
+  const std::string name = a.pod_namespace + "/" + a.pod_name;
+  const std::string key = a.pod_uid.empty() ? name : a.pod_uid;
+  const auto node = s.sched->NodeIndex(a.node);
+  if (!node) return base::FailedPreconditionError("node " + a.node + " is not known", name);
+  const PodRecord* rec = s.sched->Find(name);
+  auto u = s.uid_of.find(name);
+  const bool ours = rec != nullptr && u != s.uid_of.end() && u->second == key;
+  const bool elsewhere = ours && rec->node != *node;
+  if (elsewhere && rec->bound) {
+    return base::FailedPreconditionError("already bound to another node", name);
+  }
+  // A stale pod of the same name, or a reservation on a node kube-scheduler did not pick.
+  if (rec != nullptr && (!ours || elsewhere)) {
+    s.Release(name);
+    rec = nullptr;
+  }
+  if (rec != nullptr) return BindPlan{a.pod_namespace, a.pod_name, a.pod_uid, a.node, rec->gpus};
+  // Cooperative mode (or a reservation that expired): the GPUs are chosen now, on that node.
+  auto f = s.filtered.find(key);
+  if (f == s.filtered.end()) {
+    return base::FailedPreconditionError(
+        "no reservation and no filtered pod spec for this UID (expired after " +
+            std::to_string(s.o.reservation_ttl_s) + " s?)",
+        name);
+  }
+  std::vector<char> only(s.cluster().nodes().size(), 0);
+  only[static_cast<size_t>(*node)] = 1;
+  SEEDANCE_ASSIGN_OR_RETURN(const auto c, s.ScheduleAmong(f->second.first, std::move(only)));
+  if (!c) return base::FailedPreconditionError("no longer fits on " + a.node, name);
+  s.filtered.erase(f);
+  s.Reserve(key, name);
+  return BindPlan{a.pod_namespace, a.pod_name, a.pod_uid, a.node, c->gpus};
+}
+
+void Extender::BindSucceeded(std::string_view uid) {
+  std::lock_guard<std::mutex> lock(s_->mu);
+  ++s_->counts.binds;
+  auto it = s_->reservations.find(uid);
+  if (it == s_->reservations.end()) return;  // the watch committed it first
+  (void)s_->sched->Bind(it->second.name);
+  s_->reservations.erase(it);
+}
+
+void Extender::BindFailed(std::string_view uid) {
+  std::lock_guard<std::mutex> lock(s_->mu);
+  auto it = s_->reservations.find(uid);
+  ++s_->counts.bind_failures;
+  if (it == s_->reservations.end()) return;
+  const std::string name = it->second.name;
+  s_->Release(name);
+}
+
+int Extender::ExpireReservations() {
+  std::lock_guard<std::mutex> lock(s_->mu);
+  return s_->ExpireLocked();
+}
+
+ExtenderStats Extender::stats() const {
+  std::lock_guard<std::mutex> lock(s_->mu);
+  ExtenderStats st = s_->counts;
+  st.nodes = static_cast<int64_t>(s_->cluster().nodes().size());
+  st.pods = static_cast<int64_t>(s_->sched->pod_count());
+  st.reservations = static_cast<int64_t>(s_->reservations.size());
+  st.used_gpu_milli = s_->cluster().used_gpu_milli();
+  st.total_gpu_milli = s_->cluster().total_gpu_milli();
+  return st;
+}
+
+base::Status Extender::Check() const {
+  std::lock_guard<std::mutex> lock(s_->mu);
+  SEEDANCE_RETURN_IF_ERROR(s_->sched->Check());
+  for (const auto& [uid, r] : s_->reservations) {
+    const PodRecord* rec = s_->sched->Find(r.name);
+    if (rec == nullptr || rec->bound) {
+      return base::InternalError("reservation " + uid + " names no assumed pod", r.name);
+    }
+    auto u = s_->uid_of.find(r.name);
+    if (u == s_->uid_of.end() || u->second != uid) {
+      return base::InternalError("reservation " + uid + ": the pod's UID differs", r.name);
+    }
+  }
+  return base::OkStatus();
+}
+
+ExtenderMode Extender::mode() const { return s_->o.mode; }
+
+}  // namespace seedance::sched

@@ -1,0 +1,207 @@
+#include "seedance/sched/extender_server.h"
+
+#include <httplib.h>
+
+#include <array>
+#include <atomic>
+#include <charconv>
+#include <map>
+#include <mutex>
+#include <sstream>
+#include <thread>
+#include <utility>
+
+namespace seedance::sched {
+namespace {
+
+constexpr std::array<double, 12> kBounds = {1e-4, 2.5e-4, 5e-4, 1e-3, 2.5e-3, 5e-3,
+                                            1e-2, 2.5e-2, 5e-2, 0.1,  0.5,    1.0};
+
+std::string Num(double v) {
+  char buf[32];
+  const auto r = std::to_chars(buf, buf + sizeof(buf), v);
+  return {buf, r.ptr};
+}
+
+struct VerbMetrics {
+  std::map<int, uint64_t> codes;
+  std::array<uint64_t, kBounds.size() + 1> buckets{};
+  double sum_s = 0;
+};
+
+}  // namespace
+
+struct ExtenderServer::Impl {
+  base::Env* env = nullptr;
+  Extender* extender = nullptr;
+  Binder* binder = nullptr;
+  httplib::Server http;
+  std::thread thread;
+  int port = 0;
+  mutable std::mutex mu;
+  std::map<std::string, VerbMetrics> verbs;
+
+  void Count(const std::string& verb, int code, double seconds) {
+    std::lock_guard<std::mutex> lock(mu);
+    VerbMetrics& m = verbs[verb];
+    ++m.codes[code];
+    size_t b = 0;
+    while (b < kBounds.size() && seconds > kBounds[b]) ++b;
+    ++m.buckets[b];
+    m.sum_s += seconds;
+  }
+
+  // A POST verb: decode, answer, count.
+  void Verb(const std::string& path, const std::string& verb,
+            std::function<std::pair<int, std::string>(const std::string&)> answer) {
+    http.Post(path, [this, verb, answer](const httplib::Request& req, httplib::Response& res) {
+      const int64_t t0 = env->NowMonotonicNanos();
+      auto [code, body] = answer(req.body);
+      res.status = code;
+      res.set_content(body, "application/json");
+      Count(verb, code, static_cast<double>(env->NowMonotonicNanos() - t0) * 1e-9);
+    });
+  }
+};
+
+namespace {
+
+std::string Render(const ExtenderServer::Impl& s) {
+  std::ostringstream out;
+  auto family = [&out](const char* name, const char* type, const char* help) {
+    out << "# HELP " << name << " " << help << "\n# TYPE " << name << " " << type << "\n";
+  };
+  {
+    std::lock_guard<std::mutex> lock(s.mu);
+    family("seedance_extender_requests_total", "counter",
+           "Requests kube-scheduler made of the extender, by verb and HTTP status.");
+    for (const auto& [verb, m] : s.verbs) {
+      for (const auto& [code, n] : m.codes) {
+        out << "seedance_extender_requests_total{verb=\"" << verb << "\",code=\"" << code << "\"} "
+            << n << "\n";
+      }
+    }
+    family("seedance_extender_request_seconds", "histogram",
+           "Time to answer a verb, decoding and encoding included (bind: the API write too).");
+    for (const auto& [verb, m] : s.verbs) {
+      uint64_t cumulative = 0;
+      for (size_t b = 0; b <= kBounds.size(); ++b) {
+        cumulative += m.buckets[b];
+        out << "seedance_extender_request_seconds_bucket{verb=\"" << verb << "\",le=\""
+            << (b < kBounds.size() ? Num(kBounds[b]) : std::string("+Inf")) << "\"} " << cumulative
+            << "\n";
+      }
+      out << "seedance_extender_request_seconds_sum{verb=\"" << verb << "\"} " << Num(m.sum_s)
+          << "\n";
+      out << "seedance_extender_request_seconds_count{verb=\"" << verb << "\"} " << cumulative
+          << "\n";
+    }
+  }
+  const ExtenderStats st = s.extender->stats();
+  struct Sample {
+    const char* name;
+    const char* type;
+    const char* help;
+    int64_t value;
+  };
+  const Sample samples[] = {
+      {"seedance_extender_nodes", "gauge", "Nodes in the extender's cache.", st.nodes},
+      {"seedance_extender_pods", "gauge", "Pods holding GPUs in its cache, reserved or bound.",
+       st.pods},
+      {"seedance_extender_reservations", "gauge", "Pods reserved at filter, not yet bound.",
+       st.reservations},
+      {"seedance_extender_gpu_milli_used", "gauge", "Milli-GPU in use or reserved.",
+       st.used_gpu_milli},
+      {"seedance_extender_gpu_milli_total", "gauge", "Milli-GPU on the known nodes.",
+       st.total_gpu_milli},
+      {"seedance_extender_filters_total", "counter", "Filter calls answered.", st.filters},
+      {"seedance_extender_filter_fits_total", "counter", "Filter calls that found a node.",
+       st.filter_fits},
+      {"seedance_extender_binds_total", "counter", "Bindings the API server accepted.", st.binds},
+      {"seedance_extender_bind_failures_total", "counter", "Binds that failed and released.",
+       st.bind_failures},
+      {"seedance_extender_reservations_expired_total", "counter",
+       "Reservations released unbound after the TTL.", st.expired},
+  };
+  for (const auto& m : samples) {
+    family(m.name, m.type, m.help);
+    out << m.name << " " << m.value << "\n";
+  }
+  return out.str();
+}
+
+}  // namespace
+
+ExtenderServer::ExtenderServer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+ExtenderServer::~ExtenderServer() { Stop(); }
+
+base::StatusOr<std::unique_ptr<ExtenderServer>> ExtenderServer::Start(
+    Extender& extender, Binder& binder, const ExtenderServerOptions& o) {
+  auto impl = std::make_unique<Impl>();
+  impl->env = o.env != nullptr ? o.env : base::Env::Default();
+  impl->extender = &extender;
+  impl->binder = &binder;
+  Impl* s = impl.get();
+  s->http.set_payload_max_length(o.max_body_bytes);
+  const std::string p = o.prefix;
+  s->Verb(p + "/filter", "filter", [s](const std::string& body) -> std::pair<int, std::string> {
+    auto args = DecodeExtenderArgs(body);
+    if (!args.ok()) {
+      ExtenderFilterResult r;
+      r.error = args.status().ToString();
+      return {400, EncodeFilterResult(r)};
+    }
+    return {200, EncodeFilterResult(s->extender->Filter(*args))};
+  });
+  s->Verb(p + "/prioritize", "prioritize",
+          [s](const std::string& body) -> std::pair<int, std::string> {
+            auto args = DecodeExtenderArgs(body);
+            if (!args.ok()) return {400, EncodeHostPriorityList({})};
+            return {200, EncodeHostPriorityList(s->extender->Prioritize(*args))};
+          });
+  s->Verb(p + "/bind", "bind", [s](const std::string& body) -> std::pair<int, std::string> {
+    auto args = DecodeBindingArgs(body);
+    if (!args.ok()) return {400, EncodeBindingResult(args.status().ToString())};
+    auto plan = s->extender->PlanBind(*args);
+    if (!plan.ok()) return {200, EncodeBindingResult(plan.status().ToString())};
+    const base::Status posted = s->binder->Bind(*plan);
+    if (!posted.ok()) {
+      s->extender->BindFailed(args->pod_uid);
+      return {200, EncodeBindingResult(posted.ToString())};
+    }
+    s->extender->BindSucceeded(args->pod_uid);
+    return {200, EncodeBindingResult("")};
+  });
+  s->Verb(p + "/preempt", "preempt", [](const std::string& body) -> std::pair<int, std::string> {
+    auto args = DecodePreemptionArgs(body);
+    if (!args.ok()) return {400, EncodePreemptionResult({})};
+    // Victim selection by tier is not built yet: kube-scheduler's own proposal stands.
+    return {200, EncodePreemptionResult(args->victims)};
+  });
+  s->http.Get("/healthz", [](const httplib::Request&, httplib::Response& res) {
+    res.set_content("ok", "text/plain");
+  });
+  s->http.Get("/metrics", [s](const httplib::Request&, httplib::Response& res) {
+    res.set_content(Render(*s), "text/plain; version=0.0.4; charset=utf-8");
+  });
+  s->port = o.port == 0 ? s->http.bind_to_any_port(o.host)
+                        : (s->http.bind_to_port(o.host, o.port) ? o.port : -1);
+  if (s->port <= 0) {
+    return base::UnavailableError("cannot listen on " + o.host + ":" + std::to_string(o.port),
+                                  "extender server");
+  }
+  s->thread = std::thread([s] { s->http.listen_after_bind(); });
+  return std::unique_ptr<ExtenderServer>(new ExtenderServer(std::move(impl)));
+}
+
+int ExtenderServer::port() const { return impl_->port; }
+
+void ExtenderServer::Stop() {
+  if (!impl_) return;
+  impl_->http.stop();
+  if (impl_->thread.joinable()) impl_->thread.join();
+}
+
+std::string ExtenderServer::RenderMetrics() const { return Render(*impl_); }
+
+}  // namespace seedance::sched

@@ -1,0 +1,117 @@
+#include "seedance/sched/extender_server.h"
+
+#include <gtest/gtest.h>
+#include <httplib.h>
+
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "seedance/base/fake_env.h"
+
+namespace seedance::sched {
+namespace {
+
+class RecordingBinder : public Binder {
+ public:
+  base::Status Bind(const BindPlan& plan) override {
+    std::lock_guard<std::mutex> lock(mu);
+    plans.push_back(plan);
+    return fail ? base::UnavailableError("the API server said no", "binding") : base::OkStatus();
+  }
+  std::mutex mu;
+  std::vector<BindPlan> plans;
+  bool fail = false;
+};
+
+constexpr std::string_view kServerPod =
+    R"({"metadata":{"name":"p","namespace":"ml","uid":"u1"},"spec":{"containers":[{"resources":)"
+    R"({"requests":{"seedance.io/gpu-milli":"500"}}}]}})";
+
+std::string FilterBody(std::string_view pod = kServerPod) {
+  return std::string(R"({"Pod":)") + std::string(pod) + R"(,"Nodes":null,"NodeNames":["a","b"]})";
+}
+
+class ExtenderServerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ExtenderOptions o;
+    o.policy = "bestfit";
+    o.env = &env_;
+    extender_ = Extender::Create(o).value();
+    for (const char* name : {"a", "b"}) {
+      KubeNode n;
+      n.node.name = name;
+      n.node.cpu_milli = 8000;
+      n.node.memory_mib = 8192;
+      n.node.gpu_count = 1;
+      ASSERT_TRUE(extender_->UpsertNode(n).ok());
+    }
+    server_ = ExtenderServer::Start(*extender_, binder_, {.prefix = "/seedance"}).value();
+    client_ = std::make_unique<httplib::Client>("127.0.0.1", server_->port());
+  }
+
+  base::FakeEnv env_;
+  std::unique_ptr<Extender> extender_;
+  RecordingBinder binder_;
+  std::unique_ptr<ExtenderServer> server_;
+  std::unique_ptr<httplib::Client> client_;
+};
+
+TEST_F(ExtenderServerTest, FilterPrioritizeAndBindOverHttp) {
+  auto f = client_->Post("/seedance/filter", FilterBody(), "application/json");
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->status, 200);
+  EXPECT_NE(f->body.find(R"("NodeNames":["a"])"), std::string::npos) << f->body;
+  auto p = client_->Post("/seedance/prioritize", FilterBody(), "application/json");
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->body, R"([{"Host":"a","Score":10},{"Host":"b","Score":0}])");
+  auto b = client_->Post("/seedance/bind",
+                         R"({"PodName":"p","PodNamespace":"ml","PodUID":"u1","Node":"a"})",
+                         "application/json");
+  ASSERT_TRUE(b);
+  EXPECT_EQ(b->body, R"({"Error":""})");
+  ASSERT_EQ(binder_.plans.size(), 1U);
+  EXPECT_EQ(binder_.plans[0].node, "a");
+  EXPECT_EQ(binder_.plans[0].gpus, std::vector<int>{0});
+  EXPECT_EQ(extender_->stats().binds, 1);
+  auto health = client_->Get("/healthz");
+  ASSERT_TRUE(health);
+  EXPECT_EQ(health->body, "ok");
+  auto metrics = client_->Get("/metrics");
+  ASSERT_TRUE(metrics);
+  EXPECT_NE(metrics->body.find(R"(seedance_extender_requests_total{verb="filter",code="200"} 1)"),
+            std::string::npos);
+  EXPECT_NE(metrics->body.find("seedance_extender_gpu_milli_used 500"), std::string::npos);
+  EXPECT_NE(metrics->body.find(R"(seedance_extender_request_seconds_count{verb="bind"} 1)"),
+            std::string::npos);
+}
+
+TEST_F(ExtenderServerTest, AFailedBindingReleasesAndSaysWhy) {
+  binder_.fail = true;
+  ASSERT_TRUE(client_->Post("/seedance/filter", FilterBody(), "application/json"));
+  auto b = client_->Post("/seedance/bind",
+                         R"({"PodName":"p","PodNamespace":"ml","PodUID":"u1","Node":"a"})",
+                         "application/json");
+  ASSERT_TRUE(b);
+  EXPECT_NE(b->body.find("the API server said no"), std::string::npos);
+  EXPECT_EQ(extender_->stats().used_gpu_milli, 0);
+  EXPECT_EQ(extender_->stats().bind_failures, 1);
+}
+
+TEST_F(ExtenderServerTest, MalformedBodiesAre400WithTheDecodersError) {
+  auto f = client_->Post("/seedance/filter", R"({"Pod":{"metadata":{}}})", "application/json");
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->status, 400);
+  EXPECT_NE(f->body.find("ExtenderArgs.Pod.metadata.name"), std::string::npos) << f->body;
+  auto b = client_->Post("/seedance/bind", "not json", "application/json");
+  ASSERT_TRUE(b);
+  EXPECT_EQ(b->status, 400);
+  auto m = client_->Get("/metrics");
+  ASSERT_TRUE(m);
+  EXPECT_NE(m->body.find(R"(seedance_extender_requests_total{verb="filter",code="400"} 1)"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace seedance::sched

@@ -1,0 +1,152 @@
+#include "seedance/sched/k8s_objects.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace seedance::sched {
+namespace {
+
+// A Node as kube-apiserver 1.20 returns it (trimmed: conditions, images and addresses dropped).
+constexpr std::string_view kNodeJson = R"({
+  "kind": "Node", "apiVersion": "v1",
+  "metadata": {"name": "node-0042", "uid": "5c1e", "resourceVersion": "811",
+               "labels": {"kubernetes.io/hostname": "node-0042", "seedance.io/gpu-model": "V100M32"}},
+  "spec": {"taints": [{"key": "node.kubernetes.io/not-ready", "effect": "NoSchedule"}]},
+  "status": {"capacity": {"cpu": "96", "memory": "786432Mi", "pods": "110",
+                          "seedance.io/gpu-milli": "8k", "nvidia.com/gpu": "8"},
+             "allocatable": {"cpu": "95500m", "memory": "783Gi", "pods": "110",
+                             "seedance.io/gpu-milli": "8000", "nvidia.com/gpu": "8"}}
+})";
+
+constexpr std::string_view kPodJson = R"({
+  "metadata": {"name": "train-7", "namespace": "ml", "uid": "u-7",
+               "annotations": {"seedance.io/num-gpu": "1", "seedance.io/gpu-milli": "500",
+                               "seedance.io/gpu-spec": "V100M32|A100", "seedance.io/qos": "BE"}},
+  "spec": {"schedulerName": "default-scheduler", "priority": 1000, "nodeName": null,
+           "initContainers": [{"name": "fetch", "resources": {"requests": {"cpu": "6", "memory": "1Gi"}}}],
+           "containers": [
+             {"name": "a", "resources": {"requests": {"cpu": "2", "memory": "3Gi", "seedance.io/gpu-milli": "500"},
+                                         "limits": {"seedance.io/gpu-milli": "500"}}},
+             {"name": "b", "resources": {"limits": {"cpu": "500m", "memory": "512Mi"}}}]},
+  "status": {"phase": "Pending"}
+})";
+
+TEST(K8sObjectsTest, ReadsANodeAsTheApiServerSendsIt) {
+  const KubeNode n = ParseKubeNode(kNodeJson, "node").value();
+  EXPECT_EQ(n.node.name, "node-0042");
+  EXPECT_EQ(n.node.cpu_milli, 95500);  // allocatable, not capacity
+  EXPECT_EQ(n.node.memory_mib, 783 * 1024);
+  EXPECT_EQ(n.node.gpu_count, 8);
+  EXPECT_EQ(n.node.gpu_model, "V100M32");
+  EXPECT_FALSE(n.unschedulable);
+  // Only nvidia.com/gpu and capacity, nulls where objects might be.
+  const KubeNode m = ParseKubeNode(
+                         R"({"metadata":{"name":"n","labels":null},"spec":{"unschedulable":true},
+          "status":{"allocatable":null,"capacity":{"nvidia.com/gpu":2,"cpu":"4"}}})",
+                         "node")
+                         .value();
+  EXPECT_EQ(m.node.gpu_count, 2);
+  EXPECT_EQ(m.node.cpu_milli, 4000);
+  EXPECT_TRUE(m.unschedulable);
+}
+
+TEST(K8sObjectsTest, ReadsAPodsShapeAndRequests) {
+  const KubePod p = ParseKubePod(kPodJson, "pod").value();
+  EXPECT_EQ(p.pod.name, "ml/train-7");
+  EXPECT_EQ(p.uid, "u-7");
+  EXPECT_EQ(p.pod.num_gpu, 1);
+  EXPECT_EQ(p.pod.gpu_milli, 500);
+  EXPECT_EQ(p.pod.gpu_models, (std::vector<std::string>{"V100M32", "A100"}));
+  EXPECT_EQ(p.pod.qos, Qos::kBestEffort);
+  EXPECT_EQ(p.pod.priority, 1000);
+  // CPU: max(2 + 0.5, 6 from the init container) = 6; memory: max(3Gi + 512Mi, 1Gi).
+  EXPECT_EQ(p.pod.cpu_milli, 6000);
+  EXPECT_EQ(p.pod.memory_mib, 3 * 1024 + 512);
+  EXPECT_TRUE(p.node_name.empty());
+  EXPECT_FALSE(p.holds_resources());
+  EXPECT_FALSE(p.terminating);
+}
+
+TEST(K8sObjectsTest, ShapeFollowsTheRequestWithoutAnnotations) {
+  auto pod = [](const std::string& milli) {
+    return ParseKubePod(R"({"metadata":{"name":"p"},"spec":{"containers":[{"resources":
+                             {"limits":{"seedance.io/gpu-milli":")" +
+                            milli + R"("}}}]}})",
+                        "pod");
+  };
+  EXPECT_EQ(pod("250").value().pod.num_gpu, 1);
+  EXPECT_EQ(pod("250").value().pod.gpu_milli, 250);
+  EXPECT_EQ(pod("4000").value().pod.num_gpu, 4);
+  EXPECT_EQ(pod("4000").value().pod.gpu_milli, 1000);
+  EXPECT_EQ(pod("4000").value().ns, "default");
+  auto bad = pod("1500");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().ToString().find("multiple of 1000"), std::string::npos);
+}
+
+TEST(K8sObjectsTest, ErrorsNameThePath) {
+  struct Case {
+    std::string json, path;
+  };
+  const std::vector<Case> cases = {
+      {R"({"metadata":{"name":"n"},"status":{"allocatable":{"cpu":"lots"}}})",
+       "node.status.allocatable[cpu]"},
+      {R"({"metadata":{"name":"n"},"status":{"allocatable":{"seedance.io/gpu-milli":"1500"}}})",
+       "node.status.allocatable[seedance.io/gpu-milli]"},
+      {R"({"metadata":{"name":5}})", "node.metadata.name"},
+      {R"({"metadata":{}})", "node.metadata.name"},
+      {R"({"metadata":{"name":"n"},"spec":{"unschedulable":"yes"}})", "node.spec.unschedulable"},
+      {R"([1,2])", "node"},
+      {R"({"metadata":)", "node"},
+  };
+  for (const auto& c : cases) {
+    auto r = ParseKubeNode(c.json, "node");
+    ASSERT_FALSE(r.ok()) << c.json;
+    EXPECT_NE(r.status().ToString().find(c.path), std::string::npos) << r.status().ToString();
+  }
+  const std::vector<Case> pods = {
+      {R"({"metadata":{"name":"p","annotations":{"seedance.io/num-gpu":"2"}}})",
+       "pod.metadata.annotations"},
+      {R"({"metadata":{"name":"p","annotations":{"seedance.io/num-gpu":"2","seedance.io/gpu-milli":"500"}}})",
+       "pod.metadata.annotations[seedance.io/gpu-milli]"},
+      {R"({"metadata":{"name":"p","annotations":{"seedance.io/num-gpu":"1","seedance.io/gpu-milli":"500"}},
+           "spec":{"containers":[{"resources":{"requests":{"seedance.io/gpu-milli":"300"}}}]}})",
+       "pod.spec.containers[].resources.requests"},
+      {R"({"metadata":{"name":"p"},"spec":{"containers":{"a":1}}})", "pod.spec.containers"},
+      {R"({"metadata":{"name":"p"},"spec":{"containers":[{"resources":{"requests":{"memory":"1Zi"}}}]}})",
+       "pod.spec.containers[0].resources.requests[memory]"},
+      {R"({"metadata":{"name":"p","annotations":{"seedance.io/qos":"gold"}}})",
+       "pod.metadata.annotations[seedance.io/qos]"},
+      {R"({"metadata":{"name":"p","annotations":{"seedance.io/gpu-assignment":"0,0"}}})",
+       "pod.metadata.annotations[seedance.io/gpu-assignment]"},
+      {R"({"metadata":{"name":"p"},"spec":{"priority":"high"}})", "pod.spec.priority"},
+  };
+  for (const auto& c : pods) {
+    auto r = ParseKubePod(c.json, "pod");
+    ASSERT_FALSE(r.ok()) << c.json;
+    EXPECT_NE(r.status().ToString().find(c.path), std::string::npos) << r.status().ToString();
+  }
+}
+
+TEST(K8sObjectsTest, BoundPodsCarryTheirAssignment) {
+  const KubePod p =
+      ParseKubePod(
+          R"({"metadata":{"name":"p","uid":"x","deletionTimestamp":"2026-12-03T07:00:00Z",
+          "annotations":{"seedance.io/gpu-assignment":"3,1"}},
+          "spec":{"nodeName":"node-1","containers":[{"resources":{"requests":{"seedance.io/gpu-milli":"2000"}}}]},
+          "status":{"phase":"Running"}})",
+          "pod")
+          .value();
+  EXPECT_EQ(p.gpus, (std::vector<int>{3, 1}));
+  EXPECT_TRUE(p.holds_resources());
+  EXPECT_TRUE(p.terminating);
+  EXPECT_EQ(FormatGpuAssignment(p.gpus), "3,1");
+  for (const char* bad : {"", ",", "1,", "-1", "a", "1,1", "2000"}) {
+    EXPECT_FALSE(ParseGpuAssignment(bad, "a").ok()) << bad;
+  }
+}
+
+}  // namespace
+}  // namespace seedance::sched

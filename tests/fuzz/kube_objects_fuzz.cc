@@ -1,0 +1,54 @@
+// Fuzz target (libFuzzer): the readers of the Kubernetes scheduler extender — quantities
+// (k8s_quantity.h), Node and Pod objects (k8s_objects.h), the GPU assignment annotation, and
+// the extender protocol's three decoders (extender_protocol.h); the first byte picks. Contract:
+// every input is accepted or refused with an error, never a crash; an accepted assignment
+// formats back to an equal list; an accepted quantity's milli value is its value x 1000 within
+// the rounding up of each.
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+#include "seedance/sched/extender_protocol.h"
+#include "seedance/sched/k8s_objects.h"
+#include "seedance/sched/k8s_quantity.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  if (size == 0) return 0;
+  const std::string_view in(reinterpret_cast<const char*>(data) + 1, size - 1);
+  namespace s = seedance::sched;
+  switch (data[0] % 7) {
+    case 0: {
+      auto v = s::ParseQuantity(in, "q");
+      auto m = s::ParseQuantityMilli(in, "q");
+      if (v.ok() && m.ok() && *v >= 0 && *m >= 0 &&
+          (*m > *v * 1000 || *m + 1000 <= (*v - 1) * 1000)) {
+        __builtin_trap();  // ceil(x) and ceil(1000x) disagree
+      }
+      break;
+    }
+    case 1:
+      (void)s::ParseKubeNode(in, "node");
+      break;
+    case 2:
+      (void)s::ParseKubePod(in, "pod");
+      break;
+    case 3: {
+      auto gpus = s::ParseGpuAssignment(in, "a");
+      if (gpus.ok()) {
+        auto again = s::ParseGpuAssignment(s::FormatGpuAssignment(*gpus), "a");
+        if (!again.ok() || *again != *gpus) __builtin_trap();
+      }
+      break;
+    }
+    case 4:
+      (void)s::DecodeExtenderArgs(in);
+      break;
+    case 5:
+      (void)s::DecodeBindingArgs(in);
+      break;
+    default:
+      (void)s::DecodePreemptionArgs(in);
+      break;
+  }
+  return 0;
+}

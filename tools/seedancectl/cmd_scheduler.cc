@@ -1,0 +1,144 @@
+// `seedancectl scheduler`: Seedance's policies inside a real Kubernetes control plane (feature
+// SCHED-8, CLI-2). `serve` is the kube-scheduler extender (sched/extender*.h, kept in step with
+// the API server by list-watch); `print-config` writes the KubeSchedulerConfiguration that
+// points kube-scheduler at it.
+#include <csignal>
+#include <cstdio>
+#include <string>
+
+#include "seedance/base/env.h"
+#include "seedance/probe/exporter.h"
+#include "seedance/sched/extender.h"
+#include "seedance/sched/extender_server.h"
+#include "seedance/sched/extender_sync.h"
+#include "seedance/sched/kube_client.h"
+#include "seedance/sched/kube_scheduler_config.h"
+#include "seedance/sched/readers.h"
+#include "tools/seedancectl/cli.h"
+
+namespace seedance::cli {
+namespace {
+
+volatile std::sig_atomic_t g_stop = 0;
+void OnSignal(int) { g_stop = 1; }
+
+void RegisterServe(CLI::App* noun, Context& context) {
+  struct Flags {
+    std::string listen = "127.0.0.1:8888", kubeconfig, policy = "seedance", mode = "decide";
+    std::string workload, prefix;
+    double ttl_s = 30;
+    int64_t seed = 42;
+  };
+  auto f = std::make_shared<Flags>();
+  CLI::App* cmd = noun->add_subcommand(
+      "serve", "Serve kube-scheduler's extender verbs (filter, prioritize, bind, preempt)");
+  cmd->add_option("--listen", f->listen, "HOST:PORT to serve on (port 0: a free one)")
+      ->capture_default_str();
+  cmd->add_option("--kubeconfig", f->kubeconfig,
+                  "The API server to list-watch and bind through (default: in-cluster)")
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--policy", f->policy,
+                  "random, bestfit, dotprod, gpupacking, gpuclustering, fgd or seedance")
+      ->capture_default_str();
+  cmd->add_option("--mode", f->mode,
+                  "decide (filter returns the policy's node) or cooperative (every fitting "
+                  "node, scored 0..10)")
+      ->check(CLI::IsMember({"decide", "cooperative"}))
+      ->capture_default_str();
+  cmd->add_option("--workload", f->workload,
+                  "Alibaba 2023 pod list giving FGD and Seedance's policy their typical pods")
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--prefix", f->prefix, "Path before the verbs (the urlPrefix's path)");
+  cmd->add_option("--reservation-ttl", f->ttl_s,
+                  "Seconds a pod reserved at filter waits for its bind")
+      ->check(RealIn(0.1, 3600))
+      ->capture_default_str();
+  cmd->add_option("--seed", f->seed, "Seeds random ties and the random policy")
+      ->check(IntIn(0, int64_t{1} << 62))
+      ->capture_default_str();
+  cmd->callback([f, &context] {
+    base::Env* env = base::Env::Default();
+    sched::ExtenderOptions o;
+    o.policy = f->policy;
+    o.reservation_ttl_s = f->ttl_s;
+    o.seed = static_cast<uint64_t>(f->seed);
+    auto mode = sched::ParseExtenderMode(f->mode, "--mode");
+    if (Failed(mode.status(), context)) return;
+    o.mode = *mode;
+    if (!f->workload.empty()) {
+      auto text = env->ReadFile(f->workload);
+      if (Failed(text.status(), context)) return;
+      auto pods = sched::ReadAlibabaPods(*text, f->workload);
+      if (Failed(pods.status(), context)) return;
+      o.workload = std::move(*pods);
+    }
+    auto extender = sched::Extender::Create(o);
+    if (Failed(extender.status(), context)) return;
+    auto config = f->kubeconfig.empty() ? sched::InClusterKubeConfig(*env)
+                                        : sched::LoadKubeConfig(*env, f->kubeconfig);
+    if (Failed(config.status(), context)) return;
+    auto client = sched::KubeClient::Connect(*config);
+    if (Failed(client.status(), context)) return;
+    auto sync = sched::ExtenderSync::Start(**client, **extender, [](const std::string& line) {
+      std::fprintf(stderr, "sync: %s\n", line.c_str());
+    });
+    if (Failed(sync.status(), context)) return;
+    auto address = probe::ParseListenAddress(f->listen);
+    if (Failed(address.status(), context)) return;
+    sched::KubeBinder binder(**client);
+    sched::ExtenderServerOptions so;
+    so.host = address->first;
+    so.port = address->second;
+    so.prefix = f->prefix;
+    auto server = sched::ExtenderServer::Start(**extender, binder, so);
+    if (Failed(server.status(), context)) return;
+    std::signal(SIGINT, OnSignal);
+    std::signal(SIGTERM, OnSignal);
+    const auto st = (*extender)->stats();
+    std::fprintf(stderr,
+                 "extender (%s, %s) serving http://%s:%d%s/{filter,prioritize,bind,preempt} "
+                 "with %lld nodes and %lld pods; Ctrl-C stops\n",
+                 f->policy.c_str(), f->mode.c_str(), address->first.c_str(), (*server)->port(),
+                 f->prefix.c_str(), static_cast<long long>(st.nodes),
+                 static_cast<long long>(st.pods));
+    while (!g_stop) env->SleepFor(std::chrono::milliseconds(100));
+    (*server)->Stop();
+    (*sync)->Stop();
+  });
+}
+
+void RegisterPrintConfig(CLI::App* noun, Context& context) {
+  auto o = std::make_shared<sched::KubeSchedulerConfigOptions>();
+  CLI::App* cmd = noun->add_subcommand(
+      "print-config", "Print the KubeSchedulerConfiguration that points kube-scheduler here");
+  cmd->add_option("--extender-url", o->extender_url, "The extender: http://HOST:PORT[/prefix]")
+      ->required();
+  cmd->add_option("--kubeconfig", o->kubeconfig,
+                  "kube-scheduler's clientConnection.kubeconfig (default: in-cluster)");
+  cmd->add_option("--weight", o->weight, "Multiplies the extender's 0..10 scores")
+      ->check(IntIn(1, 100))
+      ->capture_default_str();
+  cmd->add_option("--http-timeout", o->http_timeout_s, "Seconds kube-scheduler waits per call")
+      ->check(IntIn(1, 600))
+      ->capture_default_str();
+  cmd->add_flag("--v1", o->v1,
+                "The current kubescheduler.config.k8s.io/v1 schema (kube-scheduler 1.25+) "
+                "instead of 1.20's v1beta1");
+  cmd->callback([o, &context] {
+    auto yaml = sched::KubeSchedulerConfigYaml(*o);
+    if (Failed(yaml.status(), context)) return;
+    std::fputs(yaml->c_str(), stdout);
+  });
+}
+
+}  // namespace
+
+void RegisterScheduler(CLI::App& app, Context& context) {
+  CLI::App* noun = app.add_subcommand(
+      "scheduler", "Seedance's policies in a Kubernetes cluster: the scheduler extender");
+  noun->require_subcommand(1);
+  RegisterServe(noun, context);
+  RegisterPrintConfig(noun, context);
+}
+
+}  // namespace seedance::cli
