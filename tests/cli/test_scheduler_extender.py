@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import pathlib
+import shutil
 import signal
 import socket
 import ssl
@@ -234,3 +235,28 @@ def test_pods_wait_for_an_extender_that_is_down(plane, seedancectl) -> None:
         scheduler.wait(timeout=30)
         ext.kill()
         api.delete_pods()
+
+
+def test_manifests_pass_a_server_side_dry_run(plane, seedancectl) -> None:
+    """deploy/: the API server validates every object (schema, RBAC names, the DaemonSet) without
+    storing it; the ConfigMap's configuration is what print-config writes."""
+    kubectl = shutil.which("kubectl")
+    if kubectl is None:
+        pytest.skip("kubectl not installed")
+    deploy = REPO / "deploy"
+    out = subprocess.run([kubectl, "--kubeconfig", str(plane / "kubeconfig"), "apply",
+                          "--dry-run=server", "-f", str(deploy / "extender.yaml"),
+                          "-f", str(deploy / "probe.yaml")],
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stdout + out.stderr
+    for kind in ["serviceaccount/seedance-extender", "clusterrole.rbac.authorization.k8s.io/"
+                 "seedance-extender", "deployment.apps/seedance-extender",
+                 "configmap/seedance-scheduler-config", "daemonset.apps/seedance-probe",
+                 "service/seedance-probe"]:
+        assert kind in out.stdout, out.stdout
+    config = subprocess.run([str(seedancectl), "scheduler", "print-config", "--extender-url",
+                             "http://seedance-extender.kube-system.svc:8888"],
+                            capture_output=True, text=True, check=True).stdout
+    text = (deploy / "extender.yaml").read_text()
+    embedded = text[text.index("scheduler-config.yaml: |\n") + len("scheduler-config.yaml: |\n"):]
+    assert "".join(line[4:] + "\n" for line in embedded.splitlines()) == config
