@@ -218,10 +218,13 @@ base::Status Extender::UpsertPod(const KubePod& p) {
       r = nullptr;
     }
   }
-  if (!p.holds_resources() || p.terminating) {
+  if (p.terminating || p.pod.phase == "Succeeded" || p.pod.phase == "Failed") {
     if (r != nullptr) s.Release(p.pod.name);
     return base::OkStatus();
   }
+  // Still pending: a reservation of ours stays (the watch can deliver the pod's pending state
+  // after filter reserved it, even after bind posted its Binding).
+  if (p.node_name.empty()) return base::OkStatus();
   const auto node = s.sched->NodeIndex(p.node_name);
   if (r != nullptr) {
     if (!r->bound && node && r->node == *node) {  // the API server shows our binding: commit

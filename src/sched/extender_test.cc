@@ -190,6 +190,25 @@ TEST(ExtenderTest, RebuildsFromBoundPodsAfterARestart) {
   EXPECT_EQ(second->stats().pods, first->stats().pods - 1);
 }
 
+// Found by the end-to-end test: the watch delivered a pod's pending state after filter had
+// reserved it; releasing the reservation then let the next pod take the same GPU.
+TEST(ExtenderTest, APendingPodEventKeepsItsReservation) {
+  base::FakeEnv env;
+  auto e = Make(ExtenderMode::kDecide, &env, "bestfit", {ExtNode("a", 1)});
+  const KubePod p = ExtPod("p", 1, 1000);
+  ASSERT_TRUE(e->Filter(FilterArgs(p, {"a"})).node_names.has_value());
+  KubePod pending = p;
+  pending.pod.phase = "Pending";
+  ASSERT_TRUE(e->UpsertPod(pending).ok());
+  EXPECT_EQ(e->stats().reservations, 1);
+  EXPECT_FALSE(e->Filter(FilterArgs(ExtPod("q", 1, 1000), {"a"})).node_names.has_value());
+  KubePod gone = pending;
+  gone.terminating = true;
+  ASSERT_TRUE(e->UpsertPod(gone).ok());
+  EXPECT_EQ(e->stats().reservations, 0);
+  EXPECT_EQ(e->stats().used_gpu_milli, 0);
+}
+
 TEST(ExtenderTest, TheWatchCommitsAReservation) {
   base::FakeEnv env;
   auto e = Make(ExtenderMode::kDecide, &env, "bestfit", {ExtNode("a", 1)});

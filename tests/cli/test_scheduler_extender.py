@@ -203,6 +203,32 @@ def test_real_kube_scheduler_binds_through_the_extender_and_survives_restarts(
             metrics = r.read().decode()
         assert "seedance_extender_gpu_milli_used 6000" in metrics
         assert 'seedance_extender_requests_total{verb="bind",code="200"} 2' in metrics
+        # The auditor, from the API server alone: clean; then a pod placed by hand on a GPU
+        # already full is reported and the command exits 1.
+        audit = subprocess.run([str(seedancectl), "scheduler", "audit", "--kubeconfig",
+                                str(plane / "kubeconfig"), "-o", "json"],
+                               capture_output=True, text=True, timeout=60)
+        assert audit.returncode == 0, audit.stdout + audit.stderr
+        report = json.loads(audit.stdout)
+        assert report["gpus_in_use"] == 6 and report["gpu_milli_in_use"] == 6000
+        assert report["findings"] == []
+        node, gpu = next(iter(use))
+        code, body = api.req("POST", "/api/v1/namespaces/default/pods", {
+            "apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": "by-hand", "annotations": {
+                "seedance.io/num-gpu": "1", "seedance.io/gpu-milli": "300",
+                "seedance.io/gpu-assignment": str(gpu)}},
+            "spec": {"nodeName": node, "containers": [{"name": "c", "image": "none",
+                     "resources": {"requests": {"seedance.io/gpu-milli": "300"},
+                                   "limits": {"seedance.io/gpu-milli": "300"}}}]}})
+        assert code == 201, body
+        audit = subprocess.run([str(seedancectl), "scheduler", "audit", "--kubeconfig",
+                                str(plane / "kubeconfig"), "-o", "json"],
+                               capture_output=True, text=True, timeout=60)
+        assert audit.returncode == 1, audit.stdout + audit.stderr
+        findings = json.loads(audit.stdout)["findings"]
+        assert [(f["kind"], f["node"], f["gpu"]) for f in findings] == [("over", node, gpu)]
+        assert "1300 milli-GPU" in findings[0]["detail"]
     finally:
         scheduler.terminate()
         scheduler.wait(timeout=30)

@@ -1,7 +1,7 @@
 // `seedancectl scheduler`: Seedance's policies inside a real Kubernetes control plane (feature
 // SCHED-8, CLI-2). `serve` is the kube-scheduler extender (sched/extender*.h, kept in step with
 // the API server by list-watch); `print-config` writes the KubeSchedulerConfiguration that
-// points kube-scheduler at it.
+// points kube-scheduler at it; `audit` recomputes per-GPU use from the API server.
 #include <csignal>
 #include <cstdio>
 #include <string>
@@ -11,6 +11,7 @@
 #include "seedance/sched/extender.h"
 #include "seedance/sched/extender_server.h"
 #include "seedance/sched/extender_sync.h"
+#include "seedance/sched/k8s_audit.h"
 #include "seedance/sched/kube_client.h"
 #include "seedance/sched/kube_scheduler_config.h"
 #include "seedance/sched/readers.h"
@@ -131,6 +132,34 @@ void RegisterPrintConfig(CLI::App* noun, Context& context) {
   });
 }
 
+void RegisterAudit(CLI::App* noun, Context& context) {
+  struct Flags {
+    std::string kubeconfig, output = "table";
+  };
+  auto f = std::make_shared<Flags>();
+  CLI::App* cmd = noun->add_subcommand(
+      "audit", "Recompute per-GPU use from the API server's pods; exit 1 on any violation");
+  cmd->add_option("--kubeconfig", f->kubeconfig, "The API server (default: in-cluster)")
+      ->check(CLI::ExistingFile);
+  AddOutputFlag(cmd, &f->output);
+  cmd->callback([f, &context] {
+    base::Env* env = base::Env::Default();
+    auto config = f->kubeconfig.empty() ? sched::InClusterKubeConfig(*env)
+                                        : sched::LoadKubeConfig(*env, f->kubeconfig);
+    if (Failed(config.status(), context)) return;
+    auto client = sched::KubeClient::Connect(*config);
+    if (Failed(client.status(), context)) return;
+    auto nodes = (*client)->Get("/api/v1/nodes");
+    if (Failed(nodes.status(), context)) return;
+    auto pods = (*client)->Get("/api/v1/pods");
+    if (Failed(pods.status(), context)) return;
+    auto audit = sched::AuditGpus(*nodes, *pods);
+    if (Failed(audit.status(), context)) return;
+    context.exit_code = PrintReport(sched::AuditToReport(*audit), f->output);
+    if (context.exit_code == 0 && !audit->findings.empty()) context.exit_code = kExitFailure;
+  });
+}
+
 }  // namespace
 
 void RegisterScheduler(CLI::App& app, Context& context) {
@@ -139,6 +168,7 @@ void RegisterScheduler(CLI::App& app, Context& context) {
   noun->require_subcommand(1);
   RegisterServe(noun, context);
   RegisterPrintConfig(noun, context);
+  RegisterAudit(noun, context);
 }
 
 }  // namespace seedance::cli
