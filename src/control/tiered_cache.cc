@@ -10,15 +10,14 @@
 #include <array>
 #include <atomic>
 #include <cerrno>
-#include <charconv>
 #include <cstdio>
 #include <cstring>
-#include <sstream>
 #include <stdexcept>
 #include <tuple>
 #include <utility>
 
 #include "seedance/base/logging.h"
+#include "seedance/base/prometheus_text.h"
 #include "seedance/control/flat_scan_lfu.h"
 
 namespace seedance::control {
@@ -65,13 +64,6 @@ struct StateHeader {
 };
 
 constexpr size_t AlignTo64(size_t x) { return (x + 63) & ~size_t{63}; }
-
-// The shortest decimal that reads back to `v` (5e-07, 0.001, 1).
-std::string Num(double v) {
-  char buf[32];
-  const auto r = std::to_chars(buf, buf + sizeof(buf), v);
-  return {buf, r.ptr};
-}
 
 std::string Errno(const std::string& what, const std::string& file) {
   return what + " " + file + ": " + std::strerror(errno);
@@ -543,39 +535,22 @@ TieredCacheStats TieredCache::Stats() const {
 
 std::string TieredCache::RenderPrometheus() const {
   const TieredCacheStats s = Stats();
-  std::ostringstream out;
-  auto family = [&out](const char* name, const char* type, const char* help) {
-    out << "# HELP " << name << " " << help << "\n# TYPE " << name << " " << type << "\n";
-  };
-  family("seedance_cache_gets_total", "counter",
-         "Gets of the tiered sample cache by the tier that served them (tier=\"miss\": none).");
+  base::PrometheusWriter w;
+  w.Family("seedance_cache_gets_total", "counter",
+           "Gets of the tiered sample cache by the tier that served them (tier=\"miss\": none).");
+  for (const auto& t : s.tiers) w.Sample({{"tier", t.name}}, static_cast<double>(t.hits));
+  w.Sample({{"tier", "miss"}}, static_cast<double>(s.misses));
+  w.Family("seedance_cache_get_seconds", "histogram",
+           "Latency of a get, by the tier that served it (tier=\"miss\": none).");
   for (const auto& t : s.tiers) {
-    out << "seedance_cache_gets_total{tier=\"" << t.name << "\"} " << t.hits << "\n";
+    w.Histogram({{"tier", t.name}}, kLatencyBounds, t.latency_buckets, t.latency_sum_s);
   }
-  out << "seedance_cache_gets_total{tier=\"miss\"} " << s.misses << "\n";
-  family("seedance_cache_get_seconds", "histogram",
-         "Latency of a get, by the tier that served it (tier=\"miss\": none).");
-  auto histogram = [&out](const std::string& tier, const std::vector<uint64_t>& cumulative,
-                          double sum) {
-    for (size_t b = 0; b < kLatencyBounds.size(); ++b) {
-      out << "seedance_cache_get_seconds_bucket{tier=\"" << tier << "\",le=\""
-          << Num(kLatencyBounds[b]) << "\"} " << cumulative[b] << "\n";
-    }
-    out << "seedance_cache_get_seconds_bucket{tier=\"" << tier << "\",le=\"+Inf\"} "
-        << cumulative.back() << "\n";
-    out << "seedance_cache_get_seconds_sum{tier=\"" << tier << "\"} " << Num(sum) << "\n";
-    out << "seedance_cache_get_seconds_count{tier=\"" << tier << "\"} " << cumulative.back()
-        << "\n";
-  };
-  for (const auto& t : s.tiers) histogram(t.name, t.latency_buckets, t.latency_sum_s);
-  histogram("miss", s.miss_latency_buckets, s.miss_latency_sum_s);
+  w.Histogram({{"tier", "miss"}}, kLatencyBounds, s.miss_latency_buckets, s.miss_latency_sum_s);
   // One sample per tier of a per-tier family.
   auto per_tier = [&](const char* name, const char* type, const char* help,
                       uint64_t (*value)(const CacheTierStats&)) {
-    family(name, type, help);
-    for (const auto& t : s.tiers) {
-      out << name << "{tier=\"" << t.name << "\"} " << value(t) << "\n";
-    }
+    w.Family(name, type, help);
+    for (const auto& t : s.tiers) w.Sample({{"tier", t.name}}, static_cast<double>(value(t)));
   };
   per_tier("seedance_cache_entries", "gauge", "Records held by each tier.",
            [](const CacheTierStats& t) { return t.entries; });
@@ -589,10 +564,10 @@ std::string TieredCache::RenderPrometheus() const {
   per_tier("seedance_cache_scanning", "gauge",
            "1 while a tier's policy sees an epoch-shuffled scan and stops evicting.",
            [](const CacheTierStats& t) { return uint64_t{t.scanning ? 1U : 0U}; });
-  family("seedance_cache_resets_total", "counter",
-         "Times the cache emptied itself after a process died holding its lock.");
-  out << "seedance_cache_resets_total " << s.resets << "\n";
-  return out.str();
+  w.Family("seedance_cache_resets_total", "counter",
+           "Times the cache emptied itself after a process died holding its lock.");
+  w.Sample({}, static_cast<double>(s.resets));
+  return w.str();
 }
 
 std::string TieredCache::Check() const {

@@ -1,12 +1,9 @@
 #include "seedance/probe/exposition.h"
 
-#include <charconv>
-#include <cmath>
-#include <cstdio>
 #include <functional>
-#include <sstream>
 
 #include "seedance/base/enum_names.h"
+#include "seedance/base/prometheus_text.h"
 
 namespace seedance::probe {
 
@@ -25,47 +22,10 @@ base::StatusOr<Naming> ParseNaming(std::string_view name, std::string_view where
   return base::ParseEnum(kNamingNames, name, where);
 }
 
-std::string FormatSampleValue(double value) {
-  if (std::isnan(value)) return "NaN";
-  if (std::isinf(value)) return value > 0 ? "+Inf" : "-Inf";
-  char buf[64];
-  if (value == std::floor(value) && std::fabs(value) < 1e15) {
-    std::snprintf(buf, sizeof(buf), "%.0f", value);
-    return buf;
-  }
-  const auto [end, ec] = std::to_chars(buf, buf + sizeof(buf), value);  // shortest round trip
-  return std::string(buf, ec == std::errc() ? end : buf);
-}
-
 namespace {
 
-using Labels = std::vector<std::pair<std::string, std::string>>;
-
-// Writes one metric family: HELP and TYPE once, then the samples.
-class Writer {
- public:
-  void Family(const std::string& name, const char* type, const std::string& help) {
-    out_ << "# HELP " << name << " " << help << "\n# TYPE " << name << " " << type << "\n";
-    name_ = name;
-  }
-  void Sample(const Labels& labels, double value) {
-    out_ << name_;
-    if (!labels.empty()) {
-      out_ << "{";
-      for (size_t i = 0; i < labels.size(); ++i) {
-        out_ << (i ? "," : "") << labels[i].first << "=\"" << EscapeLabelValue(labels[i].second)
-             << "\"";
-      }
-      out_ << "}";
-    }
-    out_ << " " << FormatSampleValue(value) << "\n";
-  }
-  std::string str() const { return out_.str(); }
-
- private:
-  std::ostringstream out_;
-  std::string name_;
-};
+using Labels = base::PrometheusWriter::Labels;
+using Writer = base::PrometheusWriter;
 
 template <typename T, typename F>
 void GpuFamily(Writer& w, const Snapshot& s, const std::string& name, const char* type,
@@ -275,22 +235,6 @@ void DcgmGpuFamilies(Writer& w, const Snapshot& s, const ExpositionContext& c) {
 }
 
 }  // namespace
-
-std::string EscapeLabelValue(const std::string& value) {
-  std::string out;
-  for (char ch : value) {
-    if (ch == '\\') {
-      out += "\\\\";
-    } else if (ch == '"') {
-      out += "\\\"";
-    } else if (ch == '\n') {
-      out += "\\n";
-    } else {
-      out += ch;
-    }
-  }
-  return out;
-}
 
 std::string RenderPrometheus(const Snapshot& s, Naming naming, const ExpositionContext& c) {
   Writer w;

@@ -337,25 +337,22 @@ std::vector<HostPriority> Extender::Prioritize(const ExtenderArgs& args) {
     return out;
   }
   std::vector<Candidate> feasible;
-  std::vector<size_t> where;
+  std::vector<int> position(s.cluster().nodes().size(), -1);  // node -> its entry in `out`
   for (size_t i = 0; i < names.size(); ++i) {
     const auto idx = s.sched->NodeIndex(names[i]);
     if (!idx || s.cordoned.count(names[i]) != 0) continue;
     auto gpus = s.cluster().Place(args.pod.pod, *idx);
     if (!gpus) continue;
     feasible.push_back({*idx, 0, *gpus});
-    where.push_back(i);
+    position[static_cast<size_t>(*idx)] = static_cast<int>(i);
   }
   if (feasible.empty()) return out;
   const Policy& policy = s.sched->framework().policy();
   policy.Score(s.cluster(), args.pod.pod, feasible, s.sched->rng());
   const int64_t top = std::max<int64_t>(1, policy.max_score());
-  for (size_t k = 0; k < feasible.size(); ++k) {
-    for (size_t i = 0; i < names.size(); ++i) {
-      if (s.sched->NodeIndex(names[i]) == feasible[k].node) {
-        out[i].score = std::clamp<int64_t>(feasible[k].score * 10 / top, 0, 10);
-      }
-    }
+  for (const Candidate& c : feasible) {  // Score may reorder them
+    out[static_cast<size_t>(position[static_cast<size_t>(c.node)])].score =
+        std::clamp<int64_t>(c.score * 10 / top, 0, 10);
   }
   return out;
 }

@@ -4,24 +4,19 @@
 
 #include <array>
 #include <atomic>
-#include <charconv>
 #include <map>
 #include <mutex>
-#include <sstream>
+#include <string>
 #include <thread>
 #include <utility>
+
+#include "seedance/base/prometheus_text.h"
 
 namespace seedance::sched {
 namespace {
 
 constexpr std::array<double, 12> kBounds = {1e-4, 2.5e-4, 5e-4, 1e-3, 2.5e-3, 5e-3,
                                             1e-2, 2.5e-2, 5e-2, 0.1,  0.5,    1.0};
-
-std::string Num(double v) {
-  char buf[32];
-  const auto r = std::to_chars(buf, buf + sizeof(buf), v);
-  return {buf, r.ptr};
-}
 
 struct VerbMetrics {
   std::map<int, uint64_t> codes;
@@ -67,34 +62,23 @@ struct ExtenderServer::Impl {
 namespace {
 
 std::string Render(const ExtenderServer::Impl& s) {
-  std::ostringstream out;
-  auto family = [&out](const char* name, const char* type, const char* help) {
-    out << "# HELP " << name << " " << help << "\n# TYPE " << name << " " << type << "\n";
-  };
+  base::PrometheusWriter w;
   {
     std::lock_guard<std::mutex> lock(s.mu);
-    family("seedance_extender_requests_total", "counter",
-           "Requests kube-scheduler made of the extender, by verb and HTTP status.");
+    w.Family("seedance_extender_requests_total", "counter",
+             "Requests kube-scheduler made of the extender, by verb and HTTP status.");
     for (const auto& [verb, m] : s.verbs) {
       for (const auto& [code, n] : m.codes) {
-        out << "seedance_extender_requests_total{verb=\"" << verb << "\",code=\"" << code << "\"} "
-            << n << "\n";
+        w.Sample({{"verb", verb}, {"code", std::to_string(code)}}, static_cast<double>(n));
       }
     }
-    family("seedance_extender_request_seconds", "histogram",
-           "Time to answer a verb, decoding and encoding included (bind: the API write too).");
+    w.Family("seedance_extender_request_seconds", "histogram",
+             "Time to answer a verb, decoding and encoding included (bind: the API write too).");
     for (const auto& [verb, m] : s.verbs) {
-      uint64_t cumulative = 0;
-      for (size_t b = 0; b <= kBounds.size(); ++b) {
-        cumulative += m.buckets[b];
-        out << "seedance_extender_request_seconds_bucket{verb=\"" << verb << "\",le=\""
-            << (b < kBounds.size() ? Num(kBounds[b]) : std::string("+Inf")) << "\"} " << cumulative
-            << "\n";
-      }
-      out << "seedance_extender_request_seconds_sum{verb=\"" << verb << "\"} " << Num(m.sum_s)
-          << "\n";
-      out << "seedance_extender_request_seconds_count{verb=\"" << verb << "\"} " << cumulative
-          << "\n";
+      std::array<uint64_t, kBounds.size() + 1> cumulative{};
+      uint64_t total = 0;
+      for (size_t b = 0; b < cumulative.size(); ++b) cumulative[b] = total += m.buckets[b];
+      w.Histogram({{"verb", verb}}, kBounds, cumulative, m.sum_s);
     }
   }
   const ExtenderStats st = s.extender->stats();
@@ -124,10 +108,10 @@ std::string Render(const ExtenderServer::Impl& s) {
        "Reservations released unbound after the TTL.", st.expired},
   };
   for (const auto& m : samples) {
-    family(m.name, m.type, m.help);
-    out << m.name << " " << m.value << "\n";
+    w.Family(m.name, m.type, m.help);
+    w.Sample({}, static_cast<double>(m.value));
   }
-  return out.str();
+  return w.str();
 }
 
 }  // namespace

@@ -144,11 +144,31 @@ base::StatusOr<KubeConfig> InClusterKubeConfig(base::Env& env) {
   return c;
 }
 
+base::StatusOr<std::unique_ptr<KubeClient>> ConnectKube(base::Env& env,
+                                                        const std::string& kubeconfig) {
+  SEEDANCE_ASSIGN_OR_RETURN(const KubeConfig config, kubeconfig.empty()
+                                                         ? InClusterKubeConfig(env)
+                                                         : LoadKubeConfig(env, kubeconfig));
+  return KubeClient::Connect(config);
+}
+
 struct KubeClient::Impl {
   KubeConfig config;
   std::atomic<bool> stop{false};
   std::mutex mu;
   std::set<httplib::Client*> watching;  // streams Stop() interrupts
+  // GET and POST share one keep-alive connection (a TLS handshake per bind took most of its
+  // time); calls on it take turns.
+  std::mutex unary_mu;
+  std::unique_ptr<httplib::Client> unary;
+
+  httplib::Client& Unary() {
+    if (!unary) {
+      unary = Open(false);
+      unary->set_keep_alive(true);
+    }
+    return *unary;
+  }
 
   std::unique_ptr<httplib::Client> Open(bool streaming) const {
     auto cli = config.client_cert_file.empty()
@@ -187,15 +207,15 @@ base::StatusOr<std::unique_ptr<KubeClient>> KubeClient::Connect(const KubeConfig
 }
 
 base::StatusOr<std::string> KubeClient::Get(const std::string& path) {
-  auto cli = impl_->Open(false);
-  auto r = cli->Get(path);
+  std::lock_guard<std::mutex> lock(impl_->unary_mu);
+  auto r = impl_->Unary().Get(path);
   if (!r || r->status / 100 != 2) return impl_->Failed(r, "GET " + path);
   return r->body;
 }
 
 base::StatusOr<std::string> KubeClient::Post(const std::string& path, const std::string& json) {
-  auto cli = impl_->Open(false);
-  auto r = cli->Post(path, json, "application/json");
+  std::lock_guard<std::mutex> lock(impl_->unary_mu);
+  auto r = impl_->Unary().Post(path, json, "application/json");
   if (!r || r->status / 100 != 2) return impl_->Failed(r, "POST " + path);
   return r->body;
 }

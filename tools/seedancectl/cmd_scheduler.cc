@@ -75,10 +75,7 @@ void RegisterServe(CLI::App* noun, Context& context) {
     }
     auto extender = sched::Extender::Create(o);
     if (Failed(extender.status(), context)) return;
-    auto config = f->kubeconfig.empty() ? sched::InClusterKubeConfig(*env)
-                                        : sched::LoadKubeConfig(*env, f->kubeconfig);
-    if (Failed(config.status(), context)) return;
-    auto client = sched::KubeClient::Connect(*config);
+    auto client = sched::ConnectKube(*env, f->kubeconfig);
     if (Failed(client.status(), context)) return;
     auto sync = sched::ExtenderSync::Start(**client, **extender, [](const std::string& line) {
       std::fprintf(stderr, "sync: %s\n", line.c_str());
@@ -144,10 +141,7 @@ void RegisterAudit(CLI::App* noun, Context& context) {
   AddOutputFlag(cmd, &f->output);
   cmd->callback([f, &context] {
     base::Env* env = base::Env::Default();
-    auto config = f->kubeconfig.empty() ? sched::InClusterKubeConfig(*env)
-                                        : sched::LoadKubeConfig(*env, f->kubeconfig);
-    if (Failed(config.status(), context)) return;
-    auto client = sched::KubeClient::Connect(*config);
+    auto client = sched::ConnectKube(*env, f->kubeconfig);
     if (Failed(client.status(), context)) return;
     auto nodes = (*client)->Get("/api/v1/nodes");
     if (Failed(nodes.status(), context)) return;

@@ -13,6 +13,7 @@
 #include <string>
 #include <string_view>
 
+#include "seedance/base/prometheus_text.h"
 #include "seedance/base/status.h"
 #include "seedance/probe/probe.h"
 
@@ -34,12 +35,8 @@ struct ExpositionContext {
 std::string RenderPrometheus(const Snapshot& snapshot, Naming naming,
                              const ExpositionContext& context);
 
-// Escapes a label value: backslash, double quote, newline.
-std::string EscapeLabelValue(const std::string& value);
-
-// A sample value as exposition text: a whole number below 10^15 without a fraction, any other
-// finite value as the shortest decimal that reads back to the same double (0.1, not
-// 0.10000000000000001), and NaN, +Inf, -Inf as the format spells them.
-std::string FormatSampleValue(double value);
+// Label escaping and number spelling (base/prometheus_text.h), as the probe's names.
+using base::EscapeLabelValue;
+using base::FormatSampleValue;
 
 }  // namespace seedance::probe

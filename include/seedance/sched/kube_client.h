@@ -9,8 +9,8 @@
 // Other keys are ignored (a kubeconfig carries many). In a pod: KUBERNETES_SERVICE_HOST/PORT and
 // /var/run/secrets/kubernetes.io/serviceaccount/{token,ca.crt}.
 //
-// Thread safety: a KubeClient may be used from several threads; each call opens its own
-// connection (watches are long-lived streams, one per call).
+// Thread safety: a KubeClient may be used from several threads. GET and POST share one
+// keep-alive connection and take turns on it; each watch opens a stream of its own.
 #pragma once
 
 #include <atomic>
@@ -56,6 +56,10 @@ class KubeClient {
   explicit KubeClient(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };
+
+// The client of a kubeconfig file, or of the pod's service account when `kubeconfig` is empty.
+base::StatusOr<std::unique_ptr<KubeClient>> ConnectKube(base::Env& env,
+                                                        const std::string& kubeconfig);
 
 // Posts a planned bind as a v1 Binding whose annotations carry the GPU assignment (the API
 // server copies a Binding's annotations onto the pod, in the same write).
