@@ -12,8 +12,8 @@
 #   scripts/k8s-control-plane.sh stop DIR          stops what `start` started, by its PIDs
 #
 # The binaries are cached outside the repository in $SEEDANCE_K8S_CACHE (default
-# ~/.cache/seedance/k8s-1.20.2). Building needs golang-1.19-go and rsync (apt) and about 1.3 GB
-# and 7 minutes on 2 cores. On Debian 13 the bookworm source comes from the same private apt
+# ~/.cache/seedance/k8s-1.20.2). Building needs golang-1.19-go and rsync (apt); it took about 12
+# minutes on 2 cores here, with other builds running. On Debian 13 the bookworm source comes from the same private apt
 # list this script writes (it never touches the system's sources).
 set -euo pipefail
 
@@ -50,7 +50,7 @@ build() {
      make WHAT="cmd/kube-apiserver cmd/kube-scheduler" >&2)
   mkdir -p "$BIN"
   cp "$tree/_output/bin/kube-apiserver" "$tree/_output/bin/kube-scheduler" "$BIN/"
-  rm -rf "$tree" "$gopath"  # the tree is 1.3 GB once built; the binaries are what is kept
+  rm -rf "$tree" "$gopath"  # the built tree is large; the binaries are what is kept
   echo "$BIN"
 }
 
