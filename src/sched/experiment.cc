@@ -121,6 +121,35 @@ base::Report ReportHead(const ExperimentSpec& spec) {
   return r;
 }
 
+base::Report PlacementsHead(const ExperimentSpec& spec, TieBreak ties,
+                            const std::vector<Node>& nodes, const std::vector<Pod>& pods) {
+  base::Report r;
+  r["seed"] = spec.first_seed;
+  r["ties"] = TieBreakName(ties);
+  r["tune"] = FgdRunOptions{}.tune;
+  int64_t capacity = 0;
+  r["nodes"] = base::Report::array();
+  for (const Node& n : nodes) {
+    r["nodes"].push_back(n.name);
+    capacity += int64_t{1000} * n.gpu_count;
+  }
+  r["capacity_gpu_milli"] = capacity;
+  r["pods"] = base::Report::array();
+  for (const Pod& p : pods) r["pods"].push_back(p.name);
+  r["policies"] = base::Report::array();
+  return r;
+}
+
+base::Report PlacementsOf(const std::string& policy, const FgdRun& run) {
+  base::Report p;
+  p["policy"] = policy;
+  p["alloc_pct_at"] = run.alloc_pct_at;
+  base::Report arrivals = base::Report::array();
+  for (const FgdArrival& a : run.arrivals) arrivals.push_back({a.pod, a.node, a.gpus});
+  p["arrivals"] = std::move(arrivals);
+  return p;
+}
+
 base::StatusOr<ExperimentResult> RunEventExperiment(const ExperimentSpec& spec,
                                                     const std::vector<Node>& nodes,
                                                     const std::vector<EventJob>& jobs,
@@ -162,12 +191,14 @@ base::StatusOr<ExperimentResult> RunFgdExperiment(const ExperimentSpec& spec,
   html.pods_file = spec.pods_file;
   html.seeds = spec.seeds;
   for (const auto& n : nodes) html.node_models.push_back(n.gpu_model);
+  if (spec.placements) out.placements = PlacementsHead(spec, ties, nodes, pods);
   for (const std::string& name : spec.policies) {
     auto runs = RunSeeds<FgdRun>(name, spec.seeds, spec.threads, progress, [&](int s) {
       FgdRunOptions o;
       o.policy = name;
       o.seed = spec.first_seed + static_cast<uint64_t>(s);
       o.record_nodes = spec.html && s == 0;
+      o.record_arrivals = spec.placements && s == 0;
       o.ties = ties;
       return RunFgdProtocol(nodes, pods, o);
     });
@@ -177,6 +208,7 @@ base::StatusOr<ExperimentResult> RunFgdExperiment(const ExperimentSpec& spec,
     p["policy"] = name;
     p.update(figures.report);
     r["policies"].push_back(p);
+    if (spec.placements) out.placements["policies"].push_back(PlacementsOf(name, *runs.front()));
     html.policies.push_back({name, figures.alloc, figures.frag, 100 - figures.alloc[8],
                              figures.runtime_ms, runs[0]->node_gpu_used_at});
   }
@@ -242,6 +274,10 @@ base::Status ValidateExperiment(const ExperimentSpec& spec) {
           "--protocol");
     }
     return base::OkStatus();
+  }
+  if (spec.placements) {
+    return base::InvalidArgumentError("placements are recorded under the FGD protocol",
+                                      "--placements");
   }
   if (!spec.tier_of.empty() && !e.tiers) {
     return base::InvalidArgumentError("--tier-of needs --tiers", "--tier-of");

@@ -312,11 +312,9 @@ ExtenderFilterResult Extender::Filter(const ExtenderArgs& args) {
   }
   s.Reserve(s.Key(p), p.pod.name);
   const std::string& chosen = s.cluster().nodes()[static_cast<size_t>((*c)->node)].name;
-  for (const auto& n : names) {
-    if (n != chosen && r.failed.count(n) == 0 && r.failed_unresolvable.count(n) == 0) {
-      r.failed[n] = "the " + s.o.policy + " policy chose " + chosen;
-    }
-  }
+  // The other candidates are left out, not listed as failed: kube-scheduler drops a node absent
+  // from NodeNames, and a reason for each of a thousand nodes would be decoded for every pod
+  // only to be thrown away once the pod is bound.
   r.node_names = std::vector<std::string>{chosen};
   ++s.counts.filter_fits;
   return r;

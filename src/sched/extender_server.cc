@@ -6,6 +6,7 @@
 #include <atomic>
 #include <map>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
 #include <utility>
@@ -15,8 +16,10 @@
 namespace seedance::sched {
 namespace {
 
-constexpr std::array<double, 12> kBounds = {1e-4, 2.5e-4, 5e-4, 1e-3, 2.5e-3, 5e-3,
-                                            1e-2, 2.5e-2, 5e-2, 0.1,  0.5,    1.0};
+// A 1-2-5 series from 50 us to 1 s: filter at a thousand nodes takes about a millisecond, so the
+// quantiles a replay reads from the histogram need buckets that fine.
+constexpr std::array<double, 14> kBounds = {5e-5, 1e-4, 2e-4, 5e-4, 1e-3, 2e-3, 5e-3,
+                                            1e-2, 2e-2, 5e-2, 0.1,  0.2,  0.5,  1.0};
 
 struct VerbMetrics {
   std::map<int, uint64_t> codes;
@@ -35,6 +38,8 @@ struct ExtenderServer::Impl {
   int port = 0;
   mutable std::mutex mu;
   std::map<std::string, VerbMetrics> verbs;
+  ExtenderRecorder recorder;
+  std::mutex record_mu;  // one exchange recorded at a time
 
   void Count(const std::string& verb, int code, double seconds) {
     std::lock_guard<std::mutex> lock(mu);
@@ -55,6 +60,10 @@ struct ExtenderServer::Impl {
       res.status = code;
       res.set_content(body, "application/json");
       Count(verb, code, static_cast<double>(env->NowMonotonicNanos() - t0) * 1e-9);
+      if (recorder) {
+        std::lock_guard<std::mutex> lock(record_mu);
+        recorder(verb, req.body, code, body);
+      }
     });
   }
 };
@@ -116,6 +125,17 @@ std::string Render(const ExtenderServer::Impl& s) {
 
 }  // namespace
 
+std::string ExchangeJsonLine(std::string_view verb, std::string_view request, int code,
+                             std::string_view response) {
+  nlohmann::ordered_json j;
+  j["verb"] = verb;
+  j["code"] = code;
+  // Bodies that are not UTF-8 (a malformed request) are kept with the bad bytes replaced.
+  j["request"] = request;
+  j["response"] = response;
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+
 ExtenderServer::ExtenderServer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 ExtenderServer::~ExtenderServer() { Stop(); }
 
@@ -125,8 +145,10 @@ base::StatusOr<std::unique_ptr<ExtenderServer>> ExtenderServer::Start(
   impl->env = o.env != nullptr ? o.env : base::Env::Default();
   impl->extender = &extender;
   impl->binder = &binder;
+  impl->recorder = o.recorder;
   Impl* s = impl.get();
   s->http.set_payload_max_length(o.max_body_bytes);
+  s->http.set_tcp_nodelay(true);  // headers and body go out apart: no delayed-ACK stall
   const std::string p = o.prefix;
   s->Verb(p + "/filter", "filter", [s](const std::string& body) -> std::pair<int, std::string> {
     auto args = DecodeExtenderArgs(body);

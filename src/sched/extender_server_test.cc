@@ -4,6 +4,7 @@
 #include <httplib.h>
 
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -47,7 +48,14 @@ class ExtenderServerTest : public ::testing::Test {
       n.node.gpu_count = 1;
       ASSERT_TRUE(extender_->UpsertNode(n).ok());
     }
-    server_ = ExtenderServer::Start(*extender_, binder_, {.prefix = "/seedance"}).value();
+    ExtenderServerOptions so;
+    so.prefix = "/seedance";
+    so.recorder = [this](std::string_view verb, std::string_view request, int code,
+                         std::string_view response) {
+      std::lock_guard<std::mutex> lock(recorded_mu_);
+      recorded_.push_back(nlohmann::json::parse(ExchangeJsonLine(verb, request, code, response)));
+    };
+    server_ = ExtenderServer::Start(*extender_, binder_, so).value();
     client_ = std::make_unique<httplib::Client>("127.0.0.1", server_->port());
   }
 
@@ -56,6 +64,13 @@ class ExtenderServerTest : public ::testing::Test {
   RecordingBinder binder_;
   std::unique_ptr<ExtenderServer> server_;
   std::unique_ptr<httplib::Client> client_;
+  std::mutex recorded_mu_;
+  std::vector<nlohmann::json> recorded_;  // the recorder's lines, parsed back
+
+  std::vector<nlohmann::json> Recorded() {
+    std::lock_guard<std::mutex> lock(recorded_mu_);
+    return recorded_;
+  }
 };
 
 TEST_F(ExtenderServerTest, FilterPrioritizeAndBindOverHttp) {
@@ -85,6 +100,17 @@ TEST_F(ExtenderServerTest, FilterPrioritizeAndBindOverHttp) {
   EXPECT_NE(metrics->body.find("seedance_extender_gpu_milli_used 500"), std::string::npos);
   EXPECT_NE(metrics->body.find(R"(seedance_extender_request_seconds_count{verb="bind"} 1)"),
             std::string::npos);
+  // The recorder saw each exchange as sent: the bodies byte for byte.
+  const auto lines = Recorded();
+  ASSERT_EQ(lines.size(), 3U);
+  EXPECT_EQ(lines[0]["verb"], "filter");
+  EXPECT_EQ(lines[0]["code"], 200);
+  EXPECT_EQ(lines[0]["request"], FilterBody());
+  EXPECT_EQ(lines[0]["response"], f->body);
+  EXPECT_EQ(lines[1]["verb"], "prioritize");
+  EXPECT_EQ(lines[1]["response"], p->body);
+  EXPECT_EQ(lines[2]["verb"], "bind");
+  EXPECT_EQ(lines[2]["response"], R"({"Error":""})");
 }
 
 TEST_F(ExtenderServerTest, AFailedBindingReleasesAndSaysWhy) {
@@ -111,6 +137,22 @@ TEST_F(ExtenderServerTest, MalformedBodiesAre400WithTheDecodersError) {
   ASSERT_TRUE(m);
   EXPECT_NE(m->body.find(R"(seedance_extender_requests_total{verb="filter",code="400"} 1)"),
             std::string::npos);
+  const auto lines = Recorded();
+  ASSERT_EQ(lines.size(), 2U);
+  EXPECT_EQ(lines[1]["code"], 400);
+  EXPECT_EQ(lines[1]["request"], "not json");
+}
+
+TEST(ExchangeJsonLineTest, KeepsBodiesExactlyAndReplacesBadUtf8) {
+  const std::string line = ExchangeJsonLine("filter", "{\"a\":\n\"\\u00e9\"}", 200, "[]");
+  ASSERT_EQ(line.back(), '\n');
+  EXPECT_EQ(line.find('\n'), line.size() - 1);  // one line
+  const auto j = nlohmann::json::parse(line);
+  EXPECT_EQ(j["request"], "{\"a\":\n\"\\u00e9\"}");
+  EXPECT_EQ(j["response"], "[]");
+  const auto bad = nlohmann::json::parse(ExchangeJsonLine("bind", "\xff\xfe", 400, ""));
+  EXPECT_EQ(bad["code"], 400);
+  EXPECT_EQ(bad["request"].get<std::string>().size(), 6U);  // two U+FFFD
 }
 
 }  // namespace

@@ -88,6 +88,15 @@ base::StatusOr<FgdRun> RunFgdProtocol(const std::vector<Node>& nodes, const std:
     Pod copy = *p;
     copy.name = std::to_string(run.pods);
     SEEDANCE_ASSIGN_OR_RETURN(const auto at, scheduler.Schedule(copy));
+    if (o.record_arrivals) {
+      FgdArrival a;
+      a.pod = static_cast<int>(p - pods.data());
+      if (at) {
+        a.node = at->node;
+        a.gpus = at->gpus;
+      }
+      run.arrivals.push_back(std::move(a));
+    }
     if (!at) {
       ++run.failed;
       continue;

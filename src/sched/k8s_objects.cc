@@ -72,9 +72,12 @@ base::Status GpuShape(const StringMap& annotations, int64_t requested, const std
       return base::InvalidArgumentError("expected 0 to 64 GPUs, got \"" + num->second + "\"",
                                         where + "[" + std::string(kNumGpuAnnotation) + "]");
     }
-    if (!m || *m < 1 || *m > 1000 || (*n > 1 && *m != 1000)) {
+    // A CPU-only pod may say so (num-gpu 0; its gpu-milli, 0 to 1000, means nothing then).
+    const bool cpu_only = *n == 0 && m && *m >= 0 && *m <= 1000;
+    if (!cpu_only && (!m || *m < 1 || *m > 1000 || (*n > 1 && *m != 1000))) {
       return base::InvalidArgumentError(
-          "expected 1 to 1000 milli-GPU on each GPU (1000 when more than one GPU), got \"" +
+          "expected 1 to 1000 milli-GPU on each GPU (1000 when more than one GPU; 0 with no "
+          "GPU), got \"" +
               milli->second + "\"",
           where + "[" + std::string(kGpuMilliAnnotation) + "]");
     }
@@ -310,6 +313,7 @@ std::string FormatGpuAssignment(const std::vector<int>& gpus) {
 
 base::StatusOr<std::vector<int>> ParseGpuAssignment(std::string_view text, std::string_view where) {
   std::vector<int> gpus;
+  if (text.empty()) return gpus;  // no GPUs (a CPU-only pod)
   std::set<int> seen;
   std::string_view rest = text;
   while (true) {

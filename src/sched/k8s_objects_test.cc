@@ -86,6 +86,29 @@ TEST(K8sObjectsTest, ShapeFollowsTheRequestWithoutAnnotations) {
   EXPECT_NE(bad.status().ToString().find("multiple of 1000"), std::string::npos);
 }
 
+// A CPU-only pod may carry the annotations with num-gpu 0 (the Alibaba trace's rows say gpu_milli
+// 0 for them); the milli-GPU then means nothing, and any GPU request is a contradiction.
+TEST(K8sObjectsTest, ACpuOnlyPodMaySayZeroGpus) {
+  auto pod = [](const std::string& milli, const std::string& request) {
+    return ParseKubePod(R"({"metadata":{"name":"p","annotations":{"seedance.io/num-gpu":"0",
+                             "seedance.io/gpu-milli":")" +
+                            milli + R"("}},"spec":{"containers":[{"resources":{"requests":
+                             {"cpu":"12","seedance.io/gpu-milli":")" +
+                            request + R"("}}}]}})",
+                        "pod");
+  };
+  for (const std::string milli : {"0", "500", "1000"}) {
+    const auto p = pod(milli, "0");
+    ASSERT_TRUE(p.ok()) << p.status().ToString();
+    EXPECT_EQ(p->pod.num_gpu, 0);
+    EXPECT_EQ(p->pod.gpu_milli, 0);
+    EXPECT_EQ(p->pod.cpu_milli, 12000);
+  }
+  EXPECT_FALSE(pod("-1", "0").ok());
+  EXPECT_FALSE(pod("1001", "0").ok());
+  EXPECT_FALSE(pod("0", "500").ok());
+}
+
 TEST(K8sObjectsTest, ErrorsNameThePath) {
   struct Case {
     std::string json, path;
@@ -143,9 +166,12 @@ TEST(K8sObjectsTest, BoundPodsCarryTheirAssignment) {
   EXPECT_TRUE(p.holds_resources());
   EXPECT_TRUE(p.terminating);
   EXPECT_EQ(FormatGpuAssignment(p.gpus), "3,1");
-  for (const char* bad : {"", ",", "1,", "-1", "a", "1,1", "2000"}) {
+  for (const char* bad : {",", "1,", "-1", "a", "1,1", "2000", " "}) {
     EXPECT_FALSE(ParseGpuAssignment(bad, "a").ok()) << bad;
   }
+  // Empty: no GPUs (what a CPU-only pod's Binding would say, if it said anything).
+  EXPECT_EQ(ParseGpuAssignment("", "a").value(), std::vector<int>{});
+  EXPECT_EQ(FormatGpuAssignment({}), "");
 }
 
 }  // namespace

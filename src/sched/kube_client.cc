@@ -179,6 +179,9 @@ struct KubeClient::Impl {
     cli->enable_server_certificate_verification(!config.insecure_skip_tls_verify);
     if (!config.token.empty()) cli->set_bearer_token_auth(config.token);
     cli->set_connection_timeout(std::chrono::seconds(5));
+    // cpp-httplib writes a request's headers and body apart; with Nagle's algorithm on, the body
+    // waits for the server's delayed ACK, and binds take turns on one connection.
+    cli->set_tcp_nodelay(true);
     cli->set_read_timeout(streaming ? std::chrono::seconds(120) : std::chrono::seconds(30));
     return cli;
   }
@@ -268,7 +271,10 @@ bool KubeClient::stopped() const { return impl_->stop.load(); }
 std::string BindingJson(const BindPlan& plan) {
   nlohmann::json metadata = {{"name", plan.name}, {"namespace", plan.ns}};
   if (!plan.uid.empty()) metadata["uid"] = plan.uid;
-  metadata["annotations"] = {{std::string(kAssignmentAnnotation), FormatGpuAssignment(plan.gpus)}};
+  if (!plan.gpus.empty()) {  // a CPU-only pod gets no assignment
+    metadata["annotations"] = {
+        {std::string(kAssignmentAnnotation), FormatGpuAssignment(plan.gpus)}};
+  }
   const nlohmann::json binding = {
       {"apiVersion", "v1"},
       {"kind", "Binding"},

@@ -1,6 +1,7 @@
 #include "seedance/sched/kube_scheduler_config.h"
 
 #include <sstream>
+#include <string>
 
 #include "seedance/sched/k8s_objects.h"
 
@@ -19,7 +20,10 @@ base::StatusOr<std::string> KubeSchedulerConfigYaml(const KubeSchedulerConfigOpt
   const bool https = url.rfind("https://", 0) == 0;
   std::ostringstream y;
   y << "# kube-scheduler configuration written by `seedancectl scheduler print-config`:\n"
-    << "# kube-scheduler calls Seedance's extender for every pod.\n"
+    << (o.all_pods
+            ? "# kube-scheduler calls Seedance's extender for every pod, CPU-only ones too.\n"
+            : "# kube-scheduler calls Seedance's extender for the pods that request " +
+                  std::string(kGpuMilliResource) + ".\n")
     << "apiVersion: kubescheduler.config.k8s.io/" << (o.v1 ? "v1" : "v1beta1") << "\n"
     << "kind: KubeSchedulerConfiguration\n"
     << "leaderElection:\n  leaderElect: false\n"
@@ -36,10 +40,12 @@ base::StatusOr<std::string> KubeSchedulerConfigYaml(const KubeSchedulerConfigOpt
     << "  enableHTTPS: " << (https ? "true" : "false") << "\n"
     << "  nodeCacheCapable: true\n"
     << "  ignorable: false\n"
-    << "  httpTimeout: " << o.http_timeout_s << "s\n"
-    << "  managedResources:\n"
-    << "  - name: " << kGpuMilliResource << "\n"
-    << "    ignoredByScheduler: false\n";
+    << "  httpTimeout: " << o.http_timeout_s << "s\n";
+  if (!o.all_pods) {
+    y << "  managedResources:\n"
+      << "  - name: " << kGpuMilliResource << "\n"
+      << "    ignoredByScheduler: false\n";
+  }
   return y.str();
 }
 

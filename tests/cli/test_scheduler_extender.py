@@ -9,91 +9,23 @@ on 2 cores, cached outside the repository)."""
 from __future__ import annotations
 
 import json
-import os
 import pathlib
 import shutil
 import signal
-import socket
-import ssl
 import subprocess
+import sys
+import threading
 import time
-import urllib.error
 import urllib.request
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
-SCRIPT = REPO / "scripts" / "k8s-control-plane.sh"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-class Api:
-    """The API server, through its token and CA (a plain HTTP client, as kubectl would be)."""
-
-    def __init__(self, d: pathlib.Path) -> None:
-        self.server = (d / "server").read_text().strip()
-        self.token = (d / "tokens.csv").read_text().split(",")[0]
-        self.ctx = ssl.create_default_context(cafile=str(d / "ca.crt"))
-
-    def req(self, method: str, path: str, body=None, ctype: str = "application/json"):
-        data = None if body is None else json.dumps(body).encode()
-        r = urllib.request.Request(self.server + path, data=data, method=method,
-                                   headers={"Authorization": "Bearer " + self.token,
-                                            "Content-Type": ctype})
-        try:
-            with urllib.request.urlopen(r, context=self.ctx, timeout=30) as resp:
-                return resp.status, json.loads(resp.read() or b"{}")
-        except urllib.error.HTTPError as e:
-            return e.code, json.loads(e.read() or b"{}")
-
-    def add_node(self, name: str, gpus: int, model: str = "V100") -> None:
-        res = {"cpu": "64", "memory": "256Gi", "pods": "110",
-               "seedance.io/gpu-milli": str(1000 * gpus), "nvidia.com/gpu": str(gpus)}
-        code, body = self.req("POST", "/api/v1/nodes", {
-            "apiVersion": "v1", "kind": "Node",
-            "metadata": {"name": name, "labels": {"seedance.io/gpu-model": model}},
-            "status": {"capacity": res, "allocatable": res,
-                       "conditions": [{"type": "Ready", "status": "True",
-                                       "reason": "KubeletReady", "message": "no kubelet"}]}})
-        assert code == 201, body
-        # The TaintNodesByCondition admission plugin marks a new node not-ready; no kubelet will.
-        code, body = self.req("PATCH", f"/api/v1/nodes/{name}", {"spec": {"taints": None}},
-                              "application/merge-patch+json")
-        assert code == 200, body
-
-    def add_pod(self, name: str, num_gpu: int, milli: int) -> None:
-        total = str(num_gpu * milli)
-        code, body = self.req("POST", "/api/v1/namespaces/default/pods", {
-            "apiVersion": "v1", "kind": "Pod",
-            "metadata": {"name": name, "annotations": {"seedance.io/num-gpu": str(num_gpu),
-                                                       "seedance.io/gpu-milli": str(milli)}},
-            "spec": {"containers": [{"name": "c", "image": "none", "resources": {
-                "requests": {"cpu": "1", "seedance.io/gpu-milli": total},
-                "limits": {"seedance.io/gpu-milli": total}}}]}})
-        assert code == 201, body
-
-    def delete_pods(self) -> None:
-        code, body = self.req("DELETE", "/api/v1/namespaces/default/pods?gracePeriodSeconds=0")
-        assert code == 200, body
-
-    def pods(self) -> list[dict]:
-        code, body = self.req("GET", "/api/v1/namespaces/default/pods")
-        assert code == 200, body
-        return body["items"]
-
-    def wait_bound(self, names: set[str], seconds: float = 60) -> dict[str, dict]:
-        deadline = time.time() + seconds
-        while time.time() < deadline:
-            bound = {p["metadata"]["name"]: p for p in self.pods() if p["spec"].get("nodeName")}
-            if names <= set(bound):
-                return bound
-            time.sleep(0.2)
-        pytest.fail(f"not bound within {seconds} s: {sorted(names - set(bound))}")
+sys.path.insert(0, str(REPO / "bench" / "sched"))
+# The control plane, the API client and the processes are the replay benchmark's own.
+from k8s_replay import (DATA, Api, Extender, Plane, Replay, free_port,  # noqa: E402
+                        nudge, same_assignment, simulate, start_scheduler, wait_bound)
 
 
 def gpu_use(pods: list[dict]) -> dict[tuple[str, int], int]:
@@ -113,77 +45,32 @@ def gpu_use(pods: list[dict]) -> dict[tuple[str, int], int]:
 
 @pytest.fixture(scope="module")
 def plane(tmp_path_factory):
-    if subprocess.run(["bash", str(SCRIPT), "bin"], capture_output=True).returncode != 0:
+    if not Plane.built():
         pytest.skip("kube-apiserver and kube-scheduler 1.20.2 are not built "
                     "(scripts/k8s-control-plane.sh build: about 12 minutes on 2 cores)")
-    d = tmp_path_factory.mktemp("plane")
-    started = subprocess.run(["bash", str(SCRIPT), "start", str(d)], capture_output=True,
-                             text=True, timeout=180)
-    assert started.returncode == 0, started.stderr
-    yield d
-    subprocess.run(["bash", str(SCRIPT), "stop", str(d)], timeout=60)
-
-
-class Extender:
-    def __init__(self, seedancectl, plane: pathlib.Path, port: int, policy: str) -> None:
-        self.args = [str(seedancectl), "scheduler", "serve", "--listen", f"127.0.0.1:{port}",
-                     "--kubeconfig", str(plane / "kubeconfig"), "--policy", policy]
-        self.log = plane / f"extender-{port}.log"
-        self.port = port
-        self.proc = None
-
-    def start(self) -> None:
-        self.proc = subprocess.Popen(self.args, stdout=subprocess.DEVNULL,
-                                     stderr=open(self.log, "a"))
-        deadline = time.time() + 30
-        while time.time() < deadline:
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/healthz", timeout=1):
-                    return
-            except OSError:
-                time.sleep(0.1)
-        pytest.fail("the extender did not come up: " + self.log.read_text())
-
-    def kill(self, sig=signal.SIGTERM) -> None:
-        if self.proc is not None:
-            self.proc.send_signal(sig)
-            self.proc.wait(timeout=30)
-            self.proc = None
-
-
-def start_scheduler(plane: pathlib.Path, seedancectl, extender_port: int):
-    config = subprocess.run([str(seedancectl), "scheduler", "print-config", "--extender-url",
-                             f"http://127.0.0.1:{extender_port}", "--kubeconfig",
-                             str(plane / "kubeconfig")], capture_output=True, text=True, check=True)
-    # Keep kube-scheduler's own health and metrics ports on 127.0.0.1 and out of the way.
-    text = config.stdout + (f"healthzBindAddress: 127.0.0.1:{free_port()}\n"
-                            f"metricsBindAddress: 127.0.0.1:{free_port()}\n")
-    path = plane / f"scheduler-{extender_port}.yaml"
-    path.write_text(text)
-    binary = subprocess.run(["bash", str(SCRIPT), "bin"], capture_output=True, text=True,
-                            check=True).stdout.strip()
-    return subprocess.Popen([f"{binary}/kube-scheduler", "--config", str(path)],
-                            stdout=subprocess.DEVNULL,
-                            stderr=open(plane / f"scheduler-{extender_port}.log", "w"))
+    p = Plane(tmp_path_factory.mktemp("plane"))
+    p.start()
+    yield p
+    p.stop()
 
 
 def test_real_kube_scheduler_binds_through_the_extender_and_survives_restarts(
         plane, seedancectl) -> None:
-    api = Api(plane)
+    api = Api(plane.dir)
     for i in range(3):
-        api.add_node(f"node-{i}", gpus=2)
+        api.add_node(f"node-{i}", 64000, 262144, 2, "V100")
     port = free_port()
     ext = Extender(seedancectl, plane, port, "bestfit")
     ext.start()
-    scheduler = start_scheduler(plane, seedancectl, port)
+    scheduler, _ = start_scheduler(seedancectl, plane, port)
     try:
         names = set()
         for i in range(4):
-            api.add_pod(f"half-{i}", 1, 500)
+            api.add_pod(f"half-{i}", 1000, 0, 1, 500)
             names.add(f"half-{i}")
-        api.add_pod("pair", 2, 1000)
+        api.add_pod("pair", 1000, 0, 2, 1000)
         names.add("pair")
-        bound = api.wait_bound(names)
+        bound = wait_bound(api, names)
         use = gpu_use(list(bound.values()))
         assert max(use.values()) <= 1000, use
         assert sum(use.values()) == 4 * 500 + 2000
@@ -194,8 +81,8 @@ def test_real_kube_scheduler_binds_through_the_extender_and_survives_restarts(
         ext.kill(signal.SIGKILL)
         ext.start()
         for i in range(2):
-            api.add_pod(f"after-{i}", 1, 1000)
-        bound = api.wait_bound(names | {"after-0", "after-1"})
+            api.add_pod(f"after-{i}", 1000, 0, 1, 1000)
+        bound = wait_bound(api, names | {"after-0", "after-1"})
         use = gpu_use(list(bound.values()))
         assert max(use.values()) <= 1000, use
         assert sum(use.values()) == 6000
@@ -206,7 +93,7 @@ def test_real_kube_scheduler_binds_through_the_extender_and_survives_restarts(
         # The auditor, from the API server alone: clean; then a pod placed by hand on a GPU
         # already full is reported and the command exits 1.
         audit = subprocess.run([str(seedancectl), "scheduler", "audit", "--kubeconfig",
-                                str(plane / "kubeconfig"), "-o", "json"],
+                                str(plane.kubeconfig), "-o", "json"],
                                capture_output=True, text=True, timeout=60)
         assert audit.returncode == 0, audit.stdout + audit.stderr
         report = json.loads(audit.stdout)
@@ -223,7 +110,7 @@ def test_real_kube_scheduler_binds_through_the_extender_and_survives_restarts(
                                    "limits": {"seedance.io/gpu-milli": "300"}}}]}})
         assert code == 201, body
         audit = subprocess.run([str(seedancectl), "scheduler", "audit", "--kubeconfig",
-                                str(plane / "kubeconfig"), "-o", "json"],
+                                str(plane.kubeconfig), "-o", "json"],
                                capture_output=True, text=True, timeout=60)
         assert audit.returncode == 1, audit.stdout + audit.stderr
         findings = json.loads(audit.stdout)["findings"]
@@ -236,31 +123,147 @@ def test_real_kube_scheduler_binds_through_the_extender_and_survives_restarts(
         api.delete_pods()
 
 
+def wait_event(api: Api, pod: str, text: str, seconds: float = 60) -> str:
+    """The messages of the pod's events, once one of them contains `text` (or the time is up)."""
+    deadline = time.time() + seconds
+    message = ""
+    while time.time() < deadline and text not in message:
+        _, events = api.req("GET", "/api/v1/namespaces/default/events")
+        message = " ".join(e.get("message", "") for e in events.get("items", [])
+                           if e.get("involvedObject", {}).get("name") == pod)
+        time.sleep(0.5)
+    return message
+
+
 def test_pods_wait_for_an_extender_that_is_down(plane, seedancectl) -> None:
-    api = Api(plane)
-    api.add_node("node-spare", gpus=1)
+    api = Api(plane.dir)
+    api.add_node("node-spare", 64000, 262144, 1, "V100")
     port = free_port()
-    scheduler = start_scheduler(plane, seedancectl, port)  # the extender is not running yet
+    scheduler, _ = start_scheduler(seedancectl, plane, port)  # the extender is not running yet
     ext = Extender(seedancectl, plane, port, "seedance")
     try:
-        api.add_pod("waiting", 1, 250)
-        deadline = time.time() + 60
-        message = ""
-        while time.time() < deadline and f"127.0.0.1:{port}" not in message:
-            code, events = api.req("GET", "/api/v1/namespaces/default/events")
-            message = " ".join(e.get("message", "") for e in events.get("items", [])
-                               if e.get("involvedObject", {}).get("name") == "waiting")
-            time.sleep(0.5)
+        api.add_pod("waiting", 1000, 0, 1, 250)
+        message = wait_event(api, "waiting", f"127.0.0.1:{port}")
         assert f"127.0.0.1:{port}" in message, message  # the event names the extender
         assert not any(p["spec"].get("nodeName") for p in api.pods()
                        if p["metadata"]["name"] == "waiting")
         ext.start()
-        api.wait_bound({"waiting"}, seconds=120)
+        wait_bound(api, {"waiting"}, seconds=120)
     finally:
         scheduler.terminate()
         scheduler.wait(timeout=30)
         ext.kill()
         api.delete_pods()
+
+
+class SlowProxy:
+    """Forwards kube-scheduler's POSTs to the extender after `delay` seconds: an extender slower
+    than httpTimeout, as a congested network or an overloaded extender would be."""
+
+    def __init__(self, target_port: int, delay: float) -> None:
+        self.delay = delay
+        proxy = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                time.sleep(proxy.delay)
+                req = urllib.request.Request(f"http://127.0.0.1:{target_port}{self.path}",
+                                             data=body,
+                                             headers={"Content-Type": "application/json"})
+                try:
+                    with urllib.request.urlopen(req, timeout=30) as r:
+                        code, answer = r.status, r.read()
+                except OSError:
+                    return  # kube-scheduler gave up and closed the connection
+                try:
+                    self.send_response(code)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(answer)))
+                    self.end_headers()
+                    self.wfile.write(answer)
+                except OSError:
+                    pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.port = self.server.server_address[1]
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def stop(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def test_pods_wait_for_an_extender_slower_than_its_timeout(plane, seedancectl) -> None:
+    """httpTimeout 1 s, the extender answering after 3 s: the pod stays Pending with an event
+    naming the extender's URL; once the extender is quick again the pod is bound, once (the
+    reservation the late filter made is the one the retry gets)."""
+    api = Api(plane.dir)
+    api.add_node("node-slow", 64000, 262144, 1, "V100")
+    ext = Extender(seedancectl, plane, free_port(), "bestfit")
+    ext.start()
+    proxy = SlowProxy(ext.port, delay=3.0)
+    scheduler, _ = start_scheduler(seedancectl, plane, proxy.port, ["--http-timeout", "1"])
+    try:
+        api.add_pod("slow", 1000, 0, 1, 700)
+        message = wait_event(api, "slow", f"127.0.0.1:{proxy.port}")
+        assert f"127.0.0.1:{proxy.port}" in message, message
+        assert "Timeout" in message or "deadline" in message, message
+        assert not [p for p in api.pods() if p["spec"].get("nodeName")]
+        proxy.delay = 0
+        nudge(api, "node-slow")  # or wait for kube-scheduler's one-minute flush
+        bound = wait_bound(api, {"slow"}, seconds=120)
+        assert bound["slow"]["metadata"]["annotations"]["seedance.io/gpu-assignment"] == "0"
+        metrics = ext.metrics()
+        assert "seedance_extender_gpu_milli_used 700" in metrics, metrics
+    finally:
+        scheduler.terminate()
+        scheduler.wait(timeout=30)
+        proxy.stop()
+        ext.kill()
+        api.delete_pods()
+        api.req("DELETE", "/api/v1/nodes/node-slow")
+
+
+def test_a_replay_matches_the_simulator_and_survives_sigkills(plane, seedancectl, tmp_path) -> None:
+    """The FGD protocol on 40 nodes of the Alibaba list (the pod list trimmed to 130% of their
+    GPUs: 290 arrivals) replayed through kube-scheduler with the extender deciding: every pod
+    lands where the simulator put it (same seed, ties broken by the same shuffled names). Again
+    with the extender SIGKILLed at 30% and 70% of the arrivals, a pod in flight: the same
+    assignment, and the auditor finds no GPU over 1000 milli."""
+    trace = DATA / "alibaba-gpu-2023"
+    if not trace.is_dir():
+        pytest.skip(f"no Alibaba trace under {DATA}")
+    nodes = tmp_path / "nodes.csv"
+    nodes.write_text("".join((trace / "openb_node_list_gpu_node.csv").read_text()
+                             .splitlines(keepends=True)[:41]))
+    pods = trace / "openb_pod_list_default.csv"
+    placements = simulate(seedancectl, nodes, pods, ["seedance"], 42, "shuffled-names",
+                          tmp_path / "placements.json")
+    replay = Replay(seedancectl, plane, nodes, pods, placements, "shuffled-names")
+    for n in replay.api.must("GET", "/api/v1/nodes")["items"]:  # the other tests' nodes
+        replay.api.must("DELETE", f"/api/v1/nodes/{n['metadata']['name']}")
+    replay.create_nodes()
+    try:
+        run = replay.run("seedance")
+        row = replay.compare("seedance", run)
+        assert row["arrivals"] > 250, row
+        assert (row["other_node"], row["fit_differs"]) == (0, 0), row
+        assert row["k8s_alloc_pct_at"] == row["sim_alloc_pct_at"], row
+        assert run["audit_rc"] == 0, run["audit"]
+        killed = replay.run("seedance", kill_at=[0.3, 0.7])
+        assert same_assignment(killed["bound"], run["bound"]) == 0
+        assert killed["audit_rc"] == 0, killed["audit"]
+        assert json.loads(killed["audit"])["findings"] == []
+    finally:
+        for n in replay.node_rows:
+            replay.api.req("DELETE", f"/api/v1/nodes/{n['sn']}")
 
 
 def test_manifests_pass_a_server_side_dry_run(plane, seedancectl) -> None:
@@ -270,7 +273,7 @@ def test_manifests_pass_a_server_side_dry_run(plane, seedancectl) -> None:
     if kubectl is None:
         pytest.skip("kubectl not installed")
     deploy = REPO / "deploy"
-    out = subprocess.run([kubectl, "--kubeconfig", str(plane / "kubeconfig"), "apply",
+    out = subprocess.run([kubectl, "--kubeconfig", str(plane.kubeconfig), "apply",
                           "--dry-run=server", "-f", str(deploy / "extender.yaml"),
                           "-f", str(deploy / "probe.yaml")],
                          capture_output=True, text=True, timeout=120)

@@ -39,6 +39,67 @@ def test_bestfit_one_seed(seedancectl):
         assert sum(t["gpus"] * t["milli_left"] for t in top) / 6212e3 * 100 <= where["partial_gpu_pct"] + 1e-9
 
 
+def test_placements_replay_to_the_reported_marks(seedancectl, tmp_path):
+    """--placements: every arrival and where it went. Replayed here with plain arithmetic, the
+    decisions never put more than 1000 milli on a GPU (nor one pod twice on a GPU, nor CPU or
+    memory over a node's), and give the report's allocation ratio at every mark."""
+    require_data(TRACE)
+    nodes_csv, pods_csv = TRACE / "openb_node_list_gpu_node.csv", TRACE / "openb_pod_list_default.csv"
+    out = tmp_path / "placements.json"
+    r = subprocess.run([str(seedancectl), "simulate", "--nodes", str(nodes_csv), "--pods",
+                        str(pods_csv), "--policy", "bestfit,fgd", "--seeds", "1", "--placements",
+                        str(out), "-o", "json"], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    report = {p["policy"]: p for p in json.loads(r.stdout)["policies"]}
+    placements = json.loads(out.read_text())
+    with open(nodes_csv) as f:
+        nodes = list(csv.DictReader(f))
+    with open(pods_csv) as f:
+        pods = list(csv.DictReader(f))
+    assert placements["nodes"] == [n["sn"] for n in nodes]
+    assert placements["pods"] == [p["name"] for p in pods]
+    assert placements["seed"] == 42 and placements["ties"] == "shuffled-names"
+    capacity = sum(1000 * int(n["gpu"]) for n in nodes)
+    assert placements["capacity_gpu_milli"] == capacity
+    orders = []
+    for policy in placements["policies"]:
+        gpu = [[1000] * int(n["gpu"]) for n in nodes]
+        cpu = [int(n["cpu_milli"]) for n in nodes]
+        mem = [int(n["memory_mib"]) for n in nodes]
+        used = arrived = 0
+        marks, k = [], 0
+        for pod, node, gpus in policy["arrivals"]:
+            p = pods[pod]
+            demand = int(p["num_gpu"]) * int(p["gpu_milli"])
+            while k < 9 and (arrived + demand) * 100 / capacity > 50 + 10 * k:
+                marks.append(used * 100 / capacity)
+                k += 1
+            arrived += demand
+            if node < 0:
+                continue
+            assert len(gpus) == len(set(gpus)) == int(p["num_gpu"])
+            for g in gpus:
+                gpu[node][g] -= int(p["gpu_milli"])
+                assert gpu[node][g] >= 0
+            cpu[node] -= int(p["cpu_milli"])
+            mem[node] -= int(p["memory_mib"])
+            assert cpu[node] >= 0 and mem[node] >= 0
+            used += demand
+        marks += [used * 100 / capacity] * (9 - k)
+        want = report[policy["policy"]]["alloc_ratio_pct_at"]
+        assert [round(m, 6) for m in marks] == [round(m, 6) for m in policy["alloc_pct_at"]]
+        assert all(abs(m - w) < 1e-6 for m, w in zip(marks, want.values()))
+        # Topped up to 130% of the GPUs.
+        assert arrived >= 1.3 * capacity
+        orders.append([a[0] for a in policy["arrivals"]])
+    assert orders[0] == orders[1]  # the arrival order is the seed's, whatever the policy
+    bad = subprocess.run([str(seedancectl), "simulate", "--nodes", str(nodes_csv), "--pods",
+                          str(pods_csv), "--protocol", "events", "--placements",
+                          str(tmp_path / "x.json")], capture_output=True, text=True, timeout=60)
+    assert bad.returncode != 0 and "--placements" in bad.stderr
+    assert not (tmp_path / "x.json").exists()
+
+
 def test_fragmentation_and_threads(seedancectl):
     """frag_gpu_pct_at follows the paper's Table D (FGD below BestFit at every mark), and the
     result does not depend on how many threads run the seeds."""

@@ -4,7 +4,9 @@
 // points kube-scheduler at it; `audit` recomputes per-GPU use from the API server.
 #include <csignal>
 #include <cstdio>
+#include <memory>
 #include <string>
+#include <string_view>
 
 #include "seedance/base/env.h"
 #include "seedance/probe/exporter.h"
@@ -26,7 +28,8 @@ void OnSignal(int) { g_stop = 1; }
 void RegisterServe(CLI::App* noun, Context& context) {
   struct Flags {
     std::string listen = "127.0.0.1:8888", kubeconfig, policy = "seedance", mode = "decide";
-    std::string workload, prefix;
+    std::string ties = "name";
+    std::string workload, prefix, record;
     double ttl_s = 30;
     int64_t seed = 42;
   };
@@ -50,9 +53,19 @@ void RegisterServe(CLI::App* noun, Context& context) {
                   "Alibaba 2023 pod list giving FGD and Seedance's policy their typical pods")
       ->check(CLI::ExistingFile);
   cmd->add_option("--prefix", f->prefix, "Path before the verbs (the urlPrefix's path)");
+  cmd->add_option("--record", f->record,
+                  "Append every verb's request and response to FILE as JSON lines (what the fake "
+                  "kube-scheduler tests replay)")
+      ->check(OutputPath());
   cmd->add_option("--reservation-ttl", f->ttl_s,
                   "Seconds a pod reserved at filter waits for its bind")
       ->check(RealIn(0.1, 3600))
+      ->capture_default_str();
+  cmd->add_option("--ties", f->ties,
+                  "Score ties: name (the node whose name sorts first), shuffled-names (the "
+                  "same after a renaming drawn from --seed, as `simulate --protocol fgd` does "
+                  "when the nodes are listed in name order) or random")
+      ->check(CLI::IsMember({"name", "shuffled-names", "random"}))
       ->capture_default_str();
   cmd->add_option("--seed", f->seed, "Seeds random ties and the random policy")
       ->check(IntIn(0, int64_t{1} << 62))
@@ -66,6 +79,9 @@ void RegisterServe(CLI::App* noun, Context& context) {
     auto mode = sched::ParseExtenderMode(f->mode, "--mode");
     if (Failed(mode.status(), context)) return;
     o.mode = *mode;
+    auto ties = sched::ParseTieBreak(f->ties, "--ties");
+    if (Failed(ties.status(), context)) return;
+    o.ties = *ties;
     if (!f->workload.empty()) {
       auto text = env->ReadFile(f->workload);
       if (Failed(text.status(), context)) return;
@@ -88,6 +104,20 @@ void RegisterServe(CLI::App* noun, Context& context) {
     so.host = address->first;
     so.port = address->second;
     so.prefix = f->prefix;
+    std::unique_ptr<std::FILE, int (*)(std::FILE*)> record(nullptr, &std::fclose);
+    if (!f->record.empty()) {
+      record.reset(std::fopen(f->record.c_str(), "a"));
+      if (!record) {
+        Failed(base::UnavailableError("cannot open for appending", f->record), context);
+        return;
+      }
+      so.recorder = [file = record.get()](std::string_view verb, std::string_view request, int code,
+                                          std::string_view response) {
+        const std::string line = sched::ExchangeJsonLine(verb, request, code, response);
+        std::fwrite(line.data(), 1, line.size(), file);
+        std::fflush(file);
+      };
+    }
     auto server = sched::ExtenderServer::Start(**extender, binder, so);
     if (Failed(server.status(), context)) return;
     std::signal(SIGINT, OnSignal);
@@ -119,6 +149,9 @@ void RegisterPrintConfig(CLI::App* noun, Context& context) {
   cmd->add_option("--http-timeout", o->http_timeout_s, "Seconds kube-scheduler waits per call")
       ->check(IntIn(1, 600))
       ->capture_default_str();
+  cmd->add_flag("--all-pods", o->all_pods,
+                "Call the extender for every pod, CPU-only ones too (default: only the pods "
+                "that request seedance.io/gpu-milli)");
   cmd->add_flag("--v1", o->v1,
                 "The current kubescheduler.config.k8s.io/v1 schema (kube-scheduler 1.25+) "
                 "instead of 1.20's v1beta1");

@@ -14,7 +14,7 @@ namespace seedance::cli {
 void RegisterSimulate(CLI::App& app, Context& context) {
   struct Flags {
     sched::ExperimentSpec spec;
-    std::string output, report, slo, tier_of;
+    std::string output, report, slo, tier_of, placements;
   };
   auto f = std::make_shared<Flags>();
   f->spec.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
@@ -56,6 +56,10 @@ void RegisterSimulate(CLI::App& app, Context& context) {
       ->capture_default_str();
   cmd->add_option("--report", f->report,
                   "Also write a self-contained HTML report (charts, heat maps, tables)")
+      ->check(OutputPath());
+  cmd->add_option("--placements", f->placements,
+                  "FGD protocol: also write the first seed's arrivals and each policy's "
+                  "decisions as JSON (the input of a replay on a real cluster)")
       ->check(OutputPath());
   cmd->add_flag("--quotas", f->spec.events.quotas,
                 "Event mode: elastic quotas per node pool (Philly VCs) with preemption of "
@@ -140,6 +144,7 @@ void RegisterSimulate(CLI::App& app, Context& context) {
     if (Failed(tier_of.status(), context)) return;
     spec.tier_of = *tier_of;
     spec.html = !f->report.empty();
+    spec.placements = !f->placements.empty();
     base::Env& env = *base::Env::Default();
     std::unique_ptr<Progress> progress;
     auto result =
@@ -154,6 +159,10 @@ void RegisterSimulate(CLI::App& app, Context& context) {
     if (!f->report.empty()) {
       const auto written = env.WriteFileAtomic(f->report, result->html);
       if (Failed(written.Annotate("cannot write the report"), context)) return;
+    }
+    if (!f->placements.empty()) {
+      const auto written = env.WriteFileAtomic(f->placements, result->placements.dump() + "\n");
+      if (Failed(written.Annotate("cannot write the placements"), context)) return;
     }
     context.exit_code = PrintReport(result->report, f->output);
   });

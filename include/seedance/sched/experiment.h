@@ -62,11 +62,18 @@ struct ExperimentSpec {
   std::string job_util_file;            // CSV id,gpu_util_pct (empty: none)
 
   bool html = false;  // also render the self-contained HTML report
+  // FGD protocol: also record the first seed's arrivals and decisions (ExperimentResult::
+  // placements), what `seedancectl simulate --placements` writes for a replay on a cluster.
+  bool placements = false;
 };
 
 struct ExperimentResult {
   base::Report report;
   std::string html;  // with ExperimentSpec::html
+  // With ExperimentSpec::placements: {seed, ties, tune, capacity_gpu_milli, nodes: [names],
+  // pods: [names] (the input list), policies: [{policy, alloc_pct_at, arrivals: [[pod, node,
+  // [gpus]]...]}]} — pod and node index those lists, node -1 where the pod fit nowhere.
+  base::Report placements;
 };
 
 // Seeds done of one policy's runs: (policy, done, total).

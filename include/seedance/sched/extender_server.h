@@ -6,6 +6,10 @@
 //                  seedance_extender_request_seconds{verb} (histogram), and the Extender's
 //                  state (nodes, pods, reservations, GPU milli in use and in all, filters,
 //                  binds, bind failures, expired reservations)
+// With a recorder, every verb's exchange is handed to it in the order answered (kube-scheduler's
+// requests as it sent them, the answers as sent back): `serve --record FILE` keeps them as JSON
+// lines, and the tests replay such a recording against a fresh extender (the fake kube-scheduler
+// tier, tests/cli/test_extender_fake_scheduler.py).
 // A malformed body is answered 400 with the decoder's error in the protocol's Error field
 // (kube-scheduler reports it as the extender's error); the filter and prioritize verbs never
 // block on the API server. Served by cpp-httplib's thread pool; requests run concurrently and
@@ -14,8 +18,10 @@
 // Thread safety: Start and Stop from one thread; the rest from any.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "seedance/base/env.h"
 #include "seedance/base/status.h"
@@ -30,12 +36,23 @@ class Binder {
   virtual base::Status Bind(const BindPlan& plan) = 0;
 };
 
+// One exchange: the verb ("filter", "prioritize", "bind", "preempt"), the request's body, the
+// HTTP status and the response's body. Called under a lock, one exchange at a time.
+using ExtenderRecorder = std::function<void(std::string_view verb, std::string_view request,
+                                            int code, std::string_view response)>;
+
+// One exchange as a JSON line: {"verb", "code", "request", "response"} with the bodies as
+// strings, exactly as sent; ends in "\n".
+std::string ExchangeJsonLine(std::string_view verb, std::string_view request, int code,
+                             std::string_view response);
+
 struct ExtenderServerOptions {
   std::string host = "127.0.0.1";
   int port = 0;             // 0: a free port
   std::string prefix = "";  // the urlPrefix's path, e.g. "/seedance"; verbs are appended
   size_t max_body_bytes = 64 << 20;
-  base::Env* env = nullptr;  // the clock for the latency histograms; null: Env::Default()
+  base::Env* env = nullptr;   // the clock for the latency histograms; null: Env::Default()
+  ExtenderRecorder recorder;  // empty: nothing recorded
 };
 
 class ExtenderServer {

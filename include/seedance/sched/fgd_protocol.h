@@ -28,6 +28,15 @@ struct FgdRunOptions {
   TieBreak ties = TieBreak::kShuffledNodeNames;
   bool check_invariants = false;  // Cluster::Check after every pod (debug tests)
   bool record_nodes = false;      // fill FgdRun::node_gpu_used_at (for --report)
+  bool record_arrivals = false;   // fill FgdRun::arrivals (for --placements)
+};
+
+// One arrival of a run: the pod (its index in the input list; the top-up repeats pods), and
+// where it went — the node's index in the input list and its GPUs, or node -1 if it fit nowhere.
+struct FgdArrival {
+  int pod = 0;
+  int node = -1;
+  std::vector<int> gpus;
 };
 
 struct FgdRun {
@@ -46,6 +55,8 @@ struct FgdRun {
   // With record_nodes: node_gpu_used_at[k][n] = share of node n's GPU in use
   // at mark k (nodes in the input order).
   std::vector<std::vector<float>> node_gpu_used_at;
+  // With record_arrivals: every arrival in order (what a replay on a real cluster submits).
+  std::vector<FgdArrival> arrivals;
   int64_t pods = 0, scheduled = 0, failed = 0;
   double runtime_ms = 0;
 };

@@ -57,7 +57,8 @@ struct KubePod {
 base::StatusOr<KubeNode> ParseKubeNode(std::string_view json, std::string_view where);
 base::StatusOr<KubePod> ParseKubePod(std::string_view json, std::string_view where);
 
-// "0,3" for GPUs {0, 3}; the parse rejects anything but distinct non-negative integers.
+// "0,3" for GPUs {0, 3}, "" for none; the parse rejects anything but distinct non-negative
+// integers.
 std::string FormatGpuAssignment(const std::vector<int>& gpus);
 base::StatusOr<std::vector<int>> ParseGpuAssignment(std::string_view text, std::string_view where);
 
