@@ -4,6 +4,7 @@
 #include <set>
 #include <utility>
 
+#include "seedance/sched/qos_tiers.h"
 #include "seedance/sched/scheduler.h"
 
 namespace seedance::sched {
@@ -390,6 +391,61 @@ base::StatusOr<BindPlan> Extender::PlanBind(const ExtenderBindingArgs& a) {
   s.filtered.erase(f);
   s.Reserve(key, name);
   return BindPlan{a.pod_namespace, a.pod_name, a.pod_uid, a.node, c->gpus};
+}
+
+std::map<std::string, MetaVictims> Extender::Preempt(const ExtenderPreemptionArgs& args) {
+  State& s = *s_;
+  std::lock_guard<std::mutex> lock(s.mu);
+  std::map<std::string, MetaVictims> out;
+  const Pod& pod = args.pod.pod;
+  // A node's state with pods taken off or put back (per GPU; the tag counts do not matter to
+  // whether the pod fits).
+  auto shift = [](NodeState& st, const PodRecord& r, int sign) {
+    st.cpu_left += sign * r.pod.cpu_milli;
+    st.mem_left += sign * r.pod.memory_mib;
+    for (int g : r.gpus) st.gpu_left[static_cast<size_t>(g)] += sign * r.pod.gpu_milli;
+  };
+  for (const auto& [name, proposed] : args.victims) {
+    const auto node = s.sched->NodeIndex(name);
+    if (!node || s.cordoned.count(name) != 0) continue;
+    std::vector<const PodRecord*> lower;
+    for (const PodRecord* r : s.sched->PodsOn(*node)) {
+      if (r->bound && r->pod.priority < pod.priority) lower.push_back(r);
+    }
+    // The cheapest victims first: lowest priority, lowest tier, largest GPU share, by name.
+    std::sort(lower.begin(), lower.end(), [](const PodRecord* a, const PodRecord* b) {
+      if (a->pod.priority != b->pod.priority) return a->pod.priority < b->pod.priority;
+      const Tier ta = TierOfQos(a->pod.qos), tb = TierOfQos(b->pod.qos);
+      if (ta != tb) return ta > tb;  // bronze before silver before gold
+      if (a->pod.gpu_demand_milli() != b->pod.gpu_demand_milli()) {
+        return a->pod.gpu_demand_milli() > b->pod.gpu_demand_milli();
+      }
+      return a->pod.name < b->pod.name;
+    });
+    NodeState st = s.cluster().state(*node);
+    std::vector<const PodRecord*> victims;
+    for (const PodRecord* r : lower) {
+      if (s.cluster().PlaceOn(pod, *node, st)) break;
+      shift(st, *r, +1);
+      victims.push_back(r);
+    }
+    if (!s.cluster().PlaceOn(pod, *node, st)) continue;  // no set of victims makes room
+    // Reprieve, the most valuable first: a victim goes back if the pod still fits beside it.
+    std::vector<const PodRecord*> taken;
+    for (auto it = victims.rbegin(); it != victims.rend(); ++it) {
+      shift(st, **it, -1);
+      if (s.cluster().PlaceOn(pod, *node, st)) continue;
+      shift(st, **it, +1);
+      taken.push_back(*it);
+    }
+    MetaVictims& v = out[name];
+    v.num_pdb_violations = proposed.num_pdb_violations;
+    for (const PodRecord* r : taken) {
+      auto u = s.uid_of.find(r->pod.name);
+      v.pod_uids.push_back(u != s.uid_of.end() ? u->second : r->pod.name);
+    }
+  }
+  return out;
 }
 
 void Extender::BindSucceeded(std::string_view uid) {

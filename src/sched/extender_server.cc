@@ -178,11 +178,10 @@ base::StatusOr<std::unique_ptr<ExtenderServer>> ExtenderServer::Start(
     s->extender->BindSucceeded(args->pod_uid);
     return {200, EncodeBindingResult("")};
   });
-  s->Verb(p + "/preempt", "preempt", [](const std::string& body) -> std::pair<int, std::string> {
+  s->Verb(p + "/preempt", "preempt", [s](const std::string& body) -> std::pair<int, std::string> {
     auto args = DecodePreemptionArgs(body);
     if (!args.ok()) return {400, EncodePreemptionResult({})};
-    // Victim selection by tier is not built yet: kube-scheduler's own proposal stands.
-    return {200, EncodePreemptionResult(args->victims)};
+    return {200, EncodePreemptionResult(s->extender->Preempt(*args))};
   });
   s->http.Get("/healthz", [](const httplib::Request&, httplib::Response& res) {
     res.set_content("ok", "text/plain");

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "seedance/base/fake_env.h"
+#include "seedance/sched/cluster.h"
 #include "seedance/sched/scheduler.h"
 
 namespace seedance::sched {
@@ -252,6 +253,123 @@ TEST(ExtenderTest, CooperativeModeListsFitsWithReasonsAndChoosesGpusAtBind) {
   e->BindSucceeded(big.uid);
   EXPECT_EQ(e->stats().used_gpu_milli, 2000);
   EXPECT_TRUE(e->Check().ok());
+}
+
+// A pod already bound at the given GPUs, as the watch delivers it.
+KubePod BoundPod(const std::string& name, const std::string& node, std::vector<int> gpus, int milli,
+                 Qos qos, int priority) {
+  KubePod p = ExtPod(name, static_cast<int>(gpus.size()), milli);
+  p.node_name = node;
+  p.gpus = std::move(gpus);
+  p.pod.qos = qos;
+  p.pod.priority = priority;
+  p.pod.phase = "Running";
+  return p;
+}
+
+ExtenderPreemptionArgs PreemptArgs(const KubePod& p, const std::vector<std::string>& nodes) {
+  ExtenderPreemptionArgs a;
+  a.pod = p;
+  for (const auto& n : nodes) a.victims[n].num_pdb_violations = 0;
+  return a;
+}
+
+// The preempt verb on a hand-made node: the lowest tier goes first, a share only as large as
+// needed, higher priorities never.
+TEST(ExtenderTest, PreemptTakesTheLowestTierFirstAndOnlyWhatIsNeeded) {
+  base::FakeEnv env;
+  auto e = Make(ExtenderMode::kDecide, &env, "bestfit", {ExtNode("a", 1), ExtNode("b", 1)});
+  ASSERT_TRUE(e->UpsertPod(BoundPod("gold", "a", {0}, 200, Qos::kLatencySensitive, 0)).ok());
+  ASSERT_TRUE(e->UpsertPod(BoundPod("silver", "a", {0}, 300, Qos::kBurstable, 0)).ok());
+  ASSERT_TRUE(e->UpsertPod(BoundPod("bronze", "a", {0}, 500, Qos::kBestEffort, 0)).ok());
+  ASSERT_TRUE(e->UpsertPod(BoundPod("vip", "b", {0}, 800, Qos::kBestEffort, 5000)).ok());
+  KubePod want = ExtPod("want", 1, 500);
+  want.pod.priority = 1000;
+  auto v = e->Preempt(PreemptArgs(want, {"a", "b"}));
+  // b's only pod outranks the preemptor: b is left out. On a, the bronze share suffices.
+  ASSERT_EQ(v.size(), 1U);
+  EXPECT_EQ(v["a"].pod_uids, std::vector<std::string>{"uid-bronze"});
+  // 700 milli needs the silver share too (bronze then silver, by tier); gold is spared.
+  KubePod more = ExtPod("more", 1, 700);
+  more.pod.priority = 1000;
+  v = e->Preempt(PreemptArgs(more, {"a"}));
+  ASSERT_EQ(v.size(), 1U);
+  EXPECT_EQ(v["a"].pod_uids, (std::vector<std::string>{"uid-silver", "uid-bronze"}));
+  // Equal priority never preempts.
+  KubePod peer = ExtPod("peer", 1, 500);
+  EXPECT_TRUE(e->Preempt(PreemptArgs(peer, {"a"})).empty());
+  // A pod that already fits needs no victim (kube-scheduler's dry run can propose such a node
+  // when its own fit check, summed over the node, passes): the node with no victims.
+  KubePod small = ExtPod("small", 1, 200);
+  small.pod.priority = 1000;
+  v = e->Preempt(PreemptArgs(small, {"b"}));
+  ASSERT_EQ(v.size(), 1U);
+  EXPECT_TRUE(v["b"].pod_uids.empty());
+}
+
+// Against brute force on random small nodes: a node is answered exactly when some set of
+// lower-priority pods makes room; the answer's victims all have lower priority, make room, and
+// each is needed (putting any one back leaves no room).
+TEST(ExtenderTest, PreemptVictimsAgreeWithBruteForce) {
+  std::mt19937_64 rng(7);
+  for (int trial = 0; trial < 300; ++trial) {
+    base::FakeEnv env;
+    const int gpus = 1 + static_cast<int>(rng() % 3);
+    auto e = Make(ExtenderMode::kDecide, &env, "bestfit", {ExtNode("n", gpus)});
+    Cluster reference({ExtNode("n", gpus).node});
+    std::vector<KubePod> pods;
+    for (int i = 0; i < 6; ++i) {
+      const int g = static_cast<int>(rng() % gpus);
+      const int milli = 100 * (1 + static_cast<int>(rng() % 6));
+      KubePod p = BoundPod("p" + std::to_string(i), "n", {g}, milli, static_cast<Qos>(rng() % 4),
+                           static_cast<int>(rng() % 3) * 100);
+      if (!reference.Fits(p.pod, 0) || reference.state(0).gpu_left[g] < milli) continue;
+      reference.Bind(p.pod, 0, p.gpus);
+      ASSERT_TRUE(e->UpsertPod(p).ok());
+      pods.push_back(p);
+    }
+    KubePod want = ExtPod("want", 1 + static_cast<int>(rng() % gpus),
+                          100 * (1 + static_cast<int>(rng() % 10)));
+    if (want.pod.num_gpu > 1) want.pod.gpu_milli = 1000;
+    want.pod.priority = 150;
+    // Brute force: does any subset of the lower-priority pods make room?
+    std::vector<int> lower;
+    for (int i = 0; i < static_cast<int>(pods.size()); ++i) {
+      if (pods[i].pod.priority < want.pod.priority) lower.push_back(i);
+    }
+    auto fits_without = [&](const std::vector<int>& gone) {
+      Cluster c = reference;
+      for (int i : gone) c.Unbind(pods[i].pod, 0, pods[i].gpus);
+      return c.Fits(want.pod, 0);
+    };
+    bool possible = false;
+    for (uint32_t mask = 0; mask < (1U << lower.size()) && !possible; ++mask) {
+      std::vector<int> gone;
+      for (size_t b = 0; b < lower.size(); ++b) {
+        if (mask & (1U << b)) gone.push_back(lower[b]);
+      }
+      possible = fits_without(gone);
+    }
+    const auto v = e->Preempt(PreemptArgs(want, {"n"}));
+    ASSERT_EQ(v.count("n") == 1, possible) << "trial " << trial;
+    if (!possible) continue;
+    std::vector<int> gone;
+    for (const auto& uid : v.at("n").pod_uids) {
+      int at = -1;
+      for (int i = 0; i < static_cast<int>(pods.size()); ++i) {
+        if (pods[i].uid == uid) at = i;
+      }
+      ASSERT_GE(at, 0) << uid;
+      EXPECT_LT(pods[at].pod.priority, want.pod.priority);
+      gone.push_back(at);
+    }
+    EXPECT_TRUE(fits_without(gone)) << "trial " << trial;
+    for (size_t k = 0; k < gone.size(); ++k) {
+      std::vector<int> spared = gone;
+      spared.erase(spared.begin() + static_cast<int64_t>(k));
+      EXPECT_FALSE(fits_without(spared)) << "trial " << trial << ": a victim was not needed";
+    }
+  }
 }
 
 }  // namespace

@@ -120,6 +120,16 @@ void Scheduler::Release(std::unordered_map<std::string, PodRecord>::iterator it)
   pods_.erase(it);
 }
 
+std::vector<const PodRecord*> Scheduler::PodsOn(int node) const {
+  std::vector<const PodRecord*> out;
+  for (const auto& [name, r] : pods_) {
+    if (r.node == node) out.push_back(&r);
+  }
+  std::sort(out.begin(), out.end(),
+            [](const PodRecord* a, const PodRecord* b) { return a->pod.name < b->pod.name; });
+  return out;
+}
+
 base::Status Scheduler::RemovePod(std::string_view name) {
   auto it = pods_.find(std::string(name));
   if (it == pods_.end()) return base::NotFoundError("no such pod", std::string(name));

@@ -87,6 +87,13 @@ class Extender {
   ExtenderFilterResult Filter(const ExtenderArgs& args);
   std::vector<HostPriority> Prioritize(const ExtenderArgs& args);
   base::StatusOr<BindPlan> PlanBind(const ExtenderBindingArgs& args);
+  // The preempt verb: for each node kube-scheduler proposes, the victims Seedance would take —
+  // bound pods of lower priority than the preemptor, lowest QoS tier first (bronze, silver,
+  // gold), then the largest GPU share, until the pod fits per GPU; then each victim, the most
+  // valuable first, is spared if the pod still fits with it back (kube-scheduler's reprieve). A
+  // node where no such set makes room is left out. kube-scheduler deletes the victims of the
+  // node it picks; its PDB count for a node is passed back unchanged.
+  std::map<std::string, MetaVictims> Preempt(const ExtenderPreemptionArgs& args);
   void BindSucceeded(std::string_view uid);
   void BindFailed(std::string_view uid);
   // Releases the reservations older than the TTL; how many.

@@ -90,6 +90,8 @@ class Scheduler {
   base::Status Forget(std::string_view name);
 
   const PodRecord* Find(std::string_view name) const;
+  // The pods on a node (bound or assumed), by name.
+  std::vector<const PodRecord*> PodsOn(int node) const;
   size_t pod_count() const { return pods_.size(); }
   base::Status Check() const;
 
