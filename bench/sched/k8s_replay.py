@@ -115,7 +115,8 @@ class Api:
                   "application/merge-patch+json")
 
     def add_pod(self, name: str, cpu_milli: int, memory_mib: int, num_gpu: int, milli: int,
-                gpu_spec: str = "", annotations: dict | None = None) -> None:
+                gpu_spec: str = "", annotations: dict | None = None,
+                spec: dict | None = None) -> None:
         notes = {"seedance.io/num-gpu": str(num_gpu), "seedance.io/gpu-milli": str(milli)} \
             if num_gpu > 0 else {}
         if gpu_spec:
@@ -129,7 +130,7 @@ class Api:
         self.must("POST", f"/api/v1/namespaces/{NAMESPACE}/pods", {
             "apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "annotations": notes},
             "spec": {"containers": [{"name": "c", "image": "none", "resources": {
-                "requests": requests, "limits": limits}}]}})
+                "requests": requests, "limits": limits}}], **(spec or {})}})
 
     def pods(self, selector: str = "") -> list[dict]:
         path = f"/api/v1/namespaces/{NAMESPACE}/pods"

@@ -6,6 +6,7 @@
 
 #include "seedance/sched/qos_tiers.h"
 #include "seedance/sched/scheduler.h"
+#include "seedance/sched/topology_plugins.h"
 
 namespace seedance::sched {
 namespace {
@@ -71,7 +72,9 @@ struct Extender::State {
   base::Env* env = nullptr;
   mutable std::mutex mu;
   std::unique_ptr<Scheduler> sched;
-  CandidateFilter* candidates = nullptr;  // owned by the scheduler's framework
+  CandidateFilter* candidates = nullptr;  // these three owned by the scheduler's framework
+  RdmaFilter* rdma = nullptr;
+  NumaAwareReserve* numa = nullptr;
   std::set<std::string, std::less<>> cordoned;
   struct Reservation {
     std::string name;
@@ -81,9 +84,38 @@ struct Extender::State {
   std::map<std::string, std::string, std::less<>> uid_of;        // pod name -> UID
   // Cooperative mode: the pods filtered, by UID, until bind (which carries no pod spec).
   std::map<std::string, std::pair<Pod, int64_t>, std::less<>> filtered;
+  struct Gang {
+    int size = 1;
+    std::map<std::string, KubePod, std::less<>> pending;  // members seen unbound, by UID
+    std::set<std::string, std::less<>> bound;             // members seen bound, by UID
+    std::set<std::string, std::less<>> placed;            // UIDs reserved together
+  };
+  std::map<std::string, Gang, std::less<>> gangs;  // by "namespace/gang"
+  // Members whose Binding a gang's bind is posting now (by UID): kube-scheduler's own bind of
+  // one of them, arriving meanwhile on another connection, posts nothing.
+  std::set<std::string, std::less<>> posting;
   ExtenderStats counts;
 
   const Cluster& cluster() const { return sched->cluster(); }
+
+  // Why a plugin refuses the node; "" when none does.
+  std::string PluginRefusal(const Pod& pod, int node) const {
+    if (rdma->Filter(cluster(), pod, node)) return "";
+    return "no RDMA NIC (label " + std::string(kRdmaNicsLabel) +
+           ") for a pod that talks across nodes (rdma enabled)";
+  }
+  // Whether the pod fits on the node, the plugins included, and why not.
+  bool FitsWithPlugins(const Pod& pod, int node, ExtenderFilterResult& r) const {
+    const std::string& name = cluster().nodes()[static_cast<size_t>(node)].name;
+    if (std::string why = PluginRefusal(pod, node); !why.empty()) {
+      r.failed_unresolvable[name] = why;
+      return false;
+    }
+    if (cluster().Fits(pod, node)) return true;
+    auto [why, resolvable] = WhyNot(cluster(), pod, node);
+    (resolvable ? r.failed : r.failed_unresolvable)[name] = why;
+    return false;
+  }
 
   std::string Key(const KubePod& p) const { return p.uid.empty() ? p.pod.name : p.uid; }
 
@@ -97,9 +129,52 @@ struct Extender::State {
     (void)(r->bound ? sched->RemovePod(name) : sched->Forget(name));
   }
 
+  // Every reservation of the gang's members is released: the gang cannot complete as placed.
+  int ReleaseGang(Gang& g) {
+    int n = 0;
+    for (const auto& uid : g.placed) {
+      auto r = reservations.find(uid);
+      if (r == reservations.end()) continue;
+      const std::string name = r->second.name;
+      reservations.erase(r);
+      uid_of.erase(name);
+      (void)sched->Forget(name);
+      ++n;
+    }
+    g.placed.clear();
+    return n;
+  }
+
+  // A gang member as the informers (or a filter) show it: pending, bound, or gone.
+  void NoteMember(const KubePod& p, bool gone) {
+    if (p.gang.empty()) return;
+    const std::string key = Key(p);
+    Gang& g = gangs[p.gang];
+    g.size = p.pod.gang;
+    if (gone) {
+      g.pending.erase(key);
+      g.bound.erase(key);
+      if (g.placed.count(key) != 0) ReleaseGang(g);
+      if (g.pending.empty() && g.bound.empty()) gangs.erase(p.gang);
+    } else if (p.node_name.empty()) {
+      g.pending[key] = p;
+    } else {
+      g.pending.erase(key);
+      g.bound.insert(key);
+      g.placed.erase(key);
+    }
+  }
+
   int ExpireLocked() {
     const int64_t now = env->NowMonotonicNanos();
     int n = 0;
+    for (auto& [name, g] : gangs) {  // a gang's reservations go together
+      const bool late = std::any_of(g.placed.begin(), g.placed.end(), [&](const auto& uid) {
+        auto r = reservations.find(uid);
+        return r != reservations.end() && r->second.expires_ns <= now;
+      });
+      if (late) n += ReleaseGang(g);
+    }
     for (auto it = reservations.begin(); it != reservations.end();) {
       if (it->second.expires_ns > now) {
         ++it;
@@ -139,6 +214,75 @@ struct Extender::State {
   void Reserve(const std::string& key, const std::string& name) {
     reservations[key] = {name, Deadline()};
     uid_of[name] = key;
+  }
+
+  // Every candidate refused for one reason (kube-scheduler shows it in the pod's events).
+  static void RefuseAll(ExtenderFilterResult& r, const std::vector<std::string>& names,
+                        const std::string& why) {
+    for (const auto& n : names) {
+      if (r.failed.count(n) == 0 && r.failed_unresolvable.count(n) == 0) r.failed[n] = why;
+    }
+  }
+
+  // Filter for a gang member, in either mode: its gang's reservation, or the whole gang placed
+  // now if every member has been seen, or a wait.
+  ExtenderFilterResult FilterGangMember(const KubePod& p, const std::vector<std::string>& names,
+                                        std::vector<char> allowed, ExtenderFilterResult r) {
+    NoteMember(p, /*gone=*/false);
+    Gang& g = gangs[p.gang];
+    const std::string key = Key(p);
+    if (const PodRecord* rec = sched->Find(p.pod.name)) {
+      auto u = uid_of.find(p.pod.name);
+      if (u != uid_of.end() && u->second == key) {
+        const std::string& at = cluster().nodes()[static_cast<size_t>(rec->node)].name;
+        if (rec->bound || allowed[static_cast<size_t>(rec->node)] != 0) {
+          r.node_names = std::vector<std::string>{at};
+          ++counts.filter_fits;
+        } else {
+          RefuseAll(r, names, "reserved with gang " + p.gang + " on node " + at);
+        }
+        return r;
+      }
+      Release(p.pod.name);  // a stale pod of the same name
+    }
+    const size_t seen = g.pending.size() + g.bound.size();
+    if (seen < static_cast<size_t>(g.size)) {
+      RefuseAll(r, names,
+                "gang " + p.gang + ": " + std::to_string(seen) + " of " + std::to_string(g.size) +
+                    " members seen; waiting for the rest");
+      return r;
+    }
+    // Place every member not yet placed (a replacement may join members already bound).
+    std::vector<Pod> members;
+    std::vector<std::string> uids;
+    members.push_back(p.pod);  // the asked one first: its candidates are the ones known
+    uids.push_back(key);
+    for (const auto& [uid, m] : g.pending) {
+      if (uid == key || g.placed.count(uid) != 0 || sched->Find(m.pod.name) != nullptr) continue;
+      members.push_back(m.pod);
+      uids.push_back(uid);
+    }
+    candidates->Allow(std::move(allowed));
+    auto placed = sched->ScheduleGang(members);
+    candidates->Clear();
+    if (!placed.ok()) {
+      r.error = placed.status().ToString();
+      return r;
+    }
+    if (!placed->has_value()) {
+      RefuseAll(r, names,
+                "gang " + p.gang + ": its " + std::to_string(members.size()) +
+                    " members do not all fit on these nodes at once");
+      return r;
+    }
+    for (size_t i = 0; i < members.size(); ++i) {
+      Reserve(uids[i], members[i].name);
+      g.placed.insert(uids[i]);
+    }
+    r.node_names =
+        std::vector<std::string>{cluster().nodes()[static_cast<size_t>((**placed)[0].node)].name};
+    ++counts.filter_fits;
+    return r;
   }
 
   // One cycle restricted to `allowed`.
@@ -181,6 +325,14 @@ base::StatusOr<std::unique_ptr<Extender>> Extender::Create(const ExtenderOptions
   auto filter = std::make_unique<CandidateFilter>();
   s->candidates = filter.get();
   s->sched->framework().AddFilter(std::move(filter));
+  auto rdma = std::make_unique<RdmaFilter>();
+  rdma->set_enabled(o.rdma);
+  s->rdma = rdma.get();
+  s->sched->framework().AddFilter(std::move(rdma));
+  auto numa = std::make_unique<NumaAwareReserve>();
+  numa->set_enabled(o.numa_aware);
+  s->numa = numa.get();
+  s->sched->framework().AddReserve(std::move(numa));
   return std::unique_ptr<Extender>(new Extender(std::move(s)));
 }
 
@@ -219,7 +371,9 @@ base::Status Extender::UpsertPod(const KubePod& p) {
       r = nullptr;
     }
   }
-  if (p.terminating || p.pod.phase == "Succeeded" || p.pod.phase == "Failed") {
+  const bool over = p.terminating || p.pod.phase == "Succeeded" || p.pod.phase == "Failed";
+  s.NoteMember(p, over);
+  if (over) {
     if (r != nullptr) s.Release(p.pod.name);
     return base::OkStatus();
   }
@@ -253,6 +407,7 @@ base::Status Extender::UpsertPod(const KubePod& p) {
 
 void Extender::DeletePod(const KubePod& p) {
   std::lock_guard<std::mutex> lock(s_->mu);
+  s_->NoteMember(p, /*gone=*/true);
   auto u = s_->uid_of.find(p.pod.name);
   if (u == s_->uid_of.end() || u->second == s_->Key(p)) s_->Release(p.pod.name);
 }
@@ -266,17 +421,13 @@ ExtenderFilterResult Extender::Filter(const ExtenderArgs& args) {
   const KubePod& p = args.pod;
   const std::vector<std::string> names = args.candidate_names();
   std::vector<char> allowed = s.Allowed(names, r);
+  if (!p.gang.empty()) return s.FilterGangMember(p, names, std::move(allowed), std::move(r));
   if (s.o.mode == ExtenderMode::kCooperative) {
     std::vector<std::string> fit;
     for (const auto& n : names) {
       const auto idx = s.sched->NodeIndex(n);
       if (!idx || allowed[static_cast<size_t>(*idx)] == 0) continue;
-      if (s.cluster().Fits(p.pod, *idx)) {
-        fit.push_back(n);
-      } else {
-        auto [why, resolvable] = WhyNot(s.cluster(), p.pod, *idx);
-        (resolvable ? r.failed : r.failed_unresolvable)[n] = why;
-      }
+      if (s.FitsWithPlugins(p.pod, *idx, r)) fit.push_back(n);
     }
     if (!fit.empty()) {
       r.node_names = std::move(fit);
@@ -306,8 +457,7 @@ ExtenderFilterResult Extender::Filter(const ExtenderArgs& args) {
     for (const auto& n : names) {
       const auto idx = s.sched->NodeIndex(n);
       if (!idx || allowed[static_cast<size_t>(*idx)] == 0) continue;
-      auto [why, resolvable] = WhyNot(s.cluster(), p.pod, *idx);
-      (resolvable ? r.failed : r.failed_unresolvable)[n] = why;
+      (void)s.FitsWithPlugins(p.pod, *idx, r);
     }
     return r;
   }
@@ -328,7 +478,7 @@ std::vector<HostPriority> Extender::Prioritize(const ExtenderArgs& args) {
   std::vector<HostPriority> out;
   out.reserve(names.size());
   for (const auto& n : names) out.push_back({n, 0});
-  if (s.o.mode == ExtenderMode::kDecide) {
+  if (s.o.mode == ExtenderMode::kDecide || !args.pod.gang.empty()) {
     if (const PodRecord* rec = s.sched->Find(args.pod.pod.name)) {
       const std::string& at = s.cluster().nodes()[static_cast<size_t>(rec->node)].name;
       for (auto& h : out) h.score = h.host == at ? 10 : 0;
@@ -340,6 +490,7 @@ std::vector<HostPriority> Extender::Prioritize(const ExtenderArgs& args) {
   for (size_t i = 0; i < names.size(); ++i) {
     const auto idx = s.sched->NodeIndex(names[i]);
     if (!idx || s.cordoned.count(names[i]) != 0) continue;
+    if (!s.PluginRefusal(args.pod.pod, *idx).empty()) continue;
     auto gpus = s.cluster().Place(args.pod.pod, *idx);
     if (!gpus) continue;
     feasible.push_back({*idx, 0, *gpus});
@@ -356,7 +507,7 @@ std::vector<HostPriority> Extender::Prioritize(const ExtenderArgs& args) {
   return out;
 }
 
-base::StatusOr<BindPlan> Extender::PlanBind(const ExtenderBindingArgs& a) {
+base::StatusOr<std::vector<BindPlan>> Extender::PlanBind(const ExtenderBindingArgs& a) {
   State& s = *s_;
   std::lock_guard<std::mutex> lock(s.mu);
   const std::string name = a.pod_namespace + "/" + a.pod_name;
@@ -370,12 +521,36 @@ base::StatusOr<BindPlan> Extender::PlanBind(const ExtenderBindingArgs& a) {
   if (elsewhere && rec->bound) {
     return base::FailedPreconditionError("already bound to another node", name);
   }
+  if (ours && (rec->bound || s.posting.count(key) != 0)) {
+    return std::vector<BindPlan>{};  // its gang's bind posted it, or is posting it
+  }
+  // A gang member: its gang's reservation is kept whatever kube-scheduler picked, and every
+  // member still to bind goes with it.
+  for (auto& [gang, g] : s.gangs) {
+    if (g.placed.count(key) == 0) continue;
+    if (!ours || elsewhere) {
+      return base::FailedPreconditionError(
+          "reserved with gang " + gang + (ours ? " on another node" : ", but not found"), name);
+    }
+    std::vector<BindPlan> plans{{a.pod_namespace, a.pod_name, a.pod_uid, a.node, rec->gpus}};
+    for (const auto& uid : g.placed) {
+      auto m = g.pending.find(uid);
+      const PodRecord* mr = m == g.pending.end() ? nullptr : s.sched->Find(m->second.pod.name);
+      if (uid == key || mr == nullptr || mr->bound) continue;
+      plans.push_back({m->second.ns, m->second.name, m->second.uid,
+                       s.cluster().nodes()[static_cast<size_t>(mr->node)].name, mr->gpus});
+    }
+    for (const auto& plan : plans) s.posting.insert(plan.uid);
+    return plans;
+  }
   // A stale pod of the same name, or a reservation on a node kube-scheduler did not pick.
   if (rec != nullptr && (!ours || elsewhere)) {
     s.Release(name);
     rec = nullptr;
   }
-  if (rec != nullptr) return BindPlan{a.pod_namespace, a.pod_name, a.pod_uid, a.node, rec->gpus};
+  if (rec != nullptr) {
+    return std::vector<BindPlan>{{a.pod_namespace, a.pod_name, a.pod_uid, a.node, rec->gpus}};
+  }
   // Cooperative mode (or a reservation that expired): the GPUs are chosen now, on that node.
   auto f = s.filtered.find(key);
   if (f == s.filtered.end()) {
@@ -390,7 +565,7 @@ base::StatusOr<BindPlan> Extender::PlanBind(const ExtenderBindingArgs& a) {
   if (!c) return base::FailedPreconditionError("no longer fits on " + a.node, name);
   s.filtered.erase(f);
   s.Reserve(key, name);
-  return BindPlan{a.pod_namespace, a.pod_name, a.pod_uid, a.node, c->gpus};
+  return std::vector<BindPlan>{{a.pod_namespace, a.pod_name, a.pod_uid, a.node, c->gpus}};
 }
 
 std::map<std::string, MetaVictims> Extender::Preempt(const ExtenderPreemptionArgs& args) {
@@ -450,7 +625,11 @@ std::map<std::string, MetaVictims> Extender::Preempt(const ExtenderPreemptionArg
 
 void Extender::BindSucceeded(std::string_view uid) {
   std::lock_guard<std::mutex> lock(s_->mu);
+  s_->posting.erase(std::string(uid));
   ++s_->counts.binds;
+  for (auto& [gang, g] : s_->gangs) {
+    if (g.placed.erase(std::string(uid)) != 0) g.bound.insert(std::string(uid));
+  }
   auto it = s_->reservations.find(uid);
   if (it == s_->reservations.end()) return;  // the watch committed it first
   (void)s_->sched->Bind(it->second.name);
@@ -459,16 +638,37 @@ void Extender::BindSucceeded(std::string_view uid) {
 
 void Extender::BindFailed(std::string_view uid) {
   std::lock_guard<std::mutex> lock(s_->mu);
+  s_->posting.erase(std::string(uid));
   auto it = s_->reservations.find(uid);
   ++s_->counts.bind_failures;
   if (it == s_->reservations.end()) return;
   const std::string name = it->second.name;
   s_->Release(name);
+  for (auto& [gang, g] : s_->gangs) {
+    if (g.placed.erase(std::string(uid)) != 0) s_->ReleaseGang(g);
+  }
 }
 
 int Extender::ExpireReservations() {
   std::lock_guard<std::mutex> lock(s_->mu);
   return s_->ExpireLocked();
+}
+
+base::Status Extender::Reconfigure(const ExtenderConfig& c) {
+  std::lock_guard<std::mutex> lock(s_->mu);
+  SEEDANCE_ASSIGN_OR_RETURN(auto policy, MakePolicy(c.policy, s_->o.workload));
+  s_->sched->framework().SetPolicy(std::move(policy));
+  s_->o.policy = c.policy;
+  s_->o.numa_aware = c.numa_aware;
+  s_->o.rdma = c.rdma;
+  s_->numa->set_enabled(c.numa_aware);
+  s_->rdma->set_enabled(c.rdma);
+  return base::OkStatus();
+}
+
+ExtenderConfig Extender::config() const {
+  std::lock_guard<std::mutex> lock(s_->mu);
+  return {s_->o.policy, s_->o.numa_aware, s_->o.rdma};
 }
 
 ExtenderStats Extender::stats() const {
@@ -477,6 +677,9 @@ ExtenderStats Extender::stats() const {
   st.nodes = static_cast<int64_t>(s_->cluster().nodes().size());
   st.pods = static_cast<int64_t>(s_->sched->pod_count());
   st.reservations = static_cast<int64_t>(s_->reservations.size());
+  for (const auto& [gang, g] : s_->gangs) {
+    st.gangs_waiting += g.placed.empty() && !g.pending.empty() ? 1 : 0;
+  }
   st.used_gpu_milli = s_->cluster().used_gpu_milli();
   st.total_gpu_milli = s_->cluster().total_gpu_milli();
   return st;
@@ -493,6 +696,13 @@ base::Status Extender::Check() const {
     auto u = s_->uid_of.find(r.name);
     if (u == s_->uid_of.end() || u->second != uid) {
       return base::InternalError("reservation " + uid + ": the pod's UID differs", r.name);
+    }
+  }
+  for (const auto& [gang, g] : s_->gangs) {
+    for (const auto& uid : g.placed) {
+      if (s_->reservations.count(uid) == 0) {
+        return base::InternalError("gang member " + uid + " placed without a reservation", gang);
+      }
     }
   }
   return base::OkStatus();

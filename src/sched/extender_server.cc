@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "seedance/base/prometheus_text.h"
+#include "seedance/sched/extender_config.h"
 
 namespace seedance::sched {
 namespace {
@@ -103,6 +104,8 @@ std::string Render(const ExtenderServer::Impl& s) {
        st.pods},
       {"seedance_extender_reservations", "gauge", "Pods reserved at filter, not yet bound.",
        st.reservations},
+      {"seedance_extender_gangs_waiting", "gauge", "Gangs with members pending, none placed.",
+       st.gangs_waiting},
       {"seedance_extender_gpu_milli_used", "gauge", "Milli-GPU in use or reserved.",
        st.used_gpu_milli},
       {"seedance_extender_gpu_milli_total", "gauge", "Milli-GPU on the known nodes.",
@@ -168,20 +171,41 @@ base::StatusOr<std::unique_ptr<ExtenderServer>> ExtenderServer::Start(
   s->Verb(p + "/bind", "bind", [s](const std::string& body) -> std::pair<int, std::string> {
     auto args = DecodeBindingArgs(body);
     if (!args.ok()) return {400, EncodeBindingResult(args.status().ToString())};
-    auto plan = s->extender->PlanBind(*args);
-    if (!plan.ok()) return {200, EncodeBindingResult(plan.status().ToString())};
-    const base::Status posted = s->binder->Bind(*plan);
-    if (!posted.ok()) {
-      s->extender->BindFailed(args->pod_uid);
-      return {200, EncodeBindingResult(posted.ToString())};
+    auto plans = s->extender->PlanBind(*args);
+    if (!plans.ok()) return {200, EncodeBindingResult(plans.status().ToString())};
+    std::string error;  // the asked pod's (the first plan); a gang's others report themselves
+    for (const BindPlan& plan : *plans) {
+      const base::Status posted = s->binder->Bind(plan);
+      if (posted.ok()) {
+        s->extender->BindSucceeded(plan.uid);
+      } else {
+        s->extender->BindFailed(plan.uid);
+        if (&plan == &plans->front()) error = posted.ToString();
+      }
     }
-    s->extender->BindSucceeded(args->pod_uid);
-    return {200, EncodeBindingResult("")};
+    return {200, EncodeBindingResult(error)};
   });
   s->Verb(p + "/preempt", "preempt", [s](const std::string& body) -> std::pair<int, std::string> {
     auto args = DecodePreemptionArgs(body);
     if (!args.ok()) return {400, EncodePreemptionResult({})};
     return {200, EncodePreemptionResult(s->extender->Preempt(*args))};
+  });
+  // The live configuration (extender_config.h): under the prefix, as kube-scheduler's verbs.
+  s->http.Get(p + "/config", [s](const httplib::Request&, httplib::Response& res) {
+    res.set_content(EncodeExtenderConfig(s->extender->config()), "application/json");
+  });
+  s->http.Put(p + "/config", [s](const httplib::Request& req, httplib::Response& res) {
+    auto refuse = [&res](const base::Status& why) {
+      res.status = 400;
+      res.set_content(nlohmann::json{{"error", why.ToString()}}.dump(
+                          -1, ' ', false, nlohmann::json::error_handler_t::replace),
+                      "application/json");
+    };
+    auto update = DecodeExtenderConfigUpdate(req.body, "config");
+    if (!update.ok()) return refuse(update.status());
+    const ExtenderConfig next = ApplyUpdate(s->extender->config(), *update);
+    if (base::Status done = s->extender->Reconfigure(next); !done.ok()) return refuse(done);
+    res.set_content(EncodeExtenderConfig(s->extender->config()), "application/json");
   });
   s->http.Get("/healthz", [](const httplib::Request&, httplib::Response& res) {
     res.set_content("ok", "text/plain");

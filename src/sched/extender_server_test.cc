@@ -73,6 +73,40 @@ class ExtenderServerTest : public ::testing::Test {
   }
 };
 
+std::string GangPodJson(const std::string& name) {
+  return R"({"metadata":{"name":")" + name + R"(","namespace":"ml","uid":"u-)" + name +
+         R"(","annotations":{"seedance.io/gang":"g","seedance.io/gang-size":"2"}},)"
+         R"("spec":{"containers":[{"resources":{"requests":{"seedance.io/gpu-milli":"1000"}}}]}})";
+}
+
+// One bind of a gang member posts both members' Bindings; the other's own bind posts nothing.
+TEST_F(ExtenderServerTest, AGangIsBoundByOneBind) {
+  ASSERT_TRUE(extender_->UpsertPod(ParseKubePod(GangPodJson("w0"), "pod").value()).ok());
+  auto f = client_->Post("/seedance/filter", FilterBody(GangPodJson("w1")), "application/json");
+  ASSERT_TRUE(f);
+  ASSERT_NE(f->body.find(R"("NodeNames":[")"), std::string::npos) << f->body;
+  const std::string node = nlohmann::json::parse(f->body)["NodeNames"][0];
+  auto b = client_->Post(
+      "/seedance/bind",
+      R"({"PodName":"w1","PodNamespace":"ml","PodUID":"u-w1","Node":")" + node + R"("})",
+      "application/json");
+  ASSERT_TRUE(b);
+  EXPECT_EQ(b->body, R"({"Error":""})");
+  ASSERT_EQ(binder_.plans.size(), 2U);
+  EXPECT_EQ(binder_.plans[0].name, "w1");
+  EXPECT_EQ(binder_.plans[1].name, "w0");
+  EXPECT_NE(binder_.plans[0].node, binder_.plans[1].node);  // one GPU per node
+  EXPECT_EQ(extender_->stats().binds, 2);
+  b = client_->Post("/seedance/bind",
+                    R"({"PodName":"w0","PodNamespace":"ml","PodUID":"u-w0","Node":")" +
+                        binder_.plans[1].node + R"("})",
+                    "application/json");
+  ASSERT_TRUE(b);
+  EXPECT_EQ(b->body, R"({"Error":""})");
+  EXPECT_EQ(binder_.plans.size(), 2U);
+  EXPECT_TRUE(extender_->Check().ok());
+}
+
 TEST_F(ExtenderServerTest, FilterPrioritizeAndBindOverHttp) {
   auto f = client_->Post("/seedance/filter", FilterBody(), "application/json");
   ASSERT_TRUE(f);

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <chrono>
 #include <random>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -91,7 +92,7 @@ TEST(ExtenderTest, DecideModeMatchesTheSchedulerAlone) {
       ASSERT_TRUE(r.node_names.has_value()) << policy << " pod " << i;
       ASSERT_EQ(*r.node_names, std::vector<std::string>{plain[want->node].name}) << policy;
       ASSERT_TRUE(reference.Bind(p.pod.name).ok());
-      const auto plan = e->PlanBind({p.name, p.ns, p.uid, plain[want->node].name}).value();
+      const auto plan = e->PlanBind({p.name, p.ns, p.uid, plain[want->node].name}).value().at(0);
       EXPECT_EQ(plan.gpus, want->gpus);
       e->BindSucceeded(p.uid);
     }
@@ -172,7 +173,7 @@ TEST(ExtenderTest, RebuildsFromBoundPodsAfterARestart) {
     KubePod p = ExtPod("p" + std::to_string(i), i % 3 == 2 ? 2 : 1, i % 3 == 0 ? 300 : 1000);
     const auto r = first->Filter(FilterArgs(p, {"a", "b"}));
     if (!r.node_names) continue;
-    const auto plan = first->PlanBind({p.name, p.ns, p.uid, (*r.node_names)[0]}).value();
+    const auto plan = first->PlanBind({p.name, p.ns, p.uid, (*r.node_names)[0]}).value().at(0);
     first->BindSucceeded(p.uid);
     p.node_name = plan.node;
     p.gpus = plan.gpus;
@@ -215,7 +216,7 @@ TEST(ExtenderTest, TheWatchCommitsAReservation) {
   auto e = Make(ExtenderMode::kDecide, &env, "bestfit", {ExtNode("a", 1)});
   KubePod p = ExtPod("p", 1, 500);
   ASSERT_TRUE(e->Filter(FilterArgs(p, {"a"})).node_names.has_value());
-  const auto plan = e->PlanBind({p.name, p.ns, p.uid, "a"}).value();
+  const auto plan = e->PlanBind({p.name, p.ns, p.uid, "a"}).value().at(0);
   p.node_name = "a";
   p.gpus = plan.gpus;
   p.pod.phase = "Pending";
@@ -248,7 +249,7 @@ TEST(ExtenderTest, CooperativeModeListsFitsWithReasonsAndChoosesGpusAtBind) {
   EXPECT_EQ(scores[0].score, 0);
   EXPECT_GE(scores[1].score, 0);
   EXPECT_LE(scores[1].score, 10);
-  const auto plan = e->PlanBind({"big", "ml", big.uid, "b"}).value();
+  const auto plan = e->PlanBind({"big", "ml", big.uid, "b"}).value().at(0);
   EXPECT_EQ(plan.gpus.size(), 2U);
   e->BindSucceeded(big.uid);
   EXPECT_EQ(e->stats().used_gpu_milli, 2000);
@@ -276,6 +277,107 @@ ExtenderPreemptionArgs PreemptArgs(const KubePod& p, const std::vector<std::stri
 
 // The preempt verb on a hand-made node: the lowest tier goes first, a share only as large as
 // needed, higher priorities never.
+KubePod GangPod(const std::string& name, int num_gpu, int size) {
+  KubePod p = ExtPod(name, num_gpu, 1000);
+  p.gang = "ml/g";
+  p.pod.gang = size;
+  return p;
+}
+
+// No GPU used twice, and every pod's GPUs on its node: the plans a gang's bind posts.
+void ExpectDistinctGpus(const std::vector<BindPlan>& plans) {
+  std::set<std::pair<std::string, int>> used;
+  for (const auto& p : plans) {
+    for (int g : p.gpus) EXPECT_TRUE(used.insert({p.node, g}).second) << p.node << " " << g;
+  }
+}
+
+TEST(ExtenderTest, AGangWaitsForEveryMemberThenIsPlacedAndBoundTogether) {
+  for (const auto mode : {ExtenderMode::kDecide, ExtenderMode::kCooperative}) {
+    base::FakeEnv env;
+    auto e = Make(mode, &env, "bestfit", {ExtNode("a", 4), ExtNode("b", 4)});
+    const std::vector<KubePod> m = {GangPod("m0", 2, 3), GangPod("m1", 2, 3), GangPod("m2", 2, 3)};
+    auto r = e->Filter(FilterArgs(m[0], {"a", "b"}));
+    EXPECT_FALSE(r.node_names.has_value());
+    EXPECT_NE(r.failed.at("a").find("gang ml/g: 1 of 3 members seen"), std::string::npos);
+    ASSERT_TRUE(e->UpsertPod(m[1]).ok());  // the watch shows another member pending
+    r = e->Filter(FilterArgs(m[0], {"a", "b"}));
+    EXPECT_NE(r.failed.at("b").find("2 of 3"), std::string::npos);
+    EXPECT_EQ(e->stats().gangs_waiting, 1);
+    EXPECT_EQ(e->stats().reservations, 0);
+    r = e->Filter(FilterArgs(m[2], {"a", "b"}));  // the last one: the whole gang is placed
+    ASSERT_TRUE(r.node_names.has_value()) << ExtenderModeName(mode);
+    ASSERT_EQ(r.node_names->size(), 1U);
+    EXPECT_EQ(e->stats().reservations, 3);
+    EXPECT_EQ(e->stats().used_gpu_milli, 6000);
+    EXPECT_EQ(e->stats().gangs_waiting, 0);
+    // m0 comes back: its reservation; its bind posts every member's Binding, its own first.
+    r = e->Filter(FilterArgs(m[0], {"a", "b"}));
+    ASSERT_TRUE(r.node_names.has_value());
+    const std::string at = (*r.node_names)[0];
+    const auto plans = e->PlanBind({"m0", "ml", m[0].uid, at}).value();
+    ASSERT_EQ(plans.size(), 3U);
+    // kube-scheduler's bind of another member while those Bindings are posted: nothing to post.
+    EXPECT_TRUE(e->PlanBind({"m2", "ml", m[2].uid, plans[2].node}).value().empty());
+    EXPECT_EQ(plans[0].uid, m[0].uid);
+    EXPECT_EQ(plans[0].node, at);
+    ExpectDistinctGpus(plans);
+    for (const auto& p : plans) e->BindSucceeded(p.uid);
+    EXPECT_EQ(e->stats().reservations, 0);
+    EXPECT_EQ(e->stats().used_gpu_milli, 6000);
+    // kube-scheduler's own bind of a member bound that way posts nothing.
+    EXPECT_TRUE(e->PlanBind({"m1", "ml", m[1].uid, plans[1].node}).value().empty());
+    EXPECT_TRUE(e->Check().ok());
+  }
+}
+
+TEST(ExtenderTest, AGangThatDoesNotFitReservesNothing) {
+  base::FakeEnv env;
+  auto e = Make(ExtenderMode::kDecide, &env, "bestfit", {ExtNode("a", 4), ExtNode("b", 4)});
+  for (const char* n : {"m0", "m1"}) ASSERT_TRUE(e->UpsertPod(GangPod(n, 4, 3)).ok());
+  const auto r = e->Filter(FilterArgs(GangPod("m2", 4, 3), {"a", "b"}));
+  EXPECT_FALSE(r.node_names.has_value());
+  EXPECT_NE(r.failed.at("a").find("do not all fit"), std::string::npos);
+  EXPECT_EQ(e->stats().reservations, 0);
+  EXPECT_EQ(e->stats().used_gpu_milli, 0);
+  // The same two members alone would fit: a gang of 2 is placed.
+  for (const char* n : {"n0", "n1"}) ASSERT_TRUE(e->UpsertPod(GangPod(n, 4, 2)).ok());
+  KubePod n1 = GangPod("n1", 4, 2);
+  n1.gang = "ml/h";
+  KubePod n0 = GangPod("n0", 4, 2);
+  n0.gang = "ml/h";
+  ASSERT_TRUE(e->UpsertPod(n0).ok());
+  EXPECT_TRUE(e->Filter(FilterArgs(n1, {"a", "b"})).node_names.has_value());
+  EXPECT_EQ(e->stats().used_gpu_milli, 8000);
+}
+
+TEST(ExtenderTest, AGangIsReleasedWholeByTheTtlADeletionOrARefusedBinding) {
+  base::FakeEnv env;
+  auto e = Make(ExtenderMode::kDecide, &env, "bestfit", {ExtNode("a", 2), ExtNode("b", 2)});
+  const KubePod m0 = GangPod("m0", 1, 2), m1 = GangPod("m1", 1, 2);
+  auto place = [&] {
+    ASSERT_TRUE(e->UpsertPod(m0).ok());
+    ASSERT_TRUE(e->Filter(FilterArgs(m1, {"a", "b"})).node_names.has_value());
+    ASSERT_EQ(e->stats().reservations, 2);
+  };
+  place();
+  env.AdvanceClock(std::chrono::seconds(31));  // the TTL (30 s) passes unbound
+  EXPECT_EQ(e->ExpireReservations(), 2);
+  EXPECT_EQ(e->stats().used_gpu_milli, 0);
+  place();
+  e->DeletePod(m0);  // a member gone: the gang cannot complete as placed
+  EXPECT_EQ(e->stats().reservations, 0);
+  EXPECT_NE(e->Filter(FilterArgs(m1, {"a", "b"})).failed.at("a").find("1 of 2"), std::string::npos);
+  place();
+  const auto r = e->Filter(FilterArgs(m1, {"a", "b"}));
+  const auto plans = e->PlanBind({"m1", "ml", m1.uid, (*r.node_names)[0]}).value();
+  ASSERT_EQ(plans.size(), 2U);
+  e->BindFailed(plans[0].uid);  // the API server refused one: none is bound
+  EXPECT_EQ(e->stats().reservations, 0);
+  EXPECT_EQ(e->stats().used_gpu_milli, 0);
+  EXPECT_TRUE(e->Check().ok());
+}
+
 TEST(ExtenderTest, PreemptTakesTheLowestTierFirstAndOnlyWhatIsNeeded) {
   base::FakeEnv env;
   auto e = Make(ExtenderMode::kDecide, &env, "bestfit", {ExtNode("a", 1), ExtNode("b", 1)});

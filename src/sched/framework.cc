@@ -7,6 +7,11 @@
 namespace seedance::sched {
 
 Framework::Framework(std::unique_ptr<Policy> policy) : policy_(std::move(policy)) {}
+
+void Framework::SetPolicy(std::unique_ptr<Policy> policy) {
+  policy_ = std::move(policy);
+  if (score_cache_) score_cache_ = std::make_unique<ScoreCache>();
+}
 Framework::~Framework() = default;
 
 void Framework::EnableScoreCache(bool on) {

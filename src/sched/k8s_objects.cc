@@ -54,6 +54,46 @@ base::StatusOr<int64_t> IntAt(const json* j, std::string_view key, const std::st
   return it->get<int64_t>();
 }
 
+// A count from a label: `fallback` when absent, else an integer from `least` to 1024.
+base::StatusOr<int> SmallCount(const StringMap& labels, std::string_view key, int fallback,
+                               int least, const std::string& where) {
+  auto it = labels.find(key);
+  if (it == labels.end()) return fallback;
+  const auto n = base::ParseInt64(it->second);
+  if (!n || *n < least || *n > 1024) {
+    return base::InvalidArgumentError("expected an integer from " + std::to_string(least) +
+                                          " to 1024, got \"" + it->second + "\"",
+                                      where + "[" + std::string(key) + "]");
+  }
+  return static_cast<int>(*n);
+}
+
+// A gang member's gang ("namespace/name") and size: both annotations, or neither.
+base::Status GangOf(const StringMap& annotations, const std::string& path, KubePod& out) {
+  const auto name = annotations.find(kGangAnnotation);
+  const auto size = annotations.find(kGangSizeAnnotation);
+  const std::string where = path + ".metadata.annotations";
+  if ((name == annotations.end()) != (size == annotations.end())) {
+    return base::InvalidArgumentError("set both " + std::string(kGangAnnotation) + " and " +
+                                          std::string(kGangSizeAnnotation) + ", or neither",
+                                      where);
+  }
+  if (name == annotations.end()) return base::OkStatus();
+  if (name->second.empty()) {
+    return base::InvalidArgumentError("expected a gang name",
+                                      where + "[" + std::string(kGangAnnotation) + "]");
+  }
+  const auto n = base::ParseInt64(size->second);
+  if (!n || *n < 1 || *n > kMaxGangSize) {
+    return base::InvalidArgumentError(
+        "expected 1 to " + std::to_string(kMaxGangSize) + " members, got \"" + size->second + "\"",
+        where + "[" + std::string(kGangSizeAnnotation) + "]");
+  }
+  out.gang = out.ns + "/" + name->second;
+  out.pod.gang = static_cast<int>(*n);
+  return base::OkStatus();
+}
+
 // The GPU shape of a pod from its annotations and its total milli-GPU request.
 base::Status GpuShape(const StringMap& annotations, int64_t requested, const std::string& path,
                       Pod& pod) {
@@ -183,6 +223,9 @@ base::StatusOr<KubeNode> KubeNodeFromJson(const json& j, const std::string& wher
     return base::InvalidArgumentError("expected a name", where + ".metadata.name");
   SEEDANCE_ASSIGN_OR_RETURN(StringMap labels, StringMapAt(meta, "labels", where + ".metadata"));
   if (auto it = labels.find(kGpuModelLabel); it != labels.end()) out.node.gpu_model = it->second;
+  const std::string at = where + ".metadata.labels";
+  SEEDANCE_ASSIGN_OR_RETURN(out.node.numa_nodes, SmallCount(labels, kNumaNodesLabel, 1, 1, at));
+  SEEDANCE_ASSIGN_OR_RETURN(out.node.nics, SmallCount(labels, kRdmaNicsLabel, 0, 0, at));
   SEEDANCE_ASSIGN_OR_RETURN(const json* spec, ObjectAt(&j, "spec", where));
   if (spec != nullptr) {
     auto it = spec->find("unschedulable");
@@ -269,6 +312,15 @@ base::StatusOr<KubePod> KubePodFromJson(const json& j, const std::string& where)
     SEEDANCE_ASSIGN_OR_RETURN(
         out.pod.qos,
         ParseQos(it->second, where + ".metadata.annotations[" + std::string(kQosAnnotation) + "]"));
+  }
+  SEEDANCE_RETURN_IF_ERROR(GangOf(annotations, where, out));
+  if (auto it = annotations.find(kRdmaAnnotation); it != annotations.end()) {
+    if (it->second != "true" && it->second != "false") {
+      return base::InvalidArgumentError(
+          "expected \"true\" or \"false\", got \"" + it->second + "\"",
+          where + ".metadata.annotations[" + std::string(kRdmaAnnotation) + "]");
+    }
+    out.pod.rdma = it->second == "true";
   }
   if (auto it = annotations.find(kAssignmentAnnotation); it != annotations.end()) {
     SEEDANCE_ASSIGN_OR_RETURN(

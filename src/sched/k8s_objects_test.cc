@@ -145,11 +145,55 @@ TEST(K8sObjectsTest, ErrorsNameThePath) {
       {R"({"metadata":{"name":"p","annotations":{"seedance.io/gpu-assignment":"0,0"}}})",
        "pod.metadata.annotations[seedance.io/gpu-assignment]"},
       {R"({"metadata":{"name":"p"},"spec":{"priority":"high"}})", "pod.spec.priority"},
+      {R"({"metadata":{"name":"p","annotations":{"seedance.io/rdma":"yes"}}})",
+       "pod.metadata.annotations[seedance.io/rdma]"},
+      {R"({"metadata":{"name":"p","annotations":{"seedance.io/gang":"g"}}})",
+       "pod.metadata.annotations"},
+      {R"({"metadata":{"name":"p","annotations":{"seedance.io/gang":"g","seedance.io/gang-size":"0"}}})",
+       "pod.metadata.annotations[seedance.io/gang-size]"},
+      {R"({"metadata":{"name":"p","annotations":{"seedance.io/gang":"","seedance.io/gang-size":"2"}}})",
+       "pod.metadata.annotations[seedance.io/gang]"},
   };
   for (const auto& c : pods) {
     auto r = ParseKubePod(c.json, "pod");
     ASSERT_FALSE(r.ok()) << c.json;
     EXPECT_NE(r.status().ToString().find(c.path), std::string::npos) << r.status().ToString();
+  }
+}
+
+TEST(K8sObjectsTest, GangMembersNameTheirGangPerNamespace) {
+  const KubePod p = ParseKubePod(R"({"metadata":{"name":"w-1","namespace":"ml","annotations":
+        {"seedance.io/gang":"job-9","seedance.io/gang-size":"4"}}})",
+                                 "pod")
+                        .value();
+  EXPECT_EQ(p.gang, "ml/job-9");
+  EXPECT_EQ(p.pod.gang, 4);
+  const KubePod alone = ParseKubePod(R"({"metadata":{"name":"w-2"}})", "pod").value();
+  EXPECT_EQ(alone.gang, "");
+  EXPECT_EQ(alone.pod.gang, 1);
+  EXPECT_FALSE(alone.pod.rdma);
+  EXPECT_TRUE(
+      ParseKubePod(R"({"metadata":{"name":"r","annotations":{"seedance.io/rdma":"true"}}})", "pod")
+          ->pod.rdma);
+}
+
+TEST(K8sObjectsTest, TopologyLabelsOfANode) {
+  const KubeNode n =
+      ParseKubeNode(R"({"metadata":{"name":"a","labels":{"seedance.io/numa-nodes":"2",
+        "seedance.io/rdma-nics":"4"}}})",
+                    "node")
+          .value();
+  EXPECT_EQ(n.node.numa_nodes, 2);
+  EXPECT_EQ(n.node.nics, 4);
+  const KubeNode plain = ParseKubeNode(R"({"metadata":{"name":"b"}})", "node").value();
+  EXPECT_EQ(plain.node.numa_nodes, 1);
+  EXPECT_EQ(plain.node.nics, 0);
+  for (const char* bad : {R"({"metadata":{"name":"a","labels":{"seedance.io/numa-nodes":"0"}}})",
+                          R"({"metadata":{"name":"a","labels":{"seedance.io/rdma-nics":"x"}}})"}) {
+    auto r = ParseKubeNode(bad, "node");
+    ASSERT_FALSE(r.ok());
+    EXPECT_NE(r.status().ToString().find("node.metadata.labels[seedance.io/"), std::string::npos)
+        << r.status().ToString();
   }
 }
 

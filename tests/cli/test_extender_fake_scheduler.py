@@ -257,3 +257,157 @@ def test_concurrent_filters_over_http_take_exactly_the_free_shares(seedancectl, 
         assert ext.metric("seedance_extender_gpu_milli_used") == 2000
     finally:
         ext.stop()
+
+
+def gang_pod(name: str, gang: str, size: int, num_gpu: int = 1) -> dict:
+    p = pod(name, num_gpu, 1000)
+    p["metadata"]["annotations"].update({"seedance.io/gang": gang,
+                                         "seedance.io/gang-size": str(size)})
+    return p
+
+
+def test_a_gang_is_bound_whole_or_not_at_all(seedancectl, api, tmp_path) -> None:
+    """Gangs through the HTTP server and the API server: a member waits until every member is
+    pending, then one bind posts every member's Binding (no GPU twice); a gang larger than the
+    free GPUs binds nobody and leaves no reservation."""
+    for i in range(2):
+        api.add_node(node(f"node-{i}", 2))
+    ext = Served(seedancectl, api, tmp_path, "--policy", "bestfit").start()
+    ext.wait_metric("seedance_extender_nodes", 2)
+    driver = FakeKubeScheduler(ext.url)
+    names = ["node-0", "node-1"]
+    try:
+        members = [gang_pod(f"w-{i}", "job", 3) for i in range(3)]
+        api.add_pod(members[0])
+        result = driver.filter(members[0], names)
+        assert not result.get("NodeNames"), result
+        assert "gang default/job: 1 of 3 members seen" in result["FailedNodes"]["node-0"]
+        ext.wait_metric("seedance_extender_gangs_waiting", 1)
+        for m in members[1:]:
+            api.add_pod(m)
+        # The extender learns of the others from its watch; the last one's cycle places all.
+        deadline = time.time() + 10
+        while (chosen := driver.schedule(members[2], names)) is None:
+            assert time.time() < deadline, "the gang was never placed"
+            time.sleep(0.05)
+        assert len(api.bindings) == 3, api.bindings
+        bound = {p["metadata"]["name"]: p["spec"].get("nodeName") for p in api.pod_list()}
+        assert all(bound[f"w-{i}"] for i in range(3)), bound
+        assert bound["w-2"] == chosen
+        use = gpu_use(api.pod_list())
+        assert sorted(use.values()) == [1000] * 3, use
+        # kube-scheduler's own later cycle for a member bound that way: its node, no new Binding.
+        assert driver.schedule(members[0], names) == bound["w-0"]
+        assert len(api.bindings) == 3
+        ext.wait_metric("seedance_extender_reservations", 0)
+        # One GPU is left; a gang of two 1-GPU members does not fit as a whole.
+        big = [gang_pod(f"b-{i}", "big", 2) for i in range(2)]
+        for m in big:
+            api.add_pod(m)
+        time.sleep(0.3)  # the watch delivers both
+        for m in big:
+            result = driver.filter(m, names)
+            assert not result.get("NodeNames"), result
+            assert "do not all fit" in result["FailedNodes"]["node-0"], result
+        assert len(api.bindings) == 3
+        assert ext.metric("seedance_extender_reservations") == 0
+        assert ext.metric("seedance_extender_gpu_milli_used") == 3000
+    finally:
+        ext.stop()
+
+
+def run_set(seedancectl, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([str(seedancectl), "scheduler", "set", *args], capture_output=True,
+                          text=True, timeout=60)
+
+
+def test_scheduler_set_reconfigures_a_running_extender(seedancectl, api, tmp_path) -> None:
+    """`scheduler set` switches the policy and the topology plugins of a running extender; the
+    next pods are placed under them: an RDMA pod only on the node with NICs, a 4-GPU pod on one
+    NUMA domain. A bad policy is refused and changes nothing."""
+    plain = node("plain", 8)
+    wired = node("wired", 8)
+    wired["metadata"]["labels"].update({"seedance.io/numa-nodes": "2",
+                                        "seedance.io/rdma-nics": "2"})
+    api.add_node(plain)
+    api.add_node(wired)
+    ext = Served(seedancectl, api, tmp_path, "--policy", "bestfit").start()
+    ext.wait_metric("seedance_extender_nodes", 2)
+    driver = FakeKubeScheduler(ext.url)
+    try:
+        shown = run_set(seedancectl, "--url", ext.url, "--policy", "fgd", "--rdma-enable",
+                        "-o", "json")
+        assert shown.returncode == 0, shown.stderr
+        assert json.loads(shown.stdout) == {"policy": "fgd", "numa_aware": False,
+                                            "rdma_enable": True}
+        shown = run_set(seedancectl, "--url", ext.url, "--policy", "bestfit", "--numa-aware",
+                        "-o", "json")
+        assert json.loads(shown.stdout) == {"policy": "bestfit", "numa_aware": True,
+                                            "rdma_enable": True}  # left as it was
+        # Two GPUs of the wired node taken; a 4-GPU pod would get GPUs 2-5 by index, across the
+        # two NUMA domains (0-3, 4-7); NUMA-aware it gets 4-7.
+        # Best fit would pick the plain node (five GPUs free, against six): RDMA rules it out.
+        for name, at, gpus in (("taken", "wired", "0,1"), ("busy", "plain", "0,1,2")):
+            p = pod(name, len(gpus.split(",")), 1000)
+            p["spec"]["nodeName"] = at
+            p["metadata"]["annotations"]["seedance.io/gpu-assignment"] = gpus
+            api.add_pod(p)
+        ext.wait_metric("seedance_extender_pods", 2)
+        rdma = pod("talker", 4, 1000)
+        rdma["metadata"]["annotations"]["seedance.io/rdma"] = "true"
+        api.add_pod(rdma)
+        result = driver.filter(rdma, ["plain", "wired"])
+        assert result.get("NodeNames") == ["wired"], result
+        assert driver.schedule(rdma, ["plain", "wired"]) == "wired"
+        placed = {p["metadata"]["name"]: p for p in api.pod_list()}["talker"]
+        assert placed["metadata"]["annotations"]["seedance.io/gpu-assignment"] == "4,5,6,7"
+        refused = run_set(seedancectl, "--url", ext.url, "--policy", "dynamic-topo")
+        assert refused.returncode != 0
+        assert "dynamic-topo" in refused.stderr and "HTTP 400" in refused.stderr, refused.stderr
+        shown = run_set(seedancectl, "--url", ext.url, "--no-rdma-enable", "-o", "json")
+        assert json.loads(shown.stdout)["policy"] == "bestfit"
+        assert json.loads(shown.stdout)["rdma_enable"] is False
+    finally:
+        ext.stop()
+    gone = run_set(seedancectl, "--url", ext.url, "--policy", "fgd")
+    assert gone.returncode != 0 and "no answer from the extender" in gone.stderr, gone.stderr
+
+
+def test_the_preempt_verb_names_lower_tier_victims_per_gpu(seedancectl, api, tmp_path) -> None:
+    """The preempt verb as kube-scheduler 1.21+ calls it (ProcessPreemption with
+    nodeCacheCapable: NodeNameToMetaVictims by UID; 1.20.2 never calls it, see
+    test_scheduler_extender.py): on a full node the bronze pod is named, not the silver one; on a
+    node where kube-scheduler's summed dry run proposed no victim (half GPUs on both GPUs) the
+    extender names one, so that the pod fits per GPU; a node where no set of lower-priority pods
+    makes room is left out."""
+    for name in ("full", "halves", "gold-only"):
+        api.add_node(node(name, 2))
+    placed = [("bronze", "full", "0", 1000, 1000, "BE"), ("silver", "full", "1", 1000, 10000,
+              "Burstable"), ("half-a", "halves", "0", 500, 1000, "BE"),
+              ("half-b", "halves", "1", 500, 1000, "BE"), ("g-0", "gold-only", "0", 1000, 100000,
+              "Guaranteed"), ("g-1", "gold-only", "1", 1000, 100000, "Guaranteed")]
+    for name, at, gpu, milli, priority, qos in placed:
+        p = pod(name, 1, milli)
+        p["spec"].update({"nodeName": at, "priority": priority})
+        p["metadata"]["annotations"].update({"seedance.io/gpu-assignment": gpu,
+                                             "seedance.io/qos": qos})
+        api.add_pod(p)
+    ext = Served(seedancectl, api, tmp_path, "--policy", "bestfit").start()
+    ext.wait_metric("seedance_extender_pods", len(placed))
+    gold = pod("gold", 1, 1000)
+    gold["spec"]["priority"] = 100000
+    # kube-scheduler's proposal: its own victims on the full node, none where its summed check
+    # found room, both pods on the node whose pods are not of lower priority.
+    proposed = {"full": {"Pods": [{"UID": "uid-bronze"}], "NumPDBViolations": 0},
+                "halves": {"Pods": [], "NumPDBViolations": 0},
+                "gold-only": {"Pods": [{"UID": "uid-g-0"}], "NumPDBViolations": 1}}
+    answer = FakeKubeScheduler(ext.url).call("preempt", {"Pod": gold, "NodeNameToVictims": None,
+                                                         "NodeNameToMetaVictims": proposed})
+    try:
+        victims = answer["NodeNameToMetaVictims"]
+        assert set(victims) == {"full", "halves"}, answer
+        assert victims["full"]["Pods"] == [{"UID": "uid-bronze"}]
+        assert len(victims["halves"]["Pods"]) == 1, answer
+        assert victims["halves"]["Pods"][0]["UID"] in ("uid-half-a", "uid-half-b")
+    finally:
+        ext.stop()

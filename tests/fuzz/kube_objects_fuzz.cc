@@ -1,13 +1,15 @@
 // Fuzz target (libFuzzer): the readers of the Kubernetes scheduler extender — quantities
 // (k8s_quantity.h), Node and Pod objects (k8s_objects.h), the GPU assignment annotation, and
-// the extender protocol's three decoders (extender_protocol.h); the first byte picks. Contract:
+// the extender protocol's three decoders (extender_protocol.h) and the live configuration's
+// (extender_config.h); the first byte picks. Contract:
 // every input is accepted or refused with an error, never a crash; an accepted assignment
 // formats back to an equal list; an accepted quantity's milli value is its value x 1000 within
-// the rounding up of each.
+// the rounding up of each; an accepted configuration update encodes and decodes back to itself.
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
 
+#include "seedance/sched/extender_config.h"
 #include "seedance/sched/extender_protocol.h"
 #include "seedance/sched/k8s_objects.h"
 #include "seedance/sched/k8s_quantity.h"
@@ -16,7 +18,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
   const std::string_view in(reinterpret_cast<const char*>(data) + 1, size - 1);
   namespace s = seedance::sched;
-  switch (data[0] % 7) {
+  switch (data[0] % 8) {
     case 0: {
       auto v = s::ParseQuantity(in, "q");
       auto m = s::ParseQuantityMilli(in, "q");
@@ -46,9 +48,20 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     case 5:
       (void)s::DecodeBindingArgs(in);
       break;
-    default:
+    case 6:
       (void)s::DecodePreemptionArgs(in);
       break;
+    default: {
+      auto u = s::DecodeExtenderConfigUpdate(in, "config");
+      if (u.ok()) {
+        auto again = s::DecodeExtenderConfigUpdate(s::EncodeExtenderConfigUpdate(*u), "config");
+        if (!again.ok() || again->policy != u->policy || again->numa_aware != u->numa_aware ||
+            again->rdma != u->rdma) {
+          __builtin_trap();
+        }
+      }
+      break;
+    }
   }
   return 0;
 }

@@ -1,7 +1,8 @@
 // `seedancectl scheduler`: Seedance's policies inside a real Kubernetes control plane (feature
 // SCHED-8, CLI-2). `serve` is the kube-scheduler extender (sched/extender*.h, kept in step with
-// the API server by list-watch); `print-config` writes the KubeSchedulerConfiguration that
-// points kube-scheduler at it; `audit` recomputes per-GPU use from the API server.
+// the API server by list-watch); `set` changes a running extender's policy and topology plugins
+// (PUT /config, no restart); `print-config` writes the KubeSchedulerConfiguration that points
+// kube-scheduler at it; `audit` recomputes per-GPU use from the API server.
 #include <csignal>
 #include <cstdio>
 #include <memory>
@@ -11,6 +12,7 @@
 #include "seedance/base/env.h"
 #include "seedance/probe/exporter.h"
 #include "seedance/sched/extender.h"
+#include "seedance/sched/extender_config.h"
 #include "seedance/sched/extender_server.h"
 #include "seedance/sched/extender_sync.h"
 #include "seedance/sched/k8s_audit.h"
@@ -32,6 +34,7 @@ void RegisterServe(CLI::App* noun, Context& context) {
     std::string workload, prefix, record;
     double ttl_s = 30;
     int64_t seed = 42;
+    bool numa_aware = false, rdma = false;
   };
   auto f = std::make_shared<Flags>();
   CLI::App* cmd = noun->add_subcommand(
@@ -70,10 +73,18 @@ void RegisterServe(CLI::App* noun, Context& context) {
   cmd->add_option("--seed", f->seed, "Seeds random ties and the random policy")
       ->check(IntIn(0, int64_t{1} << 62))
       ->capture_default_str();
+  cmd->add_flag("--numa-aware", f->numa_aware,
+                "Put a pod of several GPUs on GPUs of one NUMA domain (label "
+                "seedance.io/numa-nodes) when one has room");
+  cmd->add_flag("--rdma-enable", f->rdma,
+                "Send gang members and pods annotated seedance.io/rdma: \"true\" only to nodes "
+                "with RDMA NICs (label seedance.io/rdma-nics)");
   cmd->callback([f, &context] {
     base::Env* env = base::Env::Default();
     sched::ExtenderOptions o;
     o.policy = f->policy;
+    o.numa_aware = f->numa_aware;
+    o.rdma = f->rdma;
     o.reservation_ttl_s = f->ttl_s;
     o.seed = static_cast<uint64_t>(f->seed);
     auto mode = sched::ParseExtenderMode(f->mode, "--mode");
@@ -132,6 +143,34 @@ void RegisterServe(CLI::App* noun, Context& context) {
     while (!g_stop) env->SleepFor(std::chrono::milliseconds(100));
     (*server)->Stop();
     (*sync)->Stop();
+  });
+}
+
+void RegisterSet(CLI::App* noun, Context& context) {
+  struct Flags {
+    std::string url, policy, output = "table";
+    bool numa_aware = false, rdma = false;
+  };
+  auto f = std::make_shared<Flags>();
+  CLI::App* cmd = noun->add_subcommand(
+      "set", "Change a running extender's policy and topology plugins, live (no restart)");
+  cmd->add_option("--url", f->url, "The extender: http://HOST:PORT[/prefix]")->required();
+  CLI::Option* policy =
+      cmd->add_option("--policy", f->policy,
+                      "random, bestfit, dotprod, gpupacking, gpuclustering, fgd or seedance");
+  CLI::Option* numa = cmd->add_flag("--numa-aware,!--no-numa-aware", f->numa_aware,
+                                    "Turn NUMA-aware GPU choice on (or off)");
+  CLI::Option* rdma = cmd->add_flag("--rdma-enable,!--no-rdma-enable", f->rdma,
+                                    "Turn RDMA-only nodes for cross-node pods on (or off)");
+  AddOutputFlag(cmd, &f->output);
+  cmd->callback([f, policy, numa, rdma, &context] {
+    sched::ExtenderConfigUpdate update;  // what was not given keeps its value
+    if (policy->count() > 0) update.policy = f->policy;
+    if (numa->count() > 0) update.numa_aware = f->numa_aware;
+    if (rdma->count() > 0) update.rdma = f->rdma;
+    auto now = sched::PutExtenderConfig(f->url, update);
+    if (Failed(now.status(), context)) return;
+    context.exit_code = PrintReport(sched::ExtenderConfigToReport(*now), f->output);
   });
 }
 
@@ -194,6 +233,7 @@ void RegisterScheduler(CLI::App& app, Context& context) {
       "scheduler", "Seedance's policies in a Kubernetes cluster: the scheduler extender");
   noun->require_subcommand(1);
   RegisterServe(noun, context);
+  RegisterSet(noun, context);
   RegisterPrintConfig(noun, context);
   RegisterAudit(noun, context);
 }

@@ -17,6 +17,20 @@
 // released, and so is a pod deleted or finished. Every verb and event runs under one lock, so
 // concurrent filters cannot both take the last share of a GPU.
 //
+// Gangs (pods annotated seedance.io/gang and gang-size): all members or none. A member's filter
+// waits (no node, the reason says how many members are still missing) until the extender has
+// seen every member pending; then the whole gang is placed in one cycle (Scheduler::
+// ScheduleGang, on the candidates of the member asked about) and each member reserved, with
+// one deadline, in either mode. The first member's bind posts the Bindings of every member,
+// so the gang is bound together; a later bind of a member already bound that way posts
+// nothing. A member deleted, a Binding refused, or the TTL passing releases the whole gang's
+// reservations. Members bound earlier (a member replaced after the gang ran) count toward the
+// size.
+//
+// Reconfiguration. `scheduler set` (PUT /config) switches the policy and the topology plugins
+// (NUMA-aware GPU choice, RDMA-only nodes for pods that talk across nodes) between cycles,
+// without a restart; a restart starts from serve's flags again.
+//
 // Restart. The API server holds the truth: the Binding carries the assignment annotation, so
 // a restarted extender rebuilds its state from the pods it lists (UpsertPod of each bound pod
 // with an assignment).
@@ -56,6 +70,16 @@ struct ExtenderOptions {
   TieBreak ties = TieBreak::kNodeName;
   uint64_t seed = 42;
   base::Env* env = nullptr;  // the clock for the TTL; null: Env::Default()
+  bool numa_aware = false;   // the topology plugins (topology_plugins.h)
+  bool rdma = false;
+};
+
+// What `scheduler set` changes on a running extender (its JSON: extender_config.h).
+struct ExtenderConfig {
+  std::string policy;
+  bool numa_aware = false;
+  bool rdma = false;
+  bool operator==(const ExtenderConfig&) const = default;
 };
 
 // What bind must write: a Binding of namespace/name (UID) to `node`, annotated with the GPUs.
@@ -65,7 +89,7 @@ struct BindPlan {
 };
 
 struct ExtenderStats {
-  int64_t nodes = 0, pods = 0, reservations = 0;
+  int64_t nodes = 0, pods = 0, reservations = 0, gangs_waiting = 0;
   int64_t filters = 0, filter_fits = 0, binds = 0, bind_failures = 0, expired = 0;
   int64_t used_gpu_milli = 0, total_gpu_milli = 0;
 };
@@ -86,7 +110,10 @@ class Extender {
 
   ExtenderFilterResult Filter(const ExtenderArgs& args);
   std::vector<HostPriority> Prioritize(const ExtenderArgs& args);
-  base::StatusOr<BindPlan> PlanBind(const ExtenderBindingArgs& args);
+  // The Bindings to post, the asked pod's first: one for a pod alone, every member not yet
+  // bound for a gang; none when the pod is already bound there (its gang's bind posted it).
+  // Each is then reported by BindSucceeded or BindFailed.
+  base::StatusOr<std::vector<BindPlan>> PlanBind(const ExtenderBindingArgs& args);
   // The preempt verb: for each node kube-scheduler proposes, the victims Seedance would take —
   // bound pods of lower priority than the preemptor, lowest QoS tier first (bronze, silver,
   // gold), then the largest GPU share, until the pod fits per GPU; then each victim, the most
@@ -98,6 +125,11 @@ class Extender {
   void BindFailed(std::string_view uid);
   // Releases the reservations older than the TTL; how many.
   int ExpireReservations();
+
+  // A live reconfiguration: the next cycles use the policy and plugins; reservations and
+  // bindings made stay. An unknown policy is an error and changes nothing.
+  base::Status Reconfigure(const ExtenderConfig& config);
+  ExtenderConfig config() const;
 
   ExtenderStats stats() const;
   base::Status Check() const;

@@ -5,7 +5,10 @@
 //   GET /metrics   Prometheus text: seedance_extender_requests_total{verb,code},
 //                  seedance_extender_request_seconds{verb} (histogram), and the Extender's
 //                  state (nodes, pods, reservations, GPU milli in use and in all, filters,
-//                  binds, bind failures, expired reservations)
+//                  binds, bind failures, expired reservations, gangs waiting)
+//   GET /config, PUT /config (under the prefix)   the live policy and topology plugins
+//                  (extender_config.h; `seedancectl scheduler set`); a bad PUT gets 400
+//                  {"error": ...} and changes nothing
 // With a recorder, every verb's exchange is handed to it in the order answered (kube-scheduler's
 // requests as it sent them, the answers as sent back): `serve --record FILE` keeps them as JSON
 // lines, and the tests replay such a recording against a fresh extender (the fake kube-scheduler

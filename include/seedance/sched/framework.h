@@ -95,6 +95,9 @@ class Framework {
   void EnableScoreCache(bool on);
 
   const Policy& policy() const { return *policy_; }
+  // Another policy from the next cycle on (a live reconfiguration); the incremental scores of
+  // the old one are dropped.
+  void SetPolicy(std::unique_ptr<Policy> policy);
   // Nodes whose fit was tested (and, where feasible, scored) by Schedule so far: N per full scan,
   // and under incremental scoring the nodes re-scored. A work count for scaling tests.
   int64_t nodes_examined() const;

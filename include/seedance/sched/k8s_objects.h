@@ -5,14 +5,19 @@
 //
 // What users write (docs/guide/kubernetes.md):
 //   Node   allocatable (else capacity) `seedance.io/gpu-milli`: 1000 x GPUs — or, without it,
-//          `nvidia.com/gpu` — cpu, memory; label `seedance.io/gpu-model`.
+//          `nvidia.com/gpu` — cpu, memory; label `seedance.io/gpu-model`; optionally the labels
+//          `seedance.io/numa-nodes` (NUMA domains the GPUs split into) and
+//          `seedance.io/rdma-nics` (RDMA NICs), which the topology plugins read.
 //   Pod    requests (= limits) `seedance.io/gpu-milli`: the pod's total milli-GPU; annotations
 //          `seedance.io/num-gpu` (GPUs) and `seedance.io/gpu-milli` (milli-GPU on each; < 1000
 //          only with one GPU), optionally `seedance.io/gpu-spec` (allowed models, `|`-separated
 //          as in the Alibaba trace) and `seedance.io/qos` (LS, BE, Burstable, Guaranteed);
-//          spec.priority (from its PriorityClass). Without the annotations the shape follows
-//          from the request: up to 1000 is a share of one GPU, more must be whole GPUs.
-//          The extender publishes its decision as the annotation `seedance.io/gpu-assignment`
+//          spec.priority (from its PriorityClass); a gang's members carry
+//          `seedance.io/gang` (its name, per namespace) and `seedance.io/gang-size` (how many
+//          members it has; all are placed and bound together, or none); `seedance.io/rdma:
+//          "true"` asks for a node with an RDMA NIC (under --rdma-enable). Without the annotations
+//          the shape follows from the request: up to 1000 is a share of one GPU, more must be whole
+//          GPUs. The extender publishes its decision as the annotation `seedance.io/gpu-assignment`
 //          ("0,3": the node's GPU indices), carried by the Binding it posts.
 // A pod's CPU and memory requests are those kube-scheduler uses: the sum over its containers,
 // or the largest init container's when that is larger.
@@ -36,6 +41,12 @@ inline constexpr std::string_view kNumGpuAnnotation = "seedance.io/num-gpu";
 inline constexpr std::string_view kGpuMilliAnnotation = "seedance.io/gpu-milli";
 inline constexpr std::string_view kGpuSpecAnnotation = "seedance.io/gpu-spec";
 inline constexpr std::string_view kQosAnnotation = "seedance.io/qos";
+inline constexpr std::string_view kGangAnnotation = "seedance.io/gang";
+inline constexpr std::string_view kGangSizeAnnotation = "seedance.io/gang-size";
+inline constexpr int kMaxGangSize = 4096;
+inline constexpr std::string_view kNumaNodesLabel = "seedance.io/numa-nodes";
+inline constexpr std::string_view kRdmaNicsLabel = "seedance.io/rdma-nics";
+inline constexpr std::string_view kRdmaAnnotation = "seedance.io/rdma";
 inline constexpr std::string_view kAssignmentAnnotation = "seedance.io/gpu-assignment";
 
 struct KubeNode {
@@ -49,7 +60,8 @@ struct KubePod {
   std::string node_name;       // spec.nodeName; empty while pending
   std::string scheduler_name;  // spec.schedulerName
   std::vector<int> gpus;       // the assignment annotation; empty when there is none
-  bool terminating = false;    // metadata.deletionTimestamp is set
+  std::string gang;          // "namespace/gang" for a gang member (pod.gang: its size); "" if none
+  bool terminating = false;  // metadata.deletionTimestamp is set
   // Holds resources: bound and neither Succeeded nor Failed.
   bool holds_resources() const;
 };

@@ -45,6 +45,7 @@ struct Pod {
   Qos qos = Qos::kLatencySensitive;
   int priority = 0;
   int gang = 1;
+  bool rdma = false;  // talks to other nodes over RDMA (topology_plugins.h)
   std::string phase;  // Running, Failed, Pending, Succeeded ("" when the file has none)
   std::optional<int64_t> creation_s, deletion_s, scheduled_s;
 
