@@ -50,7 +50,7 @@ std::string EvalJson(const std::string& model, const std::string& tokenizer,
   q.tokenizer_path = tokenizer;
   q.bits = bits;
   q.group = group;
-  q.window = window;
+  q.window = window;  // kv::kAutoWindow (-1): a quarter of the tokens
   q.tokens = tokens;
   q.prompt = prompt;
   q.rule = {long_context, entropy_threshold, long_bits, default_bits};

@@ -24,16 +24,20 @@ PathLike = Union[str, "os.PathLike[str]"]
 
 
 def evaluate(model: PathLike, *, tokenizer: Optional[PathLike] = None, bits: str = "8",
-             group: int = 32, window: int = 128, tokens: int = 128, prompt: str = "",
+             group: int = 32, window: Optional[int] = None, tokens: int = 128, prompt: str = "",
              long_context: int = 65536, entropy_threshold: float = 0.85, long_bits: int = 4,
              default_bits: int = 6) -> dict[str, Any]:
     """``seedancectl kv eval``: the quantized cache against the FP32 one (KL divergence, top-1
     agreement, per-layer error, cache bytes, tokens/s). ``bits``: 8, 6, 5, 4, 2, fp8 or
-    adaptive (with the adaptive rule's settings)."""
+    adaptive (with the adaptive rule's settings); ``window``: the most recent tokens kept in
+    FP32 (``None``: a quarter of ``tokens``). ``warnings`` in the report says when too little was
+    quantized for the KL to mean much."""
+    if window is not None and window < 0:
+        raise ValueError(f"window: expected 0 or more tokens, got {window}")
     return json.loads(_core.kv_eval_json(
         os.fspath(model), os.fspath(tokenizer) if tokenizer is not None else "", str(bits),
-        group, window, tokens, prompt, long_context, entropy_threshold, long_bits,
-        default_bits))
+        group, -1 if window is None else window, tokens, prompt, long_context,
+        entropy_threshold, long_bits, default_bits))
 
 
 def estimate(*, tokens: int = 131072, layers: int = 32, kv_dim: int = 1024, bits: int = 4,

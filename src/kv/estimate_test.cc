@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <string>
+
 namespace seedance::kv {
 namespace {
 
@@ -31,6 +34,14 @@ TEST(Estimate, TheNotesFormula) {
   EXPECT_TRUE((*r)["n_access"].is_number_integer());
   const double t = c / 32e9 * 1e6 + c / 32 * 12.8 / 1e3;
   EXPECT_NEAR((*r)["t_decomp_us"].get<double>(), t, 1e-9);
+  // The lead figure: the transfer, then 512 KiB read and 4 MiB written at 5 stacks of HBM2e.
+  const double plan = c / 32e9 * 1e6 + (c + (4 << 20)) / (3.6 * 1024 / 8 * 5 * 1e9) * 1e6;
+  EXPECT_EQ(r->begin().key(), "t_plan_us");
+  EXPECT_NEAR((*r)["t_plan_us"].get<double>(), plan, 1e-9);
+  const std::string note = (*r)["notes"][0].get<std::string>();
+  char ratio[32];
+  std::snprintf(ratio, sizeof ratio, "%.0fx the plan figure", t / plan);
+  EXPECT_NE(note.find(ratio), std::string::npos) << note;
   EXPECT_DOUBLE_EQ((*r)["compression_ratio"].get<double>(), 8.0);
   in.hbm = "hbm4";
   EXPECT_EQ(EstimateDecompression(in).status().where(), "--hbm");

@@ -112,6 +112,21 @@ base::StatusOr<base::Report> EvaluateKvCache(const LlamaModel& model, const Toke
   r["kv_bytes_fp32"] = bytes_full;
   r["tokens_per_s"] = n / t_quant;
   r["tokens_per_s_fp32"] = n / t_full;
+  base::Report warnings = base::Report::array();
+  const double packed = r["packed_share"].get<double>();
+  if (quant->PackedValues() == 0) {
+    warnings.push_back(
+        "nothing was quantized: the FP32 window (" + std::to_string(o.quant.window) +
+        " tokens) and the incomplete key groups cover the whole " + std::to_string(o.tokens) +
+        "-token sequence, so the KL is 0 by construction; set --window below --tokens");
+  } else if (packed < 0.5) {
+    warnings.push_back("only " + std::to_string(static_cast<int>(std::lround(packed * 100))) +
+                       "% of the cached values were quantized (FP32 window of " +
+                       std::to_string(o.quant.window) + " of " + std::to_string(o.tokens) +
+                       " tokens): the KL understates the quantized cache's error on longer "
+                       "sequences");
+  }
+  r["warnings"] = warnings;
   if (tokenizer) {
     std::string text;
     for (size_t i = 1; i < seq.size(); ++i) text += tokenizer->Decode(seq[i - 1], seq[i]);
@@ -131,7 +146,11 @@ base::StatusOr<EvalRun> RunKvEval(base::Env& env, const EvalRequest& q) {
   }
   EvalRun run;
   EvalOptions o;
-  o.quant = QuantConfig::Of(q.bits, q.group, q.window);
+  if (q.window < 0 && q.window != kAutoWindow) {
+    return base::InvalidArgumentError("expected a window of 0 tokens or more", "--window");
+  }
+  o.quant = QuantConfig::Of(q.bits, q.group,
+                            q.window == kAutoWindow ? DefaultWindow(q.tokens) : q.window);
   o.quant.rule = q.rule;
   o.decisions = &run.decisions;
   o.tokens = q.tokens;

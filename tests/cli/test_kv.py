@@ -54,6 +54,25 @@ def test_prompt_and_errors(seedancectl, tmp_path):
     assert p.returncode == 2
 
 
+def test_default_window_quantizes_and_a_covering_window_is_flagged(seedancectl):
+    """The default FP32 window is a quarter of the sequence (it used to cover the tiny model's
+    whole 128-token context, quantizing nothing and reporting KL 0 without a word); a window
+    that covers the sequence is flagged, and so is one that leaves most of it in FP32."""
+    r = kv_eval(seedancectl, "--bits", "2")
+    assert r["window"] == 32 and r["tokens"] == 128
+    assert r["kl_divergence_mean"] > 0 and r["packed_share"] > 0.5
+    assert r["warnings"] == []
+    covered = kv_eval(seedancectl, "--bits", "2", "--window", "128")
+    assert covered["kl_divergence_mean"] == 0 and covered["packed_share"] == 0
+    assert "nothing was quantized" in covered["warnings"][0]
+    mostly = kv_eval(seedancectl, "--bits", "8", "--window", "80")
+    assert 0 < mostly["packed_share"] < 0.5
+    assert mostly["warnings"][0].startswith(f"only {round(mostly['packed_share'] * 100)}%")
+    shown = subprocess.run([str(seedancectl), "kv", "eval", "--model", str(MODEL), "--bits", "2",
+                            "--window", "128"], capture_output=True, text=True)
+    assert shown.returncode == 0 and "nothing was quantized" in shown.stdout
+
+
 def test_adaptive_widths_and_decision_log(seedancectl, tmp_path):
     log = tmp_path / "decisions.jsonl"
     # The tiny model's context is 128 tokens: lower the default 64K threshold to see both widths.
@@ -86,6 +105,15 @@ def test_estimate(seedancectl):
     assert all(isinstance(e[k], int) for k in ("compressed_bytes", "decompressed_bytes", "n_access"))
     assert abs(e["pcie_gbytes_per_s"] - 31.508) < 1e-3
     assert abs(e["t_decomp_us"] - (e["t_pcie_us"] + e["t_hbm_us"])) < 1e-9
+    # It leads with the figure to plan with; the serial KV-4 figure comes with its explanation.
+    assert next(iter(e)) == "t_plan_us"
+    moved = e["compressed_bytes"] + e["decompressed_bytes"]
+    bandwidth_us = moved / (e["hbm_peak_gbytes_per_s"] * 1e9) * 1e6
+    assert abs(e["t_plan_us"] - (e["t_pcie_us"] + bandwidth_us)) < 1e-6
+    assert e["t_decomp_us"] > e["t_plan_us"]
+    assert f"{e['t_decomp_us'] / e['t_plan_us']:.0f}x the plan figure" in e["notes"][0]
+    table = subprocess.run([str(seedancectl), "kv", "estimate"], capture_output=True, text=True)
+    assert table.stdout.splitlines()[0].startswith("t_plan_us"), table.stdout
     bad = subprocess.run([str(seedancectl), "kv", "estimate", "--hbm", "ddr5"],
                          capture_output=True, text=True)
     assert bad.returncode == 1 and "--hbm" in bad.stderr

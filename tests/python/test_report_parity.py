@@ -112,6 +112,9 @@ def cases(server: pathlib.Path, lifetimes: pathlib.Path, samples, cost_inputs):
                     lambda: seedance.kv.evaluate(tiny / "aidreams260K.bin",
                                                  tokenizer=tiny / "tok512.bin", bits="4",
                                                  window=16)),
+        "kv eval (default window)": (
+            lambda: cli("kv", "eval", "--model", tiny / "aidreams260K.bin", "--bits", 2),
+            lambda: seedance.kv.evaluate(tiny / "aidreams260K.bin", bits="2")),
         "cost tco": (lambda: cli("cost", "tco", "--input", c["tco"]),
                      lambda: seedance.cost.tco(c["tco"])),
         "cost tco (defaults)": (lambda: cli("cost", "tco"), seedance.cost.tco),
@@ -161,7 +164,7 @@ def cases(server: pathlib.Path, lifetimes: pathlib.Path, samples, cost_inputs):
     }
 
 
-NAMES = ["comm advise", "kv estimate", "kv eval", "cost tco", "cost tco (defaults)", "cost roi", "cost power", "cost breakdown",
+NAMES = ["comm advise", "kv estimate", "kv eval", "kv eval (default window)", "cost tco", "cost tco (defaults)", "cost roi", "cost power", "cost breakdown",
          "cost power-fit", "cost compare", "cost pareto", "version (cuda)", "version (simd)", "precision show", "catalog list", "optimize",
          "optimize --dry-run", "optimize --emit", "probe", "topo show", "mem plan", "mem replay", "simulate"]
 
@@ -170,7 +173,7 @@ NAMES = ["comm advise", "kv estimate", "kv eval", "cost tco", "cost tco (default
 def test_cli_json_equals_the_python_result(name, server, lifetimes, samples, cost_inputs):
     if name == "simulate":
         require_data(DATA / "alibaba-gpu-2023")
-    if name == "kv eval":
+    if name.startswith("kv eval"):
         require_data(DATA / "tiny-llama")
     from_cli, from_python = cases(server, lifetimes, samples, cost_inputs)[name]
     assert strip(from_cli()) == strip(from_python())

@@ -17,7 +17,7 @@ namespace {
 void RegisterEval(CLI::App* noun, Context& context) {
   struct Flags {
     std::string model, tokenizer, bits = "8", prompt, output, decision_log;
-    int group = 32, window = 128, tokens = 128;
+    int group = 32, window = kv::kAutoWindow, tokens = 128;
     kv::AdaptiveRule rule;
   };
   auto f = std::make_shared<Flags>();
@@ -50,9 +50,9 @@ void RegisterEval(CLI::App* noun, Context& context) {
   cmd->add_option("--group", f->group, "Values per quantization group")
       ->check(IntIn(1, 256))
       ->capture_default_str();
-  cmd->add_option("--window", f->window, "Most recent tokens kept in FP32")
-      ->check(IntIn(0, 1 << 24))
-      ->capture_default_str();
+  cmd->add_option("--window", f->window,
+                  "Most recent tokens kept in FP32 (default: a quarter of --tokens)")
+      ->check(IntIn(0, 1 << 24));
   cmd->add_option("--tokens", f->tokens, "Sequence length, prompt included")
       ->check(IntIn(1, 1 << 24))
       ->capture_default_str();

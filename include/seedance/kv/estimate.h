@@ -6,9 +6,13 @@
 // bandwidth (line rate of the generation and width, or a measured figure);
 // N_access = ceil(C_compressed / access_bytes) row accesses (access_bytes: one
 // HBM burst, 32 bytes); T_hbm: the time of one access (12.8 ns for
-// an HBM2e row-buffer hit is the default). Beside the KV-4 formula the
-// report gives a bandwidth view (bytes read and written over the memory's
-// peak) and, when asked, the dequantization time measured on this CPU.
+// an HBM2e row-buffer hit is the default). The KV-4 formula serializes every
+// access, so it is a worst case, two orders of magnitude above what HBM's
+// parallel channels deliver; the report therefore leads with t_plan_us, the
+// figure to plan with (the PCIe transfer plus the compressed cache read and
+// the FP32 cache written at the memory's peak bandwidth), then the formula's
+// terms and t_decomp_us with a note saying how far apart the two are, and,
+// when asked, the dequantization time measured on this CPU.
 //
 // Thread safety: pure functions; MeasureCpuDequant runs a timed loop.
 #pragma once

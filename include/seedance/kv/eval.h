@@ -25,9 +25,16 @@ struct EvalOptions {
 // {bits, group, window, tokens, kl_divergence_mean, kl_divergence_max,
 //  top1_agreement, bits_per_value, layer_relative_error (per layer: mean over
 //  positions of ||x_q - x_fp32|| / ||x_fp32|| of the layer's output), kv_bytes,
-//  kv_bytes_fp32, tokens_per_s, tokens_per_s_fp32, text}
+//  kv_bytes_fp32, tokens_per_s, tokens_per_s_fp32, text, warnings}. `warnings` (sentences)
+//  says when the FP32 window and the incomplete key groups left nothing, or less than half of
+//  the cached values, quantized: the KL then says little or nothing about the quantized cache.
 base::StatusOr<base::Report> EvaluateKvCache(const LlamaModel& model, const Tokenizer* tokenizer,
                                              const EvalOptions& options);
+
+inline constexpr int kAutoWindow = -1;
+// The default FP32 window: a quarter of the evaluated sequence (32 of 128 tokens), so that
+// three quarters of it go through the quantized cache.
+inline int DefaultWindow(int tokens) { return tokens / 4; }
 
 // What `seedancectl kv eval` is asked: files by path (read through `env`), the quantization as
 // its flags name it, and an optional prompt (needs a tokenizer).
@@ -36,7 +43,9 @@ struct EvalRequest {
   std::string tokenizer_path;  // "" = none (no text in the report)
   std::string bits = "8";      // 8, 6, 5, 4, 2, fp8 or adaptive
   int group = 32;
-  int window = 128;
+  // Most recent tokens kept in FP32; kAutoWindow: DefaultWindow(tokens). The window used to be
+  // 128 by default, which on a 128-token model covered the whole sequence and quantized nothing.
+  int window = kAutoWindow;
   int tokens = 128;
   std::string prompt;
   AdaptiveRule rule;
