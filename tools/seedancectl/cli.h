@@ -118,5 +118,6 @@ void RegisterSimulate(CLI::App& app, Context& context);
 void RegisterTopo(CLI::App& app, Context& context);
 void RegisterProbe(CLI::App& app, Context& context);
 void RegisterScheduler(CLI::App& app, Context& context);
+void RegisterDoctor(CLI::App& app, Context& context);
 
 }  // namespace seedance::cli

@@ -47,6 +47,7 @@ int main(int argc, char** argv) {
   RegisterTopo(app, context);
   RegisterProbe(app, context);
   RegisterScheduler(app, context);
+  RegisterDoctor(app, context);
 
   // Global options (--catalog) are accepted after the noun and verb too: an option a verb does not
   // know falls through to its noun and then to the program. Not for a verb that takes unknown
