@@ -138,20 +138,33 @@ base::Status LlamaModel::ForwardBatch(std::span<const int> tokens, int pos,
                                       std::span<KvCache* const> caches,
                                       std::span<float* const> logits,
                                       std::vector<float>* trace) const {
+  const std::vector<int> positions(tokens.size(), pos);
+  return ForwardBatch(tokens, positions, caches, logits, trace);
+}
+
+base::Status LlamaModel::ForwardBatch(std::span<const int> tokens, std::span<const int> positions,
+                                      std::span<KvCache* const> caches,
+                                      std::span<float* const> logits,
+                                      std::vector<float>* trace) const {
   const LlamaConfig& c = c_;
   if (trace) trace->clear();
   const int B = static_cast<int>(tokens.size());
-  if (caches.size() != tokens.size() || logits.size() != tokens.size()) {
-    return base::InvalidArgumentError("tokens, caches and logits differ in number");
+  if (caches.size() != tokens.size() || logits.size() != tokens.size() ||
+      positions.size() != tokens.size()) {
+    return base::InvalidArgumentError("tokens, positions, caches and logits differ in number");
   }
   for (int token : tokens) {
     if (token < 0 || token >= c.vocab_size) {
       return base::OutOfRangeError("token " + std::to_string(token) + " outside the vocabulary");
     }
   }
-  if (pos < 0 || pos >= c.seq_len) {
-    return base::OutOfRangeError("position " + std::to_string(pos) + " beyond seq_len " +
-                                 std::to_string(c.seq_len));
+  int max_pos = 0;
+  for (int pos : positions) {
+    if (pos < 0 || pos >= c.seq_len) {
+      return base::OutOfRangeError("position " + std::to_string(pos) + " beyond seq_len " +
+                                   std::to_string(c.seq_len));
+    }
+    max_pos = std::max(max_pos, pos);
   }
   const int D = c.dim, H = c.hidden_dim, KV = c.kv_dim(), hs = c.head_size();
   const int kv_mul = c.n_heads / c.n_kv_heads;
@@ -159,7 +172,7 @@ base::Status LlamaModel::ForwardBatch(std::span<const int> tokens, int pos,
   std::vector<float> x(static_cast<size_t>(B) * D), xb(x.size()), xb2(x.size()), q(x.size());
   std::vector<float> k(static_cast<size_t>(B) * KV), v(k.size());
   std::vector<float> hb(static_cast<size_t>(B) * H), hb2(hb.size());
-  std::vector<float> att(pos + 1), head_out(hs);
+  std::vector<float> att_store(max_pos + 1), head_out(hs);
   for (int b = 0; b < B; ++b) {
     std::copy(emb_ + static_cast<size_t>(tokens[b]) * D,
               emb_ + static_cast<size_t>(tokens[b] + 1) * D,
@@ -176,6 +189,8 @@ base::Status LlamaModel::ForwardBatch(std::span<const int> tokens, int pos,
     MatMul(v.data(), xb.data(), wv_ + static_cast<size_t>(l) * D * KV, KV, D, B);
     const float inv_sqrt = 1.0f / std::sqrt(static_cast<float>(hs));
     for (int b = 0; b < B; ++b) {
+      const int pos = positions[b];
+      const std::span<float> att(att_store.data(), static_cast<size_t>(pos) + 1);
       float* qb = q.data() + static_cast<size_t>(b) * D;
       float* kb = k.data() + static_cast<size_t>(b) * KV;
       Rope(qb, D, hs, pos);

@@ -114,6 +114,8 @@ void RegisterMem(CLI::App& app, Context& context);
 void RegisterPrecision(CLI::App& app, Context& context);
 void RegisterComm(CLI::App& app, Context& context);
 void RegisterKv(CLI::App& app, Context& context);
+// `kv serve`, under the `kv` noun (cmd_kv_serve.cc).
+void RegisterKvServe(CLI::App* kv, Context& context);
 void RegisterSimulate(CLI::App& app, Context& context);
 void RegisterTopo(CLI::App& app, Context& context);
 void RegisterProbe(CLI::App& app, Context& context);

@@ -239,11 +239,13 @@ void RegisterServeBench(CLI::App* noun, Context& context) {
 }  // namespace
 
 void RegisterKv(CLI::App& app, Context& context) {
-  CLI::App* noun = app.add_subcommand("kv", "KV cache: quantization quality on a real model");
+  CLI::App* noun =
+      app.add_subcommand("kv", "KV cache: quantization quality on a real model, and serving it");
   noun->require_subcommand(1);
   RegisterEval(noun, context);
   RegisterEstimate(noun, context);
   RegisterServeBench(noun, context);
+  RegisterKvServe(noun, context);
 }
 
 }  // namespace seedance::cli

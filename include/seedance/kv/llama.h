@@ -52,6 +52,11 @@ class LlamaModel {
   base::Status ForwardBatch(std::span<const int> tokens, int pos, std::span<KvCache* const> caches,
                             std::span<float* const> logits,
                             std::vector<float>* trace = nullptr) const;
+  // The same with each sequence at its own position (continuous batching: sequences join and
+  // leave the running batch at token boundaries, so their positions differ).
+  base::Status ForwardBatch(std::span<const int> tokens, std::span<const int> positions,
+                            std::span<KvCache* const> caches, std::span<float* const> logits,
+                            std::vector<float>* trace = nullptr) const;
 
  private:
   LlamaConfig c_;

@@ -1,0 +1,219 @@
+#include "seedance/kv/openai_api.h"
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+namespace seedance::kv {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+ParsedCompletion Bad(std::string param, std::string message) {
+  ParsedCompletion p;
+  p.error.param = std::move(param);
+  p.error.message = std::move(message);
+  return p;
+}
+
+std::string TypeName(const Json& v) {
+  if (v.is_null()) return "null";
+  if (v.is_boolean()) return "a boolean";
+  if (v.is_number_integer() || v.is_number_unsigned()) return "an integer";
+  if (v.is_number()) return "a number";
+  if (v.is_string()) return "a string";
+  if (v.is_array()) return "an array";
+  return "an object";
+}
+
+std::string Expected(const std::string& field, const std::string& what, const Json& got) {
+  return "'" + field + "' must be " + what + ", got " + TypeName(got);
+}
+
+// A whole number, also when written 16.0 (JSON has one number type).
+std::optional<int64_t> WholeNumber(const Json& v) {
+  if (v.is_number_integer()) return v.get<int64_t>();
+  if (v.is_number_unsigned()) {
+    const auto u = v.get<uint64_t>();
+    if (u > static_cast<uint64_t>(INT64_MAX)) return std::nullopt;
+    return static_cast<int64_t>(u);
+  }
+  if (v.is_number_float()) {
+    const double d = v.get<double>();
+    if (std::isfinite(d) && d == std::floor(d) && std::fabs(d) < 9e15) {
+      return static_cast<int64_t>(d);
+    }
+  }
+  return std::nullopt;
+}
+
+std::string Dump(const Json& j) { return j.dump(-1, ' ', false, Json::error_handler_t::replace); }
+
+Json ChunkObject(std::string_view id, int64_t created, std::string_view model) {
+  Json j;
+  j["id"] = id;
+  j["object"] = "text_completion";
+  j["created"] = created;
+  j["model"] = model;
+  return j;
+}
+
+}  // namespace
+
+ParsedCompletion ParseCompletionRequest(std::string_view body) {
+  Json j;
+  try {
+    j = Json::parse(body);
+  } catch (const Json::parse_error& e) {
+    return Bad("", "the body is not valid JSON (at byte " + std::to_string(e.byte) + ")");
+  }
+  if (!j.is_object()) return Bad("", "the body must be a JSON object, got " + TypeName(j));
+  CompletionParams p;
+  bool have_model = false, have_prompt = false;
+  for (const auto& [key, v] : j.items()) {
+    if (key == "model") {
+      if (!v.is_string()) return Bad(key, Expected(key, "a string", v));
+      p.model = v.get<std::string>();
+      have_model = true;
+    } else if (key == "prompt") {
+      if (v.is_string()) {
+        p.prompt = v.get<std::string>();
+      } else if (v.is_array() && v.size() == 1 && v[0].is_string()) {
+        p.prompt = v[0].get<std::string>();
+      } else if (v.is_array() && v.size() != 1) {
+        return Bad(key,
+                   "'prompt' as an array must hold exactly one string (batches of prompts "
+                   "are not served), got " +
+                       std::to_string(v.size()) + " elements");
+      } else {
+        return Bad(key, Expected(key, "a string or an array of one string", v));
+      }
+      have_prompt = true;
+    } else if (key == "max_tokens") {
+      if (v.is_null()) continue;
+      const auto n = WholeNumber(v);
+      if (!n) return Bad(key, Expected(key, "an integer", v));
+      if (*n < 1 || *n > (1 << 30)) {
+        return Bad(key, "'max_tokens' must be at least 1, got " + std::to_string(*n));
+      }
+      p.max_tokens = static_cast<int>(*n);
+    } else if (key == "temperature" || key == "top_p") {
+      if (v.is_null()) continue;
+      if (!v.is_number()) return Bad(key, Expected(key, "a number", v));
+      const double d = v.get<double>();
+      if (key == "temperature") {
+        if (!(d >= 0 && d <= 2)) return Bad(key, "'temperature' must be in 0..2");
+        p.temperature = d;
+      } else {
+        if (!(d > 0 && d <= 1)) return Bad(key, "'top_p' must be in (0, 1]");
+        p.top_p = d;
+      }
+    } else if (key == "n" || key == "best_of") {
+      if (v.is_null()) continue;
+      const auto n = WholeNumber(v);
+      if (!n) return Bad(key, Expected(key, "an integer", v));
+      if (*n != 1) return Bad(key, "'" + key + "' must be 1: one completion per request");
+    } else if (key == "stream" || key == "echo") {
+      if (v.is_null()) continue;
+      if (!v.is_boolean()) return Bad(key, Expected(key, "a boolean", v));
+      (key == "stream" ? p.stream : p.echo) = v.get<bool>();
+    } else if (key == "stream_options") {
+      if (v.is_null()) continue;
+      if (!v.is_object()) return Bad(key, Expected(key, "an object", v));
+      for (const auto& [k2, v2] : v.items()) {
+        if (k2 != "include_usage") {
+          return Bad(key, "unrecognized stream option: '" + k2 + "'");
+        }
+        if (!v2.is_boolean())
+          return Bad(key, Expected("stream_options.include_usage", "a boolean", v2));
+        p.include_usage = v2.get<bool>();
+      }
+    } else if (key == "stop") {
+      if (v.is_null()) continue;
+      if (v.is_string()) {
+        p.stop = {v.get<std::string>()};
+      } else if (v.is_array()) {
+        if (v.size() > 4) return Bad(key, "'stop' takes at most 4 strings");
+        for (const Json& s : v) {
+          if (!s.is_string()) return Bad(key, Expected(key, "a string or an array of strings", s));
+          p.stop.push_back(s.get<std::string>());
+        }
+      } else {
+        return Bad(key, Expected(key, "a string or an array of strings", v));
+      }
+      for (const std::string& s : p.stop) {
+        if (s.empty()) return Bad(key, "a stop string must not be empty");
+      }
+    } else if (key == "seed") {
+      if (v.is_null()) continue;
+      const auto n = WholeNumber(v);
+      if (!n) return Bad(key, Expected(key, "an integer", v));
+      p.seed = static_cast<uint64_t>(*n);
+    } else if (key == "user") {
+      if (!v.is_string()) return Bad(key, Expected(key, "a string", v));
+    } else if (key == "logprobs" || key == "suffix") {
+      if (!v.is_null()) return Bad(key, "'" + key + "' is not supported by this server");
+    } else if (key == "presence_penalty" || key == "frequency_penalty") {
+      if (v.is_null()) continue;
+      if (!v.is_number()) return Bad(key, Expected(key, "a number", v));
+      if (v.get<double>() != 0) return Bad(key, "'" + key + "' is not supported (only 0)");
+    } else if (key == "logit_bias") {
+      if (v.is_null() || (v.is_object() && v.empty())) continue;
+      return Bad(key, "'logit_bias' is not supported by this server");
+    } else {
+      return Bad(key, "unrecognized request argument supplied: " + key);
+    }
+  }
+  if (!have_model) return Bad("model", "'model' is required");
+  if (!have_prompt) return Bad("prompt", "'prompt' is required");
+  ParsedCompletion out;
+  out.params = std::move(p);
+  return out;
+}
+
+std::string CompletionJson(std::string_view id, int64_t created, std::string_view model,
+                           std::string_view text, std::string_view finish_reason,
+                           const CompletionUsage& usage) {
+  Json j = ChunkObject(id, created, model);
+  j["choices"] = Json::array({Json{
+      {"text", text}, {"index", 0}, {"logprobs", nullptr}, {"finish_reason", finish_reason}}});
+  j["usage"] = {{"prompt_tokens", usage.prompt_tokens},
+                {"completion_tokens", usage.completion_tokens},
+                {"total_tokens", usage.prompt_tokens + usage.completion_tokens}};
+  return Dump(j);
+}
+
+std::string CompletionChunkEvent(std::string_view id, int64_t created, std::string_view model,
+                                 std::string_view text, std::string_view finish_reason) {
+  Json j = ChunkObject(id, created, model);
+  Json choice = {{"text", text}, {"index", 0}, {"logprobs", nullptr}, {"finish_reason", nullptr}};
+  if (!finish_reason.empty()) choice["finish_reason"] = finish_reason;
+  j["choices"] = Json::array({choice});
+  return "data: " + Dump(j) + "\n\n";
+}
+
+std::string UsageChunkEvent(std::string_view id, int64_t created, std::string_view model,
+                            const CompletionUsage& usage) {
+  Json j = ChunkObject(id, created, model);
+  j["choices"] = Json::array();
+  j["usage"] = {{"prompt_tokens", usage.prompt_tokens},
+                {"completion_tokens", usage.completion_tokens},
+                {"total_tokens", usage.prompt_tokens + usage.completion_tokens}};
+  return "data: " + Dump(j) + "\n\n";
+}
+
+std::string ErrorJson(const ApiError& e) {
+  Json err = {{"message", e.message},
+              {"type", e.type},
+              {"param", e.param.empty() ? Json(nullptr) : Json(e.param)},
+              {"code", e.code.empty() ? Json(nullptr) : Json(e.code)}};
+  return Dump(Json{{"error", err}});
+}
+
+std::string ErrorEvent(const ApiError& e) { return "data: " + ErrorJson(e) + "\n\n"; }
+
+std::string ModelsJson(std::string_view model, int64_t created) {
+  Json m = {{"id", model}, {"object", "model"}, {"created", created}, {"owned_by", "seedance"}};
+  return Dump(Json{{"object", "list"}, {"data", Json::array({m})}});
+}
+
+}  // namespace seedance::kv

@@ -1,0 +1,176 @@
+#include "seedance/kv/server.h"
+
+#include <gtest/gtest.h>
+#include <httplib.h>
+
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "seedance/base/testing/data.h"
+#include "seedance/base/testing/wait.h"
+
+namespace seedance::kv {
+namespace {
+
+using Json = nlohmann::json;
+
+using base::testing::WaitUntil;
+
+std::unique_ptr<KvServer> StartTiny(EngineOptions engine = {}, KvServerOptions options = {}) {
+  const std::string dir = (base::testing::DataDir() / "tiny-llama").string();
+  auto model = LlamaModel::Load(*base::Env::Default(), dir + "/aidreams260K.bin");
+  if (!model.ok()) return nullptr;
+  auto tok =
+      Tokenizer::Load(*base::Env::Default(), dir + "/tok512.bin", model->config().vocab_size);
+  if (!tok.ok()) return nullptr;
+  options.model_name = "tiny";
+  auto s = KvServer::Start(std::move(*model), std::move(*tok), engine, options);
+  EXPECT_TRUE(s.ok()) << s.status().ToString();
+  return s.ok() ? std::move(*s) : nullptr;
+}
+
+#define REQUIRE_SERVER(s, ...)                                               \
+  SEEDANCE_REQUIRE_DATA((base::testing::DataDir() / "tiny-llama").string()); \
+  auto s = StartTiny(__VA_ARGS__);                                           \
+  ASSERT_NE(s, nullptr)
+
+httplib::Result Post(KvServer& s, const std::string& body) {
+  httplib::Client c("127.0.0.1", s.port());
+  c.set_read_timeout(30, 0);
+  return c.Post("/v1/completions", body, "application/json");
+}
+
+TEST(KvServer, CompletesStreamsAndListsTheModel) {
+  REQUIRE_SERVER(s);
+  auto plain = Post(*s, R"({"model":"tiny","prompt":"I dream","max_tokens":12,"temperature":0})");
+  ASSERT_TRUE(plain);
+  ASSERT_EQ(plain->status, 200) << plain->body;
+  const Json j = Json::parse(plain->body);
+  const std::string text = j["choices"][0]["text"];
+  EXPECT_EQ(j["choices"][0]["finish_reason"], "length");
+  EXPECT_EQ(j["usage"]["completion_tokens"], 12);
+  // The stream's chunks put together are the same text.
+  auto streamed =
+      Post(*s, R"({"model":"tiny","prompt":"I dream","max_tokens":12,)"
+               R"("temperature":0,"stream":true,"stream_options":{"include_usage":true}})");
+  ASSERT_TRUE(streamed);
+  ASSERT_EQ(streamed->status, 200);
+  EXPECT_EQ(streamed->get_header_value("Content-Type"), "text/event-stream");
+  std::string joined, finish;
+  int usage_events = 0;
+  bool done = false;
+  std::string body = streamed->body;
+  for (size_t at = 0; at < body.size();) {
+    const size_t end = body.find("\n\n", at);
+    ASSERT_NE(end, std::string::npos);
+    const std::string event = body.substr(at, end - at);
+    ASSERT_EQ(event.rfind("data: ", 0), 0u) << event;
+    const std::string data = event.substr(6);
+    at = end + 2;
+    if (data == "[DONE]") {
+      done = true;
+      EXPECT_EQ(at, body.size());
+      continue;
+    }
+    const Json c = Json::parse(data);
+    if (c["choices"].empty()) {
+      ++usage_events;
+      EXPECT_EQ(c["usage"]["completion_tokens"], 12);
+      continue;
+    }
+    joined += c["choices"][0]["text"].get<std::string>();
+    if (!c["choices"][0]["finish_reason"].is_null()) finish = c["choices"][0]["finish_reason"];
+  }
+  EXPECT_TRUE(done);
+  EXPECT_EQ(usage_events, 1);
+  EXPECT_EQ(joined, text);
+  EXPECT_EQ(finish, "length");
+  httplib::Client c("127.0.0.1", s->port());
+  auto models = c.Get("/v1/models");
+  ASSERT_TRUE(models);
+  EXPECT_EQ(Json::parse(models->body)["data"][0]["id"], "tiny");
+  auto health = c.Get("/healthz");
+  ASSERT_TRUE(health);
+  EXPECT_EQ(health->status, 200);
+}
+
+TEST(KvServer, BadRequestsGetTheirStatusAndAReason) {
+  KvServerOptions small;
+  small.max_body_bytes = 2048;
+  REQUIRE_SERVER(s, EngineOptions{}, small);
+  const std::vector<std::tuple<std::string, int, std::string>> cases = {
+      {"{not json", 400, "not valid JSON"},
+      {R"({"model":"tiny","prompt":"x","max_tokens":"many"})", 400, "'max_tokens' must be"},
+      {R"({"model":"other","prompt":"x"})", 404, "not served here"},
+      {R"({"model":"tiny","prompt":"x","max_tokens":127})", 400, "context is 128 tokens"},
+      {R"({"model":"tiny","prompt":")" + std::string(300, 'z') + R"("})", 400,
+       "this server takes at most 127"},
+      {R"({"model":"tiny","prompt":")" + std::string(4000, 'a') + R"("})", 413, "larger"},
+  };
+  for (const auto& [body, status, words] : cases) {
+    auto r = Post(*s, body);
+    ASSERT_TRUE(r) << body.substr(0, 60);
+    EXPECT_EQ(r->status, status) << body.substr(0, 60) << " -> " << r->body;
+    const Json j = Json::parse(r->body);
+    EXPECT_NE(j["error"]["message"].get<std::string>().find(words), std::string::npos) << r->body;
+  }
+  httplib::Client c("127.0.0.1", s->port());
+  auto nowhere = c.Get("/v2/nothing");
+  ASSERT_TRUE(nowhere);
+  EXPECT_EQ(nowhere->status, 404);
+  const KvServerStats st = s->stats();
+  EXPECT_EQ(st.responses_400, 4);
+  EXPECT_EQ(st.responses_404, 2);
+  EXPECT_EQ(st.responses_413, 1);
+}
+
+TEST(KvServer, OverBudgetIs429AndDrainFinishesWhatRuns) {
+  EngineOptions tight;
+  tight.max_queue = 0;  // nothing waits: what the budget cannot hold now is refused
+  tight.kv_budget_bytes = int64_t{250} * 1024;
+  KvServerOptions o;
+  o.drain_timeout = std::chrono::milliseconds(20000);
+  REQUIRE_SERVER(s, tight, o);
+  // 1 + 120 tokens of FP32 cache (4 layers x 64 x 2 x 4 bytes = 2 KiB a token, 242 KiB) fit;
+  // a second one at the same time does not.
+  std::thread first([&] {
+    auto r = Post(*s, R"({"model":"tiny","prompt":"","max_tokens":120,"temperature":0})");
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->status, 200) << r->body;
+  });
+  ASSERT_TRUE(WaitUntil([&] { return s->engine_stats().running > 0; }));
+  auto refused = Post(*s, R"({"model":"tiny","prompt":"","max_tokens":120})");
+  ASSERT_TRUE(refused);
+  EXPECT_EQ(refused->status, 429) << refused->body;
+  EXPECT_EQ(refused->get_header_value("Retry-After"), "1");
+  EXPECT_EQ(Json::parse(refused->body)["error"]["code"], "queue_full");
+  auto huge = Post(*s, R"({"model":"tiny","prompt":"","max_tokens":127})");
+  ASSERT_TRUE(huge);
+  EXPECT_EQ(huge->status, 429);
+  EXPECT_EQ(Json::parse(huge->body)["error"]["code"], "kv_budget_exceeded");
+  const base::Report drained = s->Drain();
+  first.join();
+  EXPECT_EQ(drained["finished"], 1) << drained.dump();
+  EXPECT_EQ(drained["cancelled"], 0);
+}
+
+TEST(KvServer, ADrainPastItsTimeoutCancelsAndSaysSo) {
+  KvServerOptions o;
+  o.drain_timeout = std::chrono::milliseconds(0);
+  REQUIRE_SERVER(s, EngineOptions{}, o);
+  std::string stream_body;
+  std::thread client([&] {
+    auto r = Post(*s, R"({"model":"tiny","prompt":"","max_tokens":120,"stream":true})");
+    if (r) stream_body = r->body;
+  });
+  ASSERT_TRUE(WaitUntil([&] { return s->engine_stats().generation_tokens > 0; }));
+  const base::Report drained = s->Drain();
+  client.join();
+  EXPECT_EQ(drained["cancelled"], 1) << drained.dump();
+  EXPECT_NE(stream_body.find("\"error\""), std::string::npos) << stream_body;
+  EXPECT_NE(stream_body.find("drain timeout"), std::string::npos);
+  EXPECT_EQ(stream_body.find("[DONE]"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace seedance::kv
