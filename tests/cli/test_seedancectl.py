@@ -184,7 +184,7 @@ def test_usage_errors_exit_2(seedancectl):
     (["simulat"], "unknown command 'simulat'; did you mean 'simulate'? The commands: version, "),
     (["--catalog", "x.yaml", "catalg", "list"], "unknown command 'catalg'; did you mean 'catalog'?"),
     (["kv", "evl"], "unknown verb 'evl' for 'kv'; did you mean 'eval'? The verbs: eval, estimate, "
-                    "serve-bench (command line; see 'seedancectl kv --help')"),
+                    "serve-bench, serve (command line; see 'seedancectl kv --help')"),
     # Asking for help of a verb that does not exist is an error too, not the noun's help.
     (["kv", "nosuchverb", "--help"], "unknown verb 'nosuchverb' for 'kv'. The verbs: eval, "),
     (["mem"], "'mem' needs a verb: plan, check, replay (command line; "),

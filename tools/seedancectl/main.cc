@@ -48,6 +48,7 @@ int main(int argc, char** argv) {
   RegisterProbe(app, context);
   RegisterScheduler(app, context);
   RegisterDoctor(app, context);
+  RegisterLoadTest(app, context);
 
   // Global options (--catalog) are accepted after the noun and verb too: an option a verb does not
   // know falls through to its noun and then to the program. Not for a verb that takes unknown

@@ -1,0 +1,339 @@
+#include "seedance/cost/loadtest.h"
+
+#include <httplib.h>
+
+#include <algorithm>
+#include <cmath>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "seedance/base/env.h"
+
+namespace seedance::cost {
+namespace {
+
+using Json = nlohmann::json;
+
+struct Target {
+  std::string host_port;  // what httplib::Client takes: "http://host:port"
+  std::string path;       // begins with '/'
+};
+
+base::StatusOr<Target> ParseUrl(const std::string& url) {
+  constexpr std::string_view kScheme = "http://";
+  if (url.rfind(kScheme, 0) != 0) {
+    return base::InvalidArgumentError("expected http://HOST:PORT/PATH, got '" + url + "'", "--url");
+  }
+  const size_t slash = url.find('/', kScheme.size());
+  Target t;
+  t.host_port = url.substr(0, slash);
+  t.path = slash == std::string::npos ? "/" : url.substr(slash);
+  if (t.host_port.size() == kScheme.size()) {
+    return base::InvalidArgumentError("no host in '" + url + "'", "--url");
+  }
+  return t;
+}
+
+// The log of the binomial(n, q) probability of k.
+double LogBinomialPmf(int64_t n, int64_t k, double q) {
+  return std::lgamma(static_cast<double>(n) + 1) - std::lgamma(static_cast<double>(k) + 1) -
+         std::lgamma(static_cast<double>(n - k) + 1) + static_cast<double>(k) * std::log(q) +
+         static_cast<double>(n - k) * std::log1p(-q);
+}
+
+// The smallest k with P(X <= k) >= p, X ~ binomial(n, q).
+int64_t BinomialQuantile(int64_t n, double q, double p) {
+  double cdf = 0;
+  for (int64_t k = 0; k <= n; ++k) {
+    cdf += std::exp(LogBinomialPmf(n, k, q));
+    if (cdf >= p - 1e-12) return k;
+  }
+  return n;
+}
+
+double InterpolatedQuantile(const std::vector<double>& sorted, double q) {
+  const double rank = q * static_cast<double>(sorted.size() - 1);
+  const auto lo = static_cast<size_t>(rank);
+  const size_t hi = std::min(lo + 1, sorted.size() - 1);
+  return sorted[lo] + (sorted[hi] - sorted[lo]) * (rank - static_cast<double>(lo));
+}
+
+base::Report CiReport(const ConfidenceInterval& ci) {
+  return base::Report{{"estimate", ci.estimate}, {"low", ci.low}, {"high", ci.high}};
+}
+
+// One request; fills `s` (times relative to `origin`).
+void Issue(httplib::Client& client, const Target& target, const LoadTestOptions& o,
+           const std::string& body, base::Env& env, int64_t origin, RequestSample& s) {
+  s.start_ns = env.NowMonotonicNanos() - origin;
+  if (o.kind == LoadKind::kHttpGet) {
+    auto r = client.Get(target.path);
+    s.ok = r && r->status >= 200 && r->status < 300;
+    s.end_ns = env.NowMonotonicNanos() - origin;
+    return;
+  }
+  httplib::Request req;
+  req.method = "POST";
+  req.path = target.path + "/completions";
+  req.headers = {{"Content-Type", "application/json"}, {"Accept", "text/event-stream"}};
+  req.body = body;
+  std::string buffer;
+  bool done = false;
+  int events = 0;
+  req.content_receiver = [&](const char* data, size_t len, uint64_t, uint64_t) {
+    buffer.append(data, len);
+    for (size_t end; (end = buffer.find("\n\n")) != std::string::npos;) {
+      const std::string event = buffer.substr(0, end);
+      buffer.erase(0, end + 2);
+      if (event.rfind("data: ", 0) != 0) continue;
+      const std::string payload = event.substr(6);
+      if (payload == "[DONE]") {
+        done = true;
+        continue;
+      }
+      const Json j = Json::parse(payload, nullptr, false);
+      if (j.is_discarded() || !j.is_object()) continue;
+      if (j.contains("error")) return false;
+      const Json& choices = j.value("choices", Json::array());
+      if (!choices.empty() && !choices[0].value("text", std::string()).empty()) {
+        ++events;
+        if (s.first_token_ns < 0) s.first_token_ns = env.NowMonotonicNanos() - origin;
+      }
+      if (j.contains("usage") && j["usage"].is_object()) {
+        s.tokens = j["usage"].value("completion_tokens", 0);
+      }
+    }
+    return true;
+  };
+  auto r = client.send(req);
+  s.end_ns = env.NowMonotonicNanos() - origin;
+  s.ok = r && r->status == 200 && done;
+  if (s.tokens == 0) s.tokens = events;
+}
+
+// C closed-loop clients for `seconds`; requests begun before the end are finished and kept.
+std::vector<RequestSample> RunLevel(const Target& target, const LoadTestOptions& o,
+                                    const std::string& body, int clients, double seconds) {
+  base::Env& env = *base::Env::Default();
+  const int64_t origin = env.NowMonotonicNanos();
+  const auto stop = static_cast<int64_t>(seconds * 1e9);
+  std::mutex mu;
+  std::vector<RequestSample> all;
+  std::vector<std::thread> threads;
+  threads.reserve(static_cast<size_t>(clients));
+  for (int c = 0; c < clients; ++c) {
+    threads.emplace_back([&] {
+      httplib::Client client(target.host_port);
+      client.set_keep_alive(true);
+      client.set_tcp_nodelay(true);
+      const auto timeout = std::chrono::duration<double>(o.timeout_s);
+      client.set_read_timeout(std::chrono::duration_cast<std::chrono::microseconds>(timeout));
+      client.set_connection_timeout(std::chrono::duration_cast<std::chrono::microseconds>(timeout));
+      std::vector<RequestSample> mine;
+      while (env.NowMonotonicNanos() - origin < stop) {
+        RequestSample s;
+        Issue(client, target, o, body, env, origin, s);
+        mine.push_back(s);
+      }
+      std::lock_guard<std::mutex> lock(mu);
+      all.insert(all.end(), mine.begin(), mine.end());
+    });
+  }
+  for (auto& t : threads) t.join();
+  return all;
+}
+
+}  // namespace
+
+size_t MserTruncation(std::span<const double> series, int batch) {
+  const size_t k = series.size() / static_cast<size_t>(batch);
+  if (k < 2) return 0;
+  std::vector<double> means(k);
+  for (size_t i = 0; i < k; ++i) {
+    double sum = 0;
+    for (int j = 0; j < batch; ++j) sum += series[i * batch + j];
+    means[i] = sum / batch;
+  }
+  size_t best = 0;
+  double best_score = INFINITY;
+  for (size_t d = 0; d <= k / 2; ++d) {
+    const double n = static_cast<double>(k - d);
+    double mean = 0;
+    for (size_t i = d; i < k; ++i) mean += means[i];
+    mean /= n;
+    double ss = 0;
+    for (size_t i = d; i < k; ++i) ss += (means[i] - mean) * (means[i] - mean);
+    const double score = ss / (n * n);
+    if (score < best_score) {
+      best_score = score;
+      best = d;
+    }
+  }
+  return best * static_cast<size_t>(batch);
+}
+
+ConfidenceInterval QuantileWithCi(std::vector<double> values, double q, double confidence) {
+  std::sort(values.begin(), values.end());
+  ConfidenceInterval ci;
+  if (values.empty()) return ci;
+  const auto n = static_cast<int64_t>(values.size());
+  ci.estimate = InterpolatedQuantile(values, q);
+  const double alpha = (1 - confidence) / 2;
+  // Order statistics x_(l) <= x_(u) (1-based) with P(x_(l) <= Q <= x_(u)) >= confidence.
+  const int64_t l = std::max<int64_t>(1, BinomialQuantile(n, q, alpha));
+  const int64_t u = std::min<int64_t>(n, BinomialQuantile(n, q, 1 - alpha) + 1);
+  ci.low = std::min(values[static_cast<size_t>(l - 1)], ci.estimate);
+  ci.high = std::max(values[static_cast<size_t>(u - 1)], ci.estimate);
+  return ci;
+}
+
+base::Report SummarizeLevel(std::vector<RequestSample> samples, int concurrency,
+                            const LoadTestOptions& o) {
+  std::sort(samples.begin(), samples.end(),
+            [](const RequestSample& a, const RequestSample& b) { return a.end_ns < b.end_ns; });
+  base::Report r;
+  r["concurrency"] = concurrency;
+  r["requests"] = samples.size();
+  std::vector<double> latency_ms;
+  std::vector<size_t> ok_index;
+  for (size_t i = 0; i < samples.size(); ++i) {
+    if (!samples[i].ok) continue;
+    latency_ms.push_back(static_cast<double>(samples[i].end_ns - samples[i].start_ns) / 1e6);
+    ok_index.push_back(i);
+  }
+  // The steady window: from the end of the last dropped request on.
+  const size_t drop = MserTruncation(latency_ms);
+  const int64_t t0 = drop == 0 ? (samples.empty() ? 0 : samples.front().start_ns)
+                               : samples[ok_index[drop - 1]].end_ns;
+  std::vector<RequestSample> steady;
+  for (const RequestSample& s : samples) {
+    if (s.end_ns > t0 || (drop == 0)) steady.push_back(s);
+  }
+  const std::vector<double> steady_ms(latency_ms.begin() + static_cast<int64_t>(drop),
+                                      latency_ms.end());
+  const double span_s = steady.empty() ? 0 : static_cast<double>(steady.back().end_ns - t0) / 1e9;
+  int64_t errors = 0, tokens = 0;
+  std::vector<double> ttft_ms, tpot_ms;
+  for (const RequestSample& s : steady) {
+    errors += s.ok ? 0 : 1;
+    if (!s.ok) continue;
+    tokens += s.tokens;
+    if (s.first_token_ns >= 0) {
+      ttft_ms.push_back(static_cast<double>(s.first_token_ns - s.start_ns) / 1e6);
+      if (s.tokens > 1) {
+        tpot_ms.push_back(static_cast<double>(s.end_ns - s.first_token_ns) / 1e6 / (s.tokens - 1));
+      }
+    }
+  }
+  r["steady_from_s"] = static_cast<double>(t0) / 1e9;
+  r["steady_requests"] = steady.size();
+  r["errors"] = errors;
+  r["error_rate"] = steady.empty() ? 0.0 : static_cast<double>(errors) / steady.size();
+  const double throughput = span_s > 0 ? static_cast<double>(steady.size() - errors) / span_s : 0.0;
+  r["throughput_rps"] = throughput;
+  // A CI for the throughput: completions per whole second of the steady span, bootstrapped.
+  std::vector<double> per_second(static_cast<size_t>(std::floor(span_s)), 0.0);
+  for (const RequestSample& s : steady) {
+    const auto bin = static_cast<size_t>(static_cast<double>(s.end_ns - t0) / 1e9);
+    if (s.ok && bin < per_second.size()) ++per_second[bin];
+  }
+  BootstrapOptions bo;
+  bo.seed = o.seed;
+  bo.resamples = 2000;
+  auto tci = BootstrapCi(per_second, bo);
+  r["throughput_rps_ci"] = tci.ok() ? CiReport(*tci) : base::Report(nullptr);
+  base::Report latency = base::Report::object();
+  if (!steady_ms.empty()) {
+    for (const auto& [name, q] : {std::pair{"p50", 0.5}, {"p90", 0.9}, {"p99", 0.99}}) {
+      latency[name] = CiReport(QuantileWithCi(steady_ms, q));
+    }
+  }
+  r["latency_ms"] = latency;
+  // Drift: the P99 of the steady window's second half against its first half.
+  double drift = 0;
+  if (steady_ms.size() >= 20) {
+    const auto half = static_cast<int64_t>(steady_ms.size() / 2);
+    const std::vector<double> a(steady_ms.begin(), steady_ms.begin() + half),
+        b(steady_ms.begin() + half, steady_ms.end());
+    const double pa = QuantileWithCi(a, 0.99).estimate, pb = QuantileWithCi(b, 0.99).estimate;
+    drift = pa > 0 ? std::fabs(pb - pa) / pa : 0;
+  }
+  r["p99_drift"] = drift;
+  if (o.kind == LoadKind::kCompletions) {
+    r["ttft_ms"] = ttft_ms.empty() ? base::Report(nullptr)
+                                   : base::Report{{"p50", QuantileWithCi(ttft_ms, 0.5).estimate},
+                                                  {"p99", QuantileWithCi(ttft_ms, 0.99).estimate}};
+    r["tpot_ms"] = tpot_ms.empty() ? base::Report(nullptr)
+                                   : base::Report{{"p50", QuantileWithCi(tpot_ms, 0.5).estimate},
+                                                  {"p99", QuantileWithCi(tpot_ms, 0.99).estimate}};
+    r["tokens_per_s"] = span_s > 0 ? static_cast<double>(tokens) / span_s : 0.0;
+  }
+  r["usd_per_1k_requests"] = o.usd_per_hour > 0 && throughput > 0
+                                 ? base::Report(o.usd_per_hour / 3600.0 / throughput * 1000.0)
+                                 : base::Report(nullptr);
+  return r;
+}
+
+base::StatusOr<base::Report> RunLoadTest(const LoadTestOptions& o) {
+  SEEDANCE_ASSIGN_OR_RETURN(Target target, ParseUrl(o.url));
+  if (o.concurrency.empty()) return base::InvalidArgumentError("no level", "--concurrency");
+  for (int c : o.concurrency) {
+    if (c < 1 || c > 4096) {
+      return base::InvalidArgumentError("each level must be 1..4096, got " + std::to_string(c),
+                                        "--concurrency");
+    }
+  }
+  if (!(o.level_s > 0) || !(o.warmup_s >= 0) || !(o.drift > 0) || o.max_recalibrations < 0) {
+    return base::InvalidArgumentError("level and drift must be > 0, warm-up >= 0", "--level-s");
+  }
+  std::string body;
+  if (o.kind == LoadKind::kCompletions) {
+    if (o.model.empty()) return base::InvalidArgumentError("completions need a model", "--model");
+    body =
+        Json{
+            {"model", o.model}, {"prompt", o.prompt}, {"max_tokens", o.max_tokens},
+            {"temperature", 0}, {"stream", true},     {"stream_options", {{"include_usage", true}}}}
+            .dump();
+  }
+  // A first request: an endpoint that does not answer is an error, not a level of failures.
+  {
+    httplib::Client probe(target.host_port);
+    probe.set_connection_timeout(std::chrono::seconds(5));
+    RequestSample s;
+    base::Env& env = *base::Env::Default();
+    Issue(probe, target, o, body, env, env.NowMonotonicNanos(), s);
+    if (!s.ok) {
+      return base::UnavailableError(
+          "the first request failed (no answer, or not a 2xx with a complete body)", o.url);
+    }
+  }
+  base::Report r;
+  r["url"] = o.url;
+  r["kind"] = o.kind == LoadKind::kCompletions ? "completions" : "http-get";
+  r["warmup_s"] = o.warmup_s;
+  r["level_s"] = o.level_s;
+  r["drift_threshold"] = o.drift;
+  if (o.warmup_s > 0) (void)RunLevel(target, o, body, o.concurrency.front(), o.warmup_s);
+  r["levels"] = base::Report::array();
+  for (int c : o.concurrency) {
+    base::Report level;
+    int reruns = 0;
+    while (true) {
+      level = SummarizeLevel(RunLevel(target, o, body, c, o.level_s), c, o);
+      if (o.progress) {
+        o.progress("concurrency " + std::to_string(c) + ": " +
+                   std::to_string(level["throughput_rps"].get<double>()) + " req/s, P99 drift " +
+                   std::to_string(level["p99_drift"].get<double>()));
+      }
+      if (level["p99_drift"].get<double>() <= o.drift || reruns >= o.max_recalibrations) break;
+      ++reruns;
+    }
+    level["recalibrations"] = reruns;
+    level["steady"] = level["p99_drift"].get<double>() <= o.drift;
+    r["levels"].push_back(level);
+  }
+  return r;
+}
+
+}  // namespace seedance::cost
