@@ -37,7 +37,7 @@ void Observe(EngineStats::Histogram& h, std::span<const double> bounds, double v
   h.sum += value;
 }
 
-double Seconds(int64_t nanos) { return static_cast<double>(nanos) / 1e9; }
+double ToSeconds(int64_t nanos) { return static_cast<double>(nanos) / 1e9; }
 
 }  // namespace
 
@@ -382,7 +382,7 @@ class ServingEngine::Impl {
            stats_.kv_reserved_bytes + waiting_.front()->reservation <= o_.kv_budget_bytes) {
       std::unique_ptr<Sequence> s = std::move(waiting_.front());
       waiting_.pop_front();
-      Observe(stats_.queue_time, EngineStats::kSecondsBounds, Seconds(now - s->submitted_ns));
+      Observe(stats_.queue_time, EngineStats::kSecondsBounds, ToSeconds(now - s->submitted_ns));
       stats_.kv_reserved_bytes += s->reservation;
       running_.push_back(std::move(s));
       --take;
@@ -500,13 +500,14 @@ class ServingEngine::Impl {
       }
       if (s.first_token_ns > 0) {
         Observe(stats_.time_to_first_token, EngineStats::kSecondsBounds,
-                Seconds(s.first_token_ns - s.submitted_ns));
+                ToSeconds(s.first_token_ns - s.submitted_ns));
         if (s.generated > 1) {
           Observe(stats_.time_per_output_token, EngineStats::kSecondsBounds,
-                  Seconds(now - s.first_token_ns) / (s.generated - 1));
+                  ToSeconds(now - s.first_token_ns) / (s.generated - 1));
         }
       }
-      Observe(stats_.request_duration, EngineStats::kSecondsBounds, Seconds(now - s.submitted_ns));
+      Observe(stats_.request_duration, EngineStats::kSecondsBounds,
+              ToSeconds(now - s.submitted_ns));
       stats_.kv_reserved_bytes -= s.reservation;
       it = running_.erase(it);
     }
