@@ -110,6 +110,8 @@ TEST(ServingEngine, BatchingDoesNotChangeAnyRequestsText) {
   }
   for (auto& th : threads) th.join();
   EXPECT_EQ(together, alone);
+  // A reader can see its text finished before the worker retires the sequence: wait for that.
+  ASSERT_TRUE(WaitUntil([&] { return (*e)->Idle(); }));
   const EngineStats s = (*e)->stats();
   EXPECT_EQ(s.finished_length + s.finished_stop, 2 * prompts.size());
   EXPECT_EQ(s.kv_reserved_bytes, 0);
