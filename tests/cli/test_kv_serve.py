@@ -138,8 +138,11 @@ def test_bad_requests_get_400_with_a_reason_and_the_server_lives(serve):
                                                    max_tokens=500)
     with urllib.request.urlopen(s.url + "/healthz", timeout=10) as r:
         assert r.status == 200
-    metrics = urllib.request.urlopen(s.url + "/metrics", timeout=10).read().decode()
-    assert 'seedance_kv_http_responses_total{code="400"} 6' in metrics
+    # The server counts a response after writing it: poll briefly for the last one.
+    deadline = time.monotonic() + 10
+    while gauge(s.url, 'seedance_kv_http_responses_total{code="400"}') < 6:
+        assert time.monotonic() < deadline
+    assert gauge(s.url, 'seedance_kv_http_responses_total{code="400"}') == 6
     assert s.stop()[0] == 0
 
 
@@ -166,7 +169,7 @@ def test_an_over_budget_load_gets_429(serve):
 
 def gauge(url: str, name: str) -> float:
     text = urllib.request.urlopen(url + "/metrics", timeout=10).read().decode()
-    return float(re.search(rf"^{name} (\S+)$", text, re.M).group(1))
+    return float(re.search(rf"^{re.escape(name)} (\S+)$", text, re.M).group(1))
 
 
 def test_sigterm_drains_every_stream_in_flight(serve):
