@@ -59,6 +59,12 @@ double InterpolatedQuantile(const std::vector<double>& sorted, double q) {
   return sorted[lo] + (sorted[hi] - sorted[lo]) * (rank - static_cast<double>(lo));
 }
 
+// The estimate alone (no interval): a sorted copy, interpolated.
+double Quantile(std::vector<double> values, double q) {
+  std::sort(values.begin(), values.end());
+  return InterpolatedQuantile(values, q);
+}
+
 base::Report CiReport(const ConfidenceInterval& ci) {
   return base::Report{{"estimate", ci.estimate}, {"low", ci.low}, {"high", ci.high}};
 }
@@ -256,17 +262,19 @@ base::Report SummarizeLevel(std::vector<RequestSample> samples, int concurrency,
     const auto half = static_cast<int64_t>(steady_ms.size() / 2);
     const std::vector<double> a(steady_ms.begin(), steady_ms.begin() + half),
         b(steady_ms.begin() + half, steady_ms.end());
-    const double pa = QuantileWithCi(a, 0.99).estimate, pb = QuantileWithCi(b, 0.99).estimate;
+    const double pa = Quantile(a, 0.99), pb = Quantile(b, 0.99);
     drift = pa > 0 ? std::fabs(pb - pa) / pa : 0;
   }
   r["p99_drift"] = drift;
   if (o.kind == LoadKind::kCompletions) {
-    r["ttft_ms"] = ttft_ms.empty() ? base::Report(nullptr)
-                                   : base::Report{{"p50", QuantileWithCi(ttft_ms, 0.5).estimate},
-                                                  {"p99", QuantileWithCi(ttft_ms, 0.99).estimate}};
-    r["tpot_ms"] = tpot_ms.empty() ? base::Report(nullptr)
-                                   : base::Report{{"p50", QuantileWithCi(tpot_ms, 0.5).estimate},
-                                                  {"p99", QuantileWithCi(tpot_ms, 0.99).estimate}};
+    auto p50_p99 = [](std::vector<double> v) {
+      if (v.empty()) return base::Report(nullptr);
+      std::sort(v.begin(), v.end());
+      return base::Report{{"p50", InterpolatedQuantile(v, 0.5)},
+                          {"p99", InterpolatedQuantile(v, 0.99)}};
+    };
+    r["ttft_ms"] = p50_p99(ttft_ms);
+    r["tpot_ms"] = p50_p99(tpot_ms);
     r["tokens_per_s"] = span_s > 0 ? static_cast<double>(tokens) / span_s : 0.0;
   }
   r["usd_per_1k_requests"] = o.usd_per_hour > 0 && throughput > 0

@@ -191,11 +191,10 @@ class KvServer::Impl {
     // cpp-httplib 0.11 listens with a backlog of 5: a burst of connections overflows it and some
     // are reset. Keep the descriptor and listen again with the system's maximum once bound (on
     // Linux a second listen() changes the backlog).
-    int listen_fd = -1;
-    http_.set_socket_options([&listen_fd](int fd) {
+    http_.set_socket_options([this](int fd) {
       const int yes = 1;
       setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
-      listen_fd = fd;
+      listen_fd_ = fd;
     });
     port_ = o_.port == 0 ? http_.bind_to_any_port(o_.host)
                          : (http_.bind_to_port(o_.host, o_.port) ? o_.port : -1);
@@ -204,7 +203,7 @@ class KvServer::Impl {
       return base::UnavailableError("cannot listen (address in use, or not an address here)",
                                     o_.host + ":" + std::to_string(o_.port));
     }
-    if (listen_fd >= 0) ::listen(listen_fd, SOMAXCONN);
+    if (listen_fd_ >= 0) ::listen(listen_fd_, SOMAXCONN);
     thread_ = std::thread([this] { http_.listen_after_bind(); });
     return base::OkStatus();
   }
@@ -308,6 +307,7 @@ class KvServer::Impl {
     const int64_t number = next_id_++;
     g.seed = p.seed.value_or(static_cast<uint64_t>(number));
     g.stop = p.stop;
+    const std::vector<int> prompt_tokens = g.prompt;  // for echo; Submit takes the request
     auto gen = engine_->Submit(std::move(g));
     if (!gen.ok()) return Send(res, FromStatus(gen.status()));
     char id[32];
@@ -317,7 +317,7 @@ class KvServer::Impl {
     active->include_usage = p.include_usage;
     if (p.echo) {
       int previous = 1;  // BOS
-      for (int t : tokenizer_.Encode(p.prompt)) {
+      for (int t : prompt_tokens) {
         active->echo += tokenizer_.Decode(previous, t);
         previous = t;
       }
@@ -395,6 +395,7 @@ class KvServer::Impl {
   httplib::Server http_;
   std::thread thread_;
   int port_ = -1;
+  int listen_fd_ = -1;  // the listening socket, as set_socket_options saw it
   int64_t created_ = 0;
   std::atomic<int64_t> next_id_{1};
   std::atomic<int> active_{0};

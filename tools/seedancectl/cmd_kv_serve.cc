@@ -4,6 +4,7 @@
 #include <sys/resource.h>
 
 #include <csignal>
+#include <filesystem>
 
 #include "seedance/base/env.h"
 #include "seedance/kv/server.h"
@@ -24,12 +25,6 @@ void RaiseOpenFileLimit() {
     limit.rlim_cur = limit.rlim_max;
     setrlimit(RLIMIT_NOFILE, &limit);
   }
-}
-
-std::string Stem(const std::string& path) {
-  std::string name = path.substr(path.find_last_of('/') + 1);
-  const size_t dot = name.rfind('.');
-  return dot == std::string::npos || dot == 0 ? name : name.substr(0, dot);
 }
 
 }  // namespace
@@ -115,7 +110,8 @@ void RegisterKvServe(CLI::App* noun, Context& context) {
     if (f->budget_mib > 0 && f->engine.kv_budget_bytes == 0) f->engine.kv_budget_bytes = 1;
     f->server.host = address->first;
     f->server.port = address->second;
-    f->server.model_name = f->name.empty() ? Stem(f->model) : f->name;
+    f->server.model_name =
+        f->name.empty() ? std::filesystem::path(f->model).stem().string() : f->name;
     f->server.drain_timeout = std::chrono::milliseconds(static_cast<int64_t>(f->drain_s * 1000));
     RaiseOpenFileLimit();
     std::signal(SIGPIPE, SIG_IGN);  // a client that hangs up is an error on its write, not a kill
