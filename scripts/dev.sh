@@ -19,7 +19,7 @@ cd "$(dirname "$0")/.."
 BUILD_PACKAGES=(cmake ninja-build g++ git pkg-config
   libcli11-dev nlohmann-json3-dev libyaml-cpp-dev
   libgtest-dev libgmock-dev libbenchmark-dev libnuma-dev libcpp-httplib-dev libzstd-dev)
-TEST_PACKAGES=(clang-format clang-tidy dataset-fashion-mnist prometheus chromium clang wrk nginx)
+TEST_PACKAGES=(clang-format clang-tidy dataset-fashion-mnist prometheus chromium clang wrk nginx strace)
 VENV=.venv
 REQUIREMENTS=requirements/dev.txt
 

@@ -86,7 +86,8 @@ def test_table_columns_are_json_keys(seedancectl, command):
                                      ["cost", "breakdown"], ["cost", "report"], ["kv"],
                                      ["kv", "eval"], ["kv", "estimate"], ["kv", "serve-bench"],
                                      ["kv", "serve"], ["topo"], ["topo", "show"], ["topo", "check"],
-                                     ["probe"], ["simulate"]],
+                                     ["probe"], ["simulate"], ["doctor"], ["diagnose"],
+                                     ["loadtest"]],
                          ids=lambda c: " ".join(c) or "top")
 def test_help_at_every_level(seedancectl, command):
     r = run(seedancectl, *command, "--help")

@@ -121,6 +121,7 @@ void RegisterTopo(CLI::App& app, Context& context);
 void RegisterProbe(CLI::App& app, Context& context);
 void RegisterScheduler(CLI::App& app, Context& context);
 void RegisterDoctor(CLI::App& app, Context& context);
+void RegisterDiagnose(CLI::App& app, Context& context);
 void RegisterLoadTest(CLI::App& app, Context& context);
 
 }  // namespace seedance::cli

@@ -48,6 +48,7 @@ int main(int argc, char** argv) {
   RegisterProbe(app, context);
   RegisterScheduler(app, context);
   RegisterDoctor(app, context);
+  RegisterDiagnose(app, context);
   RegisterLoadTest(app, context);
 
   // Global options (--catalog) are accepted after the noun and verb too: an option a verb does not
