@@ -6,6 +6,7 @@ Prints one JSON object: every level of every configuration, and for a P99 bound 
 throughput each configuration reaches within it, relative to dynamic batching with the FP32 cache.
 
   .venv/bin/python bench/kv/serve_loadtest.py [--budget-mib 1] [--level-s 4] [--p99-ms 150]
+      [--max-tokens 64] [--concurrency 1,4,8,16,32] [--window N]
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import re
 import signal
 import subprocess
 import sys
+import urllib.request
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
@@ -34,6 +36,8 @@ def main() -> int:
     ap.add_argument("--level-s", default="4")
     ap.add_argument("--warmup-s", default="1")
     ap.add_argument("--p99-ms", type=float, default=150.0)
+    ap.add_argument("--window", default=None,
+                    help="tokens the quantized caches keep in FP32 (default: kv serve's)")
     a = ap.parse_args()
     ctl = pathlib.Path(a.build) / "bin" / "seedancectl"
     tiny = pathlib.Path(a.data) / "tiny-llama"
@@ -44,7 +48,8 @@ def main() -> int:
                 [str(ctl), "kv", "serve", "--model", str(tiny / "aidreams260K.bin"),
                  "--tokenizer", str(tiny / "tok512.bin"), "--listen", "127.0.0.1:0",
                  "--policy", policy, "--kv-bits", bits, "--kv-budget-mib", a.budget_mib,
-                 "--max-batch", a.max_batch, "--max-queue", "4096"],
+                 "--max-batch", a.max_batch, "--max-queue", "4096"]
+                + (["--window", a.window] if a.window is not None else []),
                 stderr=subprocess.PIPE, text=True)
             try:
                 line = server.stderr.readline()
@@ -55,9 +60,16 @@ def main() -> int:
                      "--concurrency", a.concurrency, "--warmup-s", a.warmup_s,
                      "--level-s", a.level_s, "-o", "json"],
                     capture_output=True, text=True, check=True)
+                metrics = urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics",
+                                                 timeout=10).read().decode()
             finally:
                 server.send_signal(signal.SIGTERM)
                 server.communicate(timeout=120)
+            # The mean running batch over the whole run (warm-up included): how many sequences
+            # the KV budget let the engine step at once.
+            batch = {m.group(1): float(m.group(2)) for m in re.finditer(
+                r"^seedance_kv_batch_size_(sum|count) (\S+)$", metrics, re.M)}
+            mean_batch = round(batch["sum"] / batch["count"], 2) if batch.get("count") else None
             for level in json.loads(r.stdout)["levels"]:
                 rows.append({"policy": policy, "kv_bits": bits,
                              "concurrency": level["concurrency"],
@@ -66,7 +78,7 @@ def main() -> int:
                              "ttft_p50_ms": round(level["ttft_ms"]["p50"], 2),
                              "tokens_per_s": round(level["tokens_per_s"]),
                              "error_rate": level["error_rate"],
-                             "steady": level["steady"]})
+                             "steady": level["steady"], "mean_batch_whole_run": mean_batch})
             print(f"{policy} {bits}: done", file=sys.stderr)
     best = {}
     for row in rows:

@@ -413,10 +413,18 @@ class ServingEngine::Impl {
     const float mx = *std::max_element(logits, logits + V);
     std::vector<double> p(static_cast<size_t>(V));
     for (int i = 0; i < V; ++i) p[i] = std::exp((logits[i] - mx) / s.temperature);
-    std::vector<int> order(static_cast<size_t>(V));
-    std::iota(order.begin(), order.end(), 0);
-    std::sort(order.begin(), order.end(), [&](int a, int b) { return p[a] > p[b]; });
     const double total = std::accumulate(p.begin(), p.end(), 0.0);
+    // Only tokens at or above (1 - top_p) / (V - 1) of the mass can be in the nucleus: those
+    // below it, at most V - 1 of them, add up to less than (1 - top_p), so the tokens above it
+    // already hold more than top_p. Sorting those alone (llama2.c's cut) spares sorting the
+    // whole vocabulary per token; ties go to the lower id, so a seed picks the same token.
+    const double cutoff = V > 1 ? (1 - s.top_p) / (V - 1) * total : 0;
+    std::vector<int> order;
+    for (int i = 0; i < V; ++i) {
+      if (p[i] >= cutoff) order.push_back(i);
+    }
+    std::sort(order.begin(), order.end(),
+              [&](int a, int b) { return p[a] > p[b] || (p[a] == p[b] && a < b); });
     double mass = 0;
     size_t keep = 0;
     while (keep < order.size() && (keep == 0 || mass < s.top_p * total)) mass += p[order[keep++]];

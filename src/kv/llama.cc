@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <map>
+#include <unordered_map>
 
 namespace seedance::kv {
 namespace {
@@ -267,12 +267,13 @@ base::StatusOr<Tokenizer> Tokenizer::Load(base::Env& env, const std::string& pat
     t.pieces_.emplace_back(b.data() + at, static_cast<size_t>(len));
     at += static_cast<size_t>(len);
   }
+  // The piece -> id index Encode looks merges up in; the first of duplicate pieces wins.
+  for (size_t i = 0; i < t.pieces_.size(); ++i) t.index_.emplace(t.pieces_[i], static_cast<int>(i));
   return t;
 }
 
 std::vector<int> Tokenizer::Encode(std::string_view text) const {
-  std::map<std::string, int> index;
-  for (size_t i = 0; i < pieces_.size(); ++i) index.emplace(pieces_[i], static_cast<int>(i));
+  const std::unordered_map<std::string, int>& index = index_;
   std::vector<int> tokens;
   // llama2.c adds a dummy space prefix, then one token per UTF-8 byte sequence.
   const std::string s = text.empty() ? std::string() : " " + std::string(text);

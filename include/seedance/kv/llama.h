@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "seedance/base/env.h"
@@ -78,6 +79,7 @@ class Tokenizer {
  private:
   std::vector<std::string> pieces_;
   std::vector<float> scores_;
+  std::unordered_map<std::string, int> index_;  // piece -> id, built once by Load
 };
 
 }  // namespace seedance::kv
