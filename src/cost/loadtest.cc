@@ -4,8 +4,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <condition_variable>
+#include <deque>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <random>
 #include <thread>
 
 #include "seedance/base/env.h"
@@ -118,6 +121,74 @@ void Issue(httplib::Client& client, const Target& target, const LoadTestOptions&
   if (s.tokens == 0) s.tokens = events;
 }
 
+std::unique_ptr<httplib::Client> LoadClient(const Target& target, const LoadTestOptions& o) {
+  auto client = std::make_unique<httplib::Client>(target.host_port);
+  client->set_keep_alive(true);
+  client->set_tcp_nodelay(true);
+  const auto timeout = std::chrono::duration<double>(o.timeout_s);
+  client->set_read_timeout(std::chrono::duration_cast<std::chrono::microseconds>(timeout));
+  client->set_connection_timeout(std::chrono::duration_cast<std::chrono::microseconds>(timeout));
+  return client;
+}
+
+// Open loop: requests arrive at Poisson times over `seconds`; a pool of connections takes them in
+// arrival order. Each sample's start is its arrival, so time spent waiting for a free connection
+// counts. Every arrival is sent and kept.
+std::vector<RequestSample> RunOpenLevel(const Target& target, const LoadTestOptions& o,
+                                        const std::string& body, double rate, double seconds,
+                                        uint64_t seed) {
+  base::Env& env = *base::Env::Default();
+  const std::vector<int64_t> arrivals = PoissonArrivals(rate, seconds, seed);
+  const int64_t origin = env.NowMonotonicNanos();
+  std::mutex mu;
+  std::condition_variable ready;
+  std::deque<int64_t> queue;  // arrived, not yet sent
+  bool closed = false;
+  std::vector<RequestSample> all;
+  const size_t workers = std::min<size_t>(static_cast<size_t>(o.max_connections),
+                                          std::max<size_t>(1, arrivals.size()));
+  std::vector<std::thread> threads;
+  threads.reserve(workers);
+  for (size_t w = 0; w < workers; ++w) {
+    threads.emplace_back([&] {
+      std::unique_ptr<httplib::Client> client = LoadClient(target, o);
+      std::vector<RequestSample> mine;
+      while (true) {
+        int64_t arrival = 0;
+        {
+          std::unique_lock<std::mutex> lock(mu);
+          ready.wait(lock, [&] { return closed || !queue.empty(); });
+          if (queue.empty()) break;
+          arrival = queue.front();
+          queue.pop_front();
+        }
+        RequestSample s;
+        Issue(*client, target, o, body, env, origin, s);
+        s.start_ns = arrival;
+        mine.push_back(s);
+      }
+      std::lock_guard<std::mutex> lock(mu);
+      all.insert(all.end(), mine.begin(), mine.end());
+    });
+  }
+  for (const int64_t at : arrivals) {
+    const int64_t wait = at - (env.NowMonotonicNanos() - origin);
+    if (wait > 0) env.SleepFor(std::chrono::nanoseconds(wait));
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      queue.push_back(at);
+    }
+    ready.notify_one();
+  }
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    closed = true;
+  }
+  ready.notify_all();
+  for (auto& t : threads) t.join();
+  return all;
+}
+
 // C closed-loop clients for `seconds`; requests begun before the end are finished and kept.
 std::vector<RequestSample> RunLevel(const Target& target, const LoadTestOptions& o,
                                     const std::string& body, int clients, double seconds) {
@@ -130,16 +201,11 @@ std::vector<RequestSample> RunLevel(const Target& target, const LoadTestOptions&
   threads.reserve(static_cast<size_t>(clients));
   for (int c = 0; c < clients; ++c) {
     threads.emplace_back([&] {
-      httplib::Client client(target.host_port);
-      client.set_keep_alive(true);
-      client.set_tcp_nodelay(true);
-      const auto timeout = std::chrono::duration<double>(o.timeout_s);
-      client.set_read_timeout(std::chrono::duration_cast<std::chrono::microseconds>(timeout));
-      client.set_connection_timeout(std::chrono::duration_cast<std::chrono::microseconds>(timeout));
+      std::unique_ptr<httplib::Client> client = LoadClient(target, o);
       std::vector<RequestSample> mine;
       while (env.NowMonotonicNanos() - origin < stop) {
         RequestSample s;
-        Issue(client, target, o, body, env, origin, s);
+        Issue(*client, target, o, body, env, origin, s);
         mine.push_back(s);
       }
       std::lock_guard<std::mutex> lock(mu);
@@ -151,6 +217,17 @@ std::vector<RequestSample> RunLevel(const Target& target, const LoadTestOptions&
 }
 
 }  // namespace
+
+std::vector<int64_t> PoissonArrivals(double rate, double seconds, uint64_t seed) {
+  std::vector<int64_t> out;
+  if (!(rate > 0) || !(seconds > 0)) return out;
+  std::mt19937_64 rng(seed);
+  std::exponential_distribution<double> gap(rate);
+  for (double t = gap(rng); t < seconds; t += gap(rng)) {
+    out.push_back(static_cast<int64_t>(t * 1e9));
+  }
+  return out;
+}
 
 size_t MserTruncation(std::span<const double> series, int batch) {
   const size_t k = series.size() / static_cast<size_t>(batch);
@@ -285,7 +362,19 @@ base::Report SummarizeLevel(std::vector<RequestSample> samples, int concurrency,
 
 base::StatusOr<base::Report> RunLoadTest(const LoadTestOptions& o) {
   SEEDANCE_ASSIGN_OR_RETURN(Target target, ParseUrl(o.url));
-  if (o.concurrency.empty()) return base::InvalidArgumentError("no level", "--concurrency");
+  const bool open = !o.rates.empty();
+  if (!open && o.concurrency.empty()) {
+    return base::InvalidArgumentError("no level", "--concurrency");
+  }
+  for (double rate : o.rates) {
+    if (!(rate > 0) || rate > 1e6) {
+      return base::InvalidArgumentError("each rate must be above 0 and at most 1e6 per second",
+                                        "--rate");
+    }
+  }
+  if (open && (o.max_connections < 1 || o.max_connections > 4096)) {
+    return base::InvalidArgumentError("must be 1..4096", "--max-connections");
+  }
   for (int c : o.concurrency) {
     if (c < 1 || c > 4096) {
       return base::InvalidArgumentError("each level must be 1..4096, got " + std::to_string(c),
@@ -322,17 +411,34 @@ base::StatusOr<base::Report> RunLoadTest(const LoadTestOptions& o) {
   r["warmup_s"] = o.warmup_s;
   r["level_s"] = o.level_s;
   r["drift_threshold"] = o.drift;
-  if (o.warmup_s > 0) (void)RunLevel(target, o, body, o.concurrency.front(), o.warmup_s);
+  r["arrivals"] = open ? "open loop (Poisson)" : "closed loop";
+  // One run of level `i`: its samples, summarized.
+  uint64_t run_seed = o.seed;
+  auto run = [&](size_t i, double seconds) {
+    if (!open) return RunLevel(target, o, body, o.concurrency[i], seconds);
+    return RunOpenLevel(target, o, body, o.rates[i], seconds, run_seed++);
+  };
+  if (o.warmup_s > 0) (void)run(0, o.warmup_s);
   r["levels"] = base::Report::array();
-  for (int c : o.concurrency) {
+  const size_t levels = open ? o.rates.size() : o.concurrency.size();
+  for (size_t i = 0; i < levels; ++i) {
     base::Report level;
     int reruns = 0;
+    const int c = open ? 0 : o.concurrency[i];
     while (true) {
-      level = SummarizeLevel(RunLevel(target, o, body, c, o.level_s), c, o);
+      level = SummarizeLevel(run(i, o.level_s), c, o);
+      if (open) {
+        base::Report keyed{{"offered_rps", o.rates[i]}};
+        for (auto& [key, value] : level.items()) {
+          if (key != "concurrency") keyed[key] = value;
+        }
+        level = std::move(keyed);
+      }
       if (o.progress) {
-        o.progress("concurrency " + std::to_string(c) + ": " +
-                   std::to_string(level["throughput_rps"].get<double>()) + " req/s, P99 drift " +
-                   std::to_string(level["p99_drift"].get<double>()));
+        o.progress((open ? "rate " + std::to_string(o.rates[i]) + "/s"
+                         : "concurrency " + std::to_string(c)) +
+                   ": " + std::to_string(level["throughput_rps"].get<double>()) +
+                   " req/s, P99 drift " + std::to_string(level["p99_drift"].get<double>()));
       }
       if (level["p99_drift"].get<double>() <= o.drift || reruns >= o.max_recalibrations) break;
       ++reruns;

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <numeric>
 #include <random>
 
@@ -83,6 +85,30 @@ TEST(RunLoadTest, RefusesBadOptionsAndADeadEndpoint) {
   EXPECT_EQ(r.status().code(), base::StatusCode::kUnavailable);
   o.concurrency = {0};
   EXPECT_EQ(RunLoadTest(o).status().where(), "--concurrency");
+}
+
+// The exponential gaps of a Poisson process: the Kolmogorov-Smirnov distance of 20,000 gaps from
+// the exponential CDF 1 - exp(-rate t) stays under the 0.1 % critical value 1.95 / sqrt(n).
+TEST(PoissonArrivals, GapsAreExponentialAtTheRateAndSeeded) {
+  const double rate = 200, seconds = 100;
+  const std::vector<int64_t> a = PoissonArrivals(rate, seconds, 9);
+  EXPECT_EQ(a, PoissonArrivals(rate, seconds, 9));
+  EXPECT_NE(a, PoissonArrivals(rate, seconds, 10));
+  const double n_expected = rate * seconds;
+  EXPECT_LT(std::fabs(static_cast<double>(a.size()) - n_expected), 4 * std::sqrt(n_expected));
+  std::vector<double> gaps;
+  for (size_t i = 1; i < a.size(); ++i) gaps.push_back(static_cast<double>(a[i] - a[i - 1]) / 1e9);
+  std::sort(gaps.begin(), gaps.end());
+  double d = 0;
+  const auto n = static_cast<double>(gaps.size());
+  for (size_t i = 0; i < gaps.size(); ++i) {
+    const double cdf = 1 - std::exp(-rate * gaps[i]);
+    d = std::max({d, cdf - static_cast<double>(i) / n, static_cast<double>(i + 1) / n - cdf});
+  }
+  EXPECT_LT(d, 1.95 / std::sqrt(n));
+  EXPECT_TRUE(std::is_sorted(a.begin(), a.end()));
+  EXPECT_LT(a.back(), static_cast<int64_t>(seconds * 1e9));
+  EXPECT_TRUE(PoissonArrivals(0, 1, 1).empty());
 }
 
 }  // namespace

@@ -94,3 +94,81 @@ def test_loadtest_says_when_nothing_answers(seedancectl):
     assert "the first request failed" in r.stderr
     r = loadtest(seedancectl, "--url", "https://example.org/")
     assert r.returncode != 0 and "http://HOST:PORT/PATH" in r.stderr
+
+
+class _Recorder:
+    """A plain-HTTP target that records when each request arrived and answers it `delay` seconds
+    later (a thread per connection: over one connection, its capacity is 1/delay per second)."""
+
+    def __init__(self, delay: float) -> None:
+        import threading
+        import time
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+        arrivals = self.arrivals = []
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+            disable_nagle_algorithm = True  # headers and body go out apart: no delayed-ACK wait
+
+            def log_message(self, *args) -> None:
+                pass
+
+            def do_GET(self) -> None:
+                arrivals.append(time.monotonic())
+                time.sleep(delay)
+                self.send_response(200)
+                self.send_header("Content-Length", "2")
+                self.end_headers()
+                self.wfile.write(b"ok")
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def stop(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def test_open_loop_arrivals_are_poisson_at_the_offered_rate(seedancectl):
+    """Server-side arrival times: their gaps pass a Kolmogorov-Smirnov test against the
+    exponential distribution of the offered rate (SciPy as the reference)."""
+    scipy_stats = pytest.importorskip("scipy.stats")
+    target = _Recorder(0.0)
+    try:
+        r = loadtest(seedancectl, "--url", target.url, "--rate", "80", "--warmup-s", "0",
+                     "--level-s", "6", "--max-recalibrations", "0", "--max-connections", "8")
+    finally:
+        target.stop()
+    assert r.returncode == 0, r.stderr
+    report = json.loads(r.stdout)
+    assert report["arrivals"] == "open loop (Poisson)"
+    level = report["levels"][0]
+    assert level["offered_rps"] == 80 and level["errors"] == 0
+    arrivals = target.arrivals[1:]  # the first is loadtest's own check that the target answers
+    assert abs(len(arrivals) - 480) < 4 * 480 ** 0.5  # Poisson count: mean 480, sd ~22
+    gaps = [b - a for a, b in zip(arrivals, arrivals[1:])]
+    assert scipy_stats.kstest(gaps, "expon", args=(0, 1 / 80)).pvalue > 1e-3
+
+
+def test_open_loop_latency_counts_the_queue_a_closed_loop_hides(seedancectl):
+    """A target that serves one request per 20 ms, offered 75 per second over one connection:
+    the open loop's latencies grow with the queue; a closed loop of one client sees 20 ms."""
+    target = _Recorder(0.02)
+    try:
+        closed = loadtest(seedancectl, "--url", target.url, "--concurrency", "1", "--warmup-s",
+                          "0", "--level-s", "2", "--max-recalibrations", "0")
+        opened = loadtest(seedancectl, "--url", target.url, "--rate", "75", "--warmup-s", "0",
+                          "--level-s", "2", "--max-recalibrations", "0", "--max-connections", "1")
+    finally:
+        target.stop()
+    assert closed.returncode == 0 and opened.returncode == 0, (closed.stderr, opened.stderr)
+    closed_p50 = json.loads(closed.stdout)["levels"][0]["latency_ms"]["p50"]["estimate"]
+    open_level = json.loads(opened.stdout)["levels"][0]
+    assert 19 < closed_p50 < 40
+    # ~150 arrivals for ~100 services in 2 s: the last ones waited about a second.
+    assert open_level["latency_ms"]["p99"]["estimate"] > 10 * closed_p50
+    assert open_level["throughput_rps"] < 55  # served at capacity (50/s), not at the offer

@@ -1,6 +1,6 @@
-// `seedancectl loadtest --url URL`: the load-test protocol (warm-up, a concurrency ladder, the
-// steady window found from the data, recalibration on P99 drift) against a real endpoint
-// (feature COST-8).
+// `seedancectl loadtest --url URL`: the load-test protocol (warm-up, a concurrency ladder or
+// Poisson arrival rates, the steady window found from the data, recalibration on P99 drift) against
+// a real endpoint (feature COST-8).
 #include "seedance/cost/loadtest.h"
 #include "tools/seedancectl/cli.h"
 
@@ -25,9 +25,19 @@ void RegisterLoadTest(CLI::App& app, Context& context) {
   cmd->add_option("--max-tokens", f->o.max_tokens, "completions: tokens per request")
       ->check(IntIn(1, 1 << 20))
       ->capture_default_str();
-  cmd->add_option("--concurrency", f->o.concurrency, "The ladder: clients per level")
-      ->check(IntIn(1, 4096))
+  CLI::Option* concurrency =
+      cmd->add_option("--concurrency", f->o.concurrency, "The ladder: clients per level")
+          ->check(IntIn(1, 4096))
+          ->delimiter(',')
+          ->capture_default_str();
+  cmd->add_option("--rate", f->o.rates,
+                  "Open loop instead: Poisson arrivals, requests per second per level (10,20,40)")
+      ->check(RealIn(1e-6, 1e6))
       ->delimiter(',')
+      ->excludes(concurrency);
+  cmd->add_option("--max-connections", f->o.max_connections,
+                  "Open loop: connections, hence requests in flight, at most")
+      ->check(IntIn(1, 4096))
       ->capture_default_str();
   cmd->add_option("--warmup-s", f->o.warmup_s, "Warm-up seconds (not kept)")
       ->check(RealIn(0, 86400))

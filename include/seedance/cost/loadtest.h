@@ -4,8 +4,12 @@
 //
 // Protocol:
 //  1. warm-up: `warmup_s` at the first level's concurrency; nothing from it is kept;
-//  2. a ladder of levels (closed loop: C clients, each sending its next request when the previous
-//     one ends, on its own keep-alive connection), `level_s` each;
+//  2. a ladder of levels, `level_s` each: closed loop (C clients, each sending its next request
+//     when the previous one ends, on its own keep-alive connection), or open loop (requests
+//     arriving as a Poisson process of R per second, seeded, served by up to `max_connections`
+//     keep-alive connections; a request that finds none free waits, and its latency counts from
+//     its arrival, so a saturated endpoint shows its queue instead of hiding it — no coordinated
+//     omission);
 //  3. the steady window of a level is found from the data: MSER-5 (White 1997) on the latencies
 //     in completion order — batches of 5, and the truncation that minimizes the standard error of
 //     the remaining batch means, searched over the first half;
@@ -41,17 +45,20 @@ struct LoadTestOptions {
   std::string model, prompt = "Once upon a time";
   int max_tokens = 16;
   std::vector<int> concurrency = {1, 2, 4, 8};
-  double warmup_s = 30;  // the notes' defaults: 30 s warm-up, >= 60 s per level
+  std::vector<double> rates;  // requests per second; not empty: open loop, one level per rate
+  int max_connections = 256;  // open loop: connections (and requests in flight) at most
+  double warmup_s = 30;       // the notes' defaults: 30 s warm-up, >= 60 s per level
   double level_s = 60;
   double drift = 0.05;
   int max_recalibrations = 2;
   double timeout_s = 30;                             // one request
   double usd_per_hour = 0;                           // the endpoint's cost; 0: no cost figures
-  uint64_t seed = 1;                                 // bootstrap resampling
+  uint64_t seed = 1;                                 // bootstrap resampling, arrivals
   std::function<void(const std::string&)> progress;  // one line per level run, may be empty
 };
 
-// One request as the client saw it (monotonic nanoseconds since the level began).
+// One request as the client saw it (monotonic nanoseconds since the level began; open loop:
+// start_ns is the arrival time, which may precede the send).
 struct RequestSample {
   int64_t start_ns = 0, end_ns = 0;
   int64_t first_token_ns = -1;  // completions: the first event with text; -1 if none
@@ -66,6 +73,10 @@ size_t MserTruncation(std::span<const double> series, int batch = 5);
 // default), with a distribution-free interval: the order statistics whose ranks are the
 // binomial(n, q) quantiles at (1 -/+ confidence) / 2. Needs >= 1 value.
 ConfidenceInterval QuantileWithCi(std::vector<double> values, double q, double confidence = 0.95);
+
+// The arrival times (nanoseconds from 0) of a Poisson process of `rate` per second over
+// `seconds`: exponential gaps from a generator seeded with `seed`.
+std::vector<int64_t> PoissonArrivals(double rate, double seconds, uint64_t seed);
 
 // Summarizes one level run (samples in any order) as the report's level object.
 base::Report SummarizeLevel(std::vector<RequestSample> samples, int concurrency,
