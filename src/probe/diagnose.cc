@@ -465,18 +465,18 @@ base::Report DiagnosisToReport(const Diagnosis& d) {
     s["components"] = joined.empty() ? "none recognised" : joined;
     r["sources"].push_back(s);
   }
-  r["findings"] = base::Report::array();
+  // Keyed by pattern, root causes first: the table form prints each as a block of lines.
+  r["findings"] = base::Report::object();
   for (const ClusterFinding& f : d.findings) {
     base::Report j;
-    j["pattern"] = f.pattern;
     j["severity"] = f.severity;
     j["title"] = f.title;
+    j["consequence_of"] = f.consequence_of;
     j["evidence"] = f.evidence;
     j["cause"] = f.cause;
     j["confirm"] = f.confirm;
     j["fix"] = f.fix;
-    j["consequence_of"] = f.consequence_of;
-    r["findings"].push_back(j);
+    r["findings"][f.pattern] = j;
   }
   r["measurements"] = base::Report::array();
   for (const ClusterMeasurement& m : d.measurements) {

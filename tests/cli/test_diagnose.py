@@ -48,12 +48,12 @@ def test_a_planted_slow_disk_is_named_and_a_clean_file_is_clean(seedancectl, tmp
     clean.write_text(etcd_text(0.0015, 400))
     rc, report, _ = diagnose(seedancectl, "--metrics", slow)
     assert rc == 1
-    assert [f["pattern"] for f in report["findings"]] == ["etcd-slow-disk"]
-    finding = report["findings"][0]
+    assert list(report["findings"]) == ["etcd-slow-disk"]
+    finding = report["findings"]["etcd-slow-disk"]
     assert "p99 of WAL fsync" in finding["evidence"][0] and str(slow) in finding["evidence"][0]
     assert any(c.startswith("fio ") for c in finding["confirm"])
     rc, report, _ = diagnose(seedancectl, "--metrics", clean)
-    assert rc == 0 and report["findings"] == []
+    assert rc == 0 and report["findings"] == {}
     assert report["summary"].startswith("clean")
     # The table form names the pattern and its confirming command too.
     table = subprocess.run([str(seedancectl), "diagnose", "--metrics", str(slow)],
@@ -196,13 +196,13 @@ def test_a_real_plane_is_clean_then_its_slow_disk_is_named(plane, seedancectl, t
             slow.wait(timeout=30)
         print("slow disk:", json.dumps(report, indent=1))
         assert rc == 1, err
-        patterns = [f["pattern"] for f in report["findings"]]
+        patterns = list(report["findings"])
         assert patterns[0] == "etcd-slow-disk", patterns
-        evidence = report["findings"][0]["evidence"]
+        evidence = report["findings"]["etcd-slow-disk"]["evidence"]
         assert any(urls[0] in e and "WAL fsync" in e for e in evidence), evidence
         # Whatever else it found follows from the disk.
-        assert all(f["consequence_of"] == "etcd-slow-disk" or f["pattern"] == "etcd-slow-disk"
-                   for f in report["findings"]), report["findings"]
+        assert all(f["consequence_of"] == "etcd-slow-disk" for p, f in report["findings"].items()
+                   if p != "etcd-slow-disk"), report["findings"]
     finally:
         scheduler.terminate()
         scheduler.wait(timeout=30)
