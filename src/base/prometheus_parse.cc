@@ -106,9 +106,9 @@ std::string PromFamilyOf(const std::string& name, const std::map<std::string, st
 
 }  // namespace
 
-std::string_view PromSample::Label(std::string_view name) const {
+std::string_view PromSample::Label(std::string_view label) const {
   for (const auto& [k, v] : labels) {
-    if (k == name) return v;
+    if (k == label) return v;
   }
   return {};
 }

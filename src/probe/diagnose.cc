@@ -23,7 +23,7 @@ struct DiagnoseCheck {
   double threshold = 0;         // histogram: seconds; gauge: value
   double total_threshold = 0;   // counters without a window: total > this
   const char* label = nullptr;  // only samples whose `label` is one of `values`
-  std::vector<const char*> values;
+  std::vector<const char*> values = {};
 };
 
 const std::vector<DiagnoseCheck>& DiagnoseChecks() {

@@ -40,7 +40,7 @@ struct PromSample {
   int line = 0;  // 1-based, in the text it came from
 
   // The value of a label, or "" when the sample has none of that name.
-  std::string_view Label(std::string_view name) const;
+  std::string_view Label(std::string_view label) const;
 };
 
 struct PromText {
