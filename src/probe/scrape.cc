@@ -50,31 +50,28 @@ base::StatusOr<std::vector<MetricsSource>> CollectMetrics(base::Env& env,
                                                           double window_seconds,
                                                           const ScrapeOptions& options) {
   if (wheres.empty()) return base::InvalidArgumentError("no metrics given", "--metrics");
+  auto scrape = [&](const std::string& where) -> base::StatusOr<base::PromText> {
+    SEEDANCE_ASSIGN_OR_RETURN(std::string text, ReadMetricsText(env, where, options));
+    return base::ParsePrometheusText(text, where);
+  };
   std::vector<MetricsSource> sources;
   for (const std::string& where : wheres) {
     if (window_seconds > 0 && !IsMetricsUrl(where)) {
       return base::InvalidArgumentError(
           "a file is one scrape; --window needs http:// or https:// URLs to scrape twice", where);
     }
-    base::StatusOr<std::string> text = ReadMetricsText(env, where, options);
-    if (!text.ok()) return text.status();
-    base::StatusOr<base::PromText> parsed = base::ParsePrometheusText(*text, where);
-    if (!parsed.ok()) return parsed.status();
     MetricsSource s;
     s.name = where;
-    s.now = std::move(*parsed);
+    SEEDANCE_ASSIGN_OR_RETURN(s.now, scrape(where));
     sources.push_back(std::move(s));
   }
   if (window_seconds <= 0) return sources;
   env.SleepFor(std::chrono::duration_cast<std::chrono::nanoseconds>(
       std::chrono::duration<double>(window_seconds)));
   for (MetricsSource& s : sources) {
-    base::StatusOr<std::string> text = ReadMetricsText(env, s.name, options);
-    if (!text.ok()) return text.status();
-    base::StatusOr<base::PromText> parsed = base::ParsePrometheusText(*text, s.name);
-    if (!parsed.ok()) return parsed.status();
+    SEEDANCE_ASSIGN_OR_RETURN(base::PromText later, scrape(s.name));
     s.before = std::move(s.now);
-    s.now = std::move(*parsed);
+    s.now = std::move(later);
     s.window_seconds = window_seconds;
   }
   return sources;
