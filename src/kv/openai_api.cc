@@ -65,6 +65,8 @@ ParsedCompletion ParseCompletionRequest(std::string_view body) {
     j = Json::parse(body);
   } catch (const Json::parse_error& e) {
     return Bad("", "the body is not valid JSON (at byte " + std::to_string(e.byte) + ")");
+  } catch (const Json::out_of_range&) {  // a number beyond a double, e.g. 1e999
+    return Bad("", "the body holds a number too large for a double");
   }
   if (!j.is_object()) return Bad("", "the body must be a JSON object, got " + TypeName(j));
   CompletionParams p;

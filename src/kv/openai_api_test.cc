@@ -39,6 +39,7 @@ TEST(OpenAiApi, EveryBadFieldIsNamed) {
   const std::vector<std::tuple<std::string, std::string, std::string>> cases = {
       {R"({"model":"m","prompt":"x",)", "", "not valid JSON"},
       {R"([1,2])", "", "must be a JSON object"},
+      {R"({"model":"m","prompt":"x","max_tokens":7738e888})", "", "too large for a double"},
       {R"({"prompt":"x"})", "model", "'model' is required"},
       {R"({"model":"m"})", "prompt", "'prompt' is required"},
       {R"({"model":3,"prompt":"x"})", "model", "must be a string, got an integer"},
