@@ -1,134 +1,290 @@
-// The planner against published, measured training runs (issue 20 item 6).
+// The planner against published, measured training runs (issue 39, feature CLI-1).
 //
-//   build/bench/published_runs [bench/plan/published_runs.csv]
+//   build/bench/published_runs [RUNS.csv] [--kernels KERNELS.csv] [--fit [--write FILE.cc]]
+//                              [--explain ID]
 //
-// Each `run` row is a published configuration with its measured time per iteration; the
-// planner evaluates the same layout (Evaluate) and searches the same GPUs (Search, the prod
-// profile), and the program reports the error of the predicted step time and the rank of the
-// published layout among the layouts the search returns. Each `model_states` row is a published
-// per-GPU model-state figure, predicted with ModelStateBytes. Targets (the issue's): model
-// states within 0.1 GB; step time within 15% on at least 90% of the rows; the published layout
-// among the top 3. Prints one JSON document; the constants are not tuned to any row
-// (docs/design/plan.md).
+// Without --fit: every row of RUNS.csv (default bench/plan/published_runs.csv) evaluated as
+// `optimize --evaluate-only` evaluates the layout it states, with the public fit compiled into
+// the library: the predicted figure against the published one (step time, tokens/s, MFU or
+// TFLOP/s, whichever the row gives), whether it falls inside the printed 90% interval, and memory
+// against a published memory figure. Any file in these columns can be given — that is how a
+// held-out set is scored.
+//
+// With --fit: the fit itself. The kernel curves from KERNELS.csv (default
+// bench/plan/kernel_refs.csv), then the coefficients from RUNS.csv with their standard errors,
+// then the leave-one-source-out cross-validation (each group predicted by a fit without it) —
+// the error docs/benchmarks.md quotes. --write FILE.cc writes the fit as the library's
+// src/plan/public_fit.cc.
+//
+// Prints one JSON document.
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <string>
+#include <vector>
 
-#include "seedance/base/csv.h"
 #include "seedance/base/env.h"
 #include "seedance/base/report.h"
 #include "seedance/cost/gpu_catalog.h"
-#include "seedance/plan/job_spec.h"
+#include "seedance/plan/calibration.h"
+#include "seedance/plan/intervals.h"
+#include "seedance/plan/kernel_fit.h"
 #include "seedance/plan/memory_model.h"
-#include "seedance/plan/optimize.h"
+#include "seedance/plan/public_fit_writer.h"
+#include "seedance/plan/run_table.h"
 #include "seedance/plan/search.h"
 
 namespace {
 
-using seedance::base::CsvRecord;
-using seedance::base::CsvTable;
+namespace plan = seedance::plan;
 using seedance::base::Report;
-
-std::string Field(const CsvTable& t, const CsvRecord& r, const char* column) {
-  return r.fields[*t.Column(column)];
-}
-
-// The row as a job spec, so the spec's own parser validates it.
-std::string JobYaml(const CsvTable& t, const CsvRecord& r) {
-  auto f = [&](const char* c) { return Field(t, r, c); };
-  return "name: " + f("id") + "\nmodel:\n  family: " + f("family") + "\n  layers: " + f("layers") +
-         "\n  hidden_size: " + f("hidden_size") + "\n  attention_heads: " + f("attention_heads") +
-         "\n  kv_heads: " + f("attention_heads") + "\n  ffn_size: " + f("ffn_size") +
-         "\n  vocab_size: " + f("vocab_size") + "\n  sequence_length: " + f("sequence_length") +
-         "\ntraining:\n  global_batch: " + f("global_batch") +
-         "\n  micro_batch: " + f("micro_batch") + "\n  precision: " + f("precision") +
-         "\n  optimizer: " + f("optimizer") + "\n  attention: " + f("attention") +
-         "\nhardware:\n  gpu: " + f("gpu") + "\n  gpus_per_node: " + f("gpus_per_node") +
-         "\n  nodes: " + f("nodes") +
-         "\n  interconnect:\n    intra_node: nvlink\n    inter_node: infiniband\n"
-         "    inter_node_gbytes_per_s: " +
-         f("inter_node_gbytes_per_s") + "\nparallelism:\n  tensor: " + f("tensor") +
-         "\n  pipeline: " + f("pipeline") + "\n  virtual_stages: " + f("virtual_stages") +
-         "\n  sequence_parallel: " + f("sequence_parallel") + "\n  zero_stage: " + f("zero_stage") +
-         "\n  recompute: " + f("recompute") + "\n";
-}
 
 int Fail(const seedance::base::Status& s) {
   std::fprintf(stderr, "error: %s\n", s.ToString().c_str());
   return 1;
 }
 
-}  // namespace
+double Pct(double predicted, double published) { return (predicted / published - 1) * 100; }
 
-int main(int argc, char** argv) {
-  namespace plan = seedance::plan;
-  const std::string path = argc > 1 ? argv[1] : "bench/plan/published_runs.csv";
-  auto text = seedance::base::Env::Default()->ReadFile(path);
+// Share of |errors| within `bound` percent.
+std::string Within(const std::vector<double>& log_residuals, double bound) {
+  int n = 0;
+  for (double r : log_residuals) n += std::fabs(std::exp(-r) - 1) * 100 <= bound ? 1 : 0;
+  char buf[64];
+  std::snprintf(
+      buf, sizeof buf, "%d of %zu (%.0f%%)", n, log_residuals.size(),
+      log_residuals.empty() ? 0.0 : 100.0 * n / static_cast<double>(log_residuals.size()));
+  return buf;
+}
+
+double MedianAbsPct(std::vector<double> log_residuals) {
+  if (log_residuals.empty()) return 0;
+  for (double& r : log_residuals) r = std::fabs(std::exp(-r) - 1) * 100;
+  std::sort(log_residuals.begin(), log_residuals.end());
+  return log_residuals[log_residuals.size() / 2];
+}
+
+// The cross-validation per group and pooled.
+Report CrossValidationReport(const std::vector<plan::FitRow>& rows,
+                             const plan::CrossValidation& cv) {
+  std::map<std::string, std::vector<double>> by_group;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const std::string& g = rows[i].record->group;
+    by_group[g.empty() ? "ungrouped" : g].push_back(cv.residuals[i]);
+  }
+  Report groups = Report::object();
+  for (const auto& [name, residuals] : by_group) {
+    groups[name] = {{"rows", residuals.size()},
+                    {"within_15_pct", Within(residuals, 15)},
+                    {"median_abs_error_pct", MedianAbsPct(residuals)}};
+  }
+  Report r = Report::object();
+  r["method"] =
+      "each group (source) predicted by the model fitted to every other group's rows; error = "
+      "predicted / published - 1";
+  r["groups"] = groups;
+  r["all"] = {{"rows", rows.size()},
+              {"within_15_pct", Within(cv.residuals, 15)},
+              {"within_25_pct", Within(cv.residuals, 25)},
+              {"median_abs_error_pct", MedianAbsPct(cv.residuals)}};
+  return r;
+}
+
+int RunFit(const std::vector<plan::RunRecord>& records, const std::string& kernels_path,
+           const std::string& write_path, const seedance::cost::GpuCatalog& catalog) {
+  auto text = seedance::base::Env::Default()->ReadFile(kernels_path);
   if (!text.ok()) return Fail(text.status());
-  auto table = CsvTable::Parse(*text, path);
-  if (!table.ok()) return Fail(table.status());
-  const auto& catalog = seedance::cost::GpuCatalog::BuiltIn();
-  plan::PlanSettings settings;
-  settings.space = plan::SettingsFor(plan::Profile::kProd).space;
+  auto kernel_rows = plan::ParseKernelTable(*text, kernels_path);
+  if (!kernel_rows.ok()) return Fail(kernel_rows.status());
+  auto kernels = plan::FitKernelCurves(*kernel_rows);
+  if (!kernels.ok()) return Fail(kernels.status());
+  const std::vector<plan::FitRow> rows = plan::FitRows(records, catalog);
+  const plan::Prior prior = plan::DefaultPrior();
+  auto fit = plan::FitCoefficients(rows, kernels->curves, prior);
+  if (!fit.ok()) return Fail(fit.status());
+  auto cv = plan::CrossValidate(rows, kernels->curves, prior);
+  if (!cv.ok()) return Fail(cv.status());
 
+  plan::PublicFit out;
+  out.curves = kernels->curves;
+  out.coefficients = fit->coefficients;
+  std::vector<std::vector<double>> by_regime(plan::kRegimeCount);
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const plan::JobSpec& spec = rows[i].record->spec;
+    by_regime[static_cast<size_t>(plan::RegimeOf(spec, spec.parallelism))].push_back(
+        cv->residuals[i]);
+    out.max_sequence_length =
+        std::max(out.max_sequence_length, static_cast<double>(spec.model.sequence_length));
+    out.max_gpus = std::max(out.max_gpus, spec.hardware.total_gpus());
+  }
+  for (size_t g = 0; g < plan::kRegimeCount; ++g) {
+    out.step_time[g] = plan::QuantilesOf(by_regime[g]);
+  }
+  out.step_time_all = plan::QuantilesOf(cv->residuals);
+  out.paired = plan::QuantilesOf(plan::PairedResiduals(rows, cv->residuals));
+  out.memory = plan::QuantilesOf(plan::MemoryResiduals(records, catalog));
+  for (const plan::RunRecord& r : records) {
+    if (r.kind == plan::RunKind::kRun) {
+      for (plan::Framework f : {plan::Framework::kMegatron, plan::Framework::kDeepSpeed,
+                                plan::Framework::kFsdp, plan::Framework::kTorchtitan}) {
+        if (r.spec.framework == f) out.frameworks_with_rows |= 1u << static_cast<unsigned>(f);
+      }
+    }
+  }
+
+  Report report = Report::object();
+  report["kernel_curves"] = kernels->report;
+  report["coefficients"] = plan::CoefficientsToReport(fit->coefficients);
+  report["fit"] = {{"rows", rows.size()},
+                   {"iterations", fit->iterations},
+                   {"in_sample_within_15_pct", Within(fit->residuals, 15)},
+                   {"in_sample_median_abs_error_pct", MedianAbsPct(fit->residuals)}};
+  report["leave_one_source_out"] = CrossValidationReport(rows, *cv);
+  Report per_row = Report::array();
+  for (size_t i = 0; i < rows.size(); ++i) {
+    per_row.push_back({{"id", rows[i].record->id},
+                       {"group", rows[i].record->group},
+                       {"measured_s", rows[i].measured_s},
+                       {"error_pct_fit", (std::exp(-fit->residuals[i]) - 1) * 100},
+                       {"error_pct_cross_validated", (std::exp(-cv->residuals[i]) - 1) * 100}});
+  }
+  report["rows"] = per_row;
+  report["intervals"] = plan::PublicFitSpreadToReport(out);
+  if (!write_path.empty()) {
+    const auto written =
+        seedance::base::Env::Default()->WriteFileAtomic(write_path, plan::PublicFitSource(out));
+    if (!written.ok()) return Fail(written);
+    report["written"] = write_path;
+  }
+  std::printf("%s\n", report.dump(1).c_str());
+  return 0;
+}
+
+// Every row evaluated with the library's public fit, as optimize --evaluate-only does.
+int RunEvaluate(const std::vector<plan::RunRecord>& records,
+                const seedance::cost::GpuCatalog& catalog, const std::string& explain) {
   Report rows = Report::array();
-  int states = 0, states_ok = 0, runs = 0, runs_ok = 0, top3 = 0;
-  for (const CsvRecord& r : table->records()) {
+  int runs = 0, within = 0, covered = 0, memory_rows = 0, memory_within = 0, fits = 0;
+  std::vector<double> residuals;
+  for (const plan::RunRecord& r : records) {
     Report row = Report::object();
-    row["id"] = Field(*table, r, "id");
-    if (Field(*table, r, "kind") == "model_states") {
-      seedance::plan::TrainingSpec t;
-      t.precision = *seedance::base::ParseNumericFormat(Field(*table, r, "precision"));
-      t.optimizer = Field(*table, r, "optimizer");
-      const auto params = table->Int(r, *table->Column("parameters"));
-      const auto d = table->Int(r, *table->Column("data_parallel"));
-      const auto stage = table->Int(r, *table->Column("zero_stage"));
-      for (const auto* field : {&params, &d, &stage}) {
-        if (!field->ok()) return Fail(field->status());
-      }
-      const double gb = static_cast<double>(plan::ModelStateBytes(*params, plan::StateBytesFor(t),
-                                                                  static_cast<int>(*stage), *d)) /
+    row["id"] = r.id;
+    row["group"] = r.group;
+    if (r.kind == plan::RunKind::kModelStates) {
+      const double gb = static_cast<double>(plan::ModelStateBytes(
+                            r.parameters, plan::StateBytesFor(r.spec.training),
+                            r.spec.parallelism.zero_stage, r.data_parallel)) /
                         1e9;
-      const double published = std::stod(Field(*table, r, "published_gb_per_gpu"));
       row["predicted_gb"] = gb;
-      row["published_gb"] = published;
-      row["within_0.1_gb"] = std::fabs(gb - published) <= 0.1;
-      ++states;
-      states_ok += std::fabs(gb - published) <= 0.1 ? 1 : 0;
-    } else {
-      auto spec =
-          plan::ParseJobSpec(JobYaml(*table, r), path + ":" + std::to_string(r.line), catalog);
-      if (!spec.ok()) return Fail(spec.status());
-      const auto* gpu = *catalog.Get(spec->hardware.gpu);
-      const plan::Evaluation e = plan::Evaluate(*spec, *gpu, spec->parallelism, settings);
-      const double published = std::stod(Field(*table, r, "published_step_s"));
-      const double error = (e.time.step_s - published) / published * 100;
-      const plan::SearchResult found = plan::Search(*spec, *gpu, settings);
-      int rank = 0;
-      for (size_t i = 0; i < found.fitting.size(); ++i) {
-        if (found.fitting[i].config == spec->parallelism) rank = static_cast<int>(i) + 1;
-      }
-      row["predicted_step_s"] = e.time.step_s;
-      row["published_step_s"] = published;
-      row["error_pct"] = error;
-      row["within_15_pct"] = std::fabs(error) <= 15;
-      row["predicted_fits"] = e.memory.fits;
-      row["predicted_memory_gb"] = static_cast<double>(e.memory.total_bytes) / 1e9;
-      row["rank_of_published_layout"] = rank;  // 0: not among the fitting layouts
-      row["layouts_that_fit"] = found.fitting.size();
-      row["search_best"] = plan::ParallelismToReport(
-          found.fitting.front().config, spec->hardware.total_gpus(), spec->training.global_batch);
+      row["published_gb"] = *r.gb_per_gpu;
+      row["memory_error_pct"] = Pct(gb, *r.gb_per_gpu);
+      ++memory_rows;
+      memory_within += std::fabs(Pct(gb, *r.gb_per_gpu)) <= 10 ? 1 : 0;
+      rows.push_back(row);
+      continue;
+    }
+    const auto gpu = catalog.Get(r.spec.hardware.gpu);
+    if (!gpu.ok()) return Fail(gpu.status());
+    plan::PlanSettings settings;
+    const plan::Evaluation e = plan::Evaluate(r.spec, **gpu, r.spec.parallelism, settings);
+    if (!explain.empty() && r.id == explain) {
+      row["time"] = plan::StepTimeToReport(e.time);
+      row["memory"] = plan::MemoryEstimateToReport(e.memory);
+    }
+    row["predicted_fits"] = e.memory.fits;
+    row["predicted_gb"] = static_cast<double>(e.memory.total_bytes) / 1e9;
+    if (r.gb_per_gpu) {
+      row["published_gb"] = *r.gb_per_gpu;
+      row["memory_error_pct"] = Pct(static_cast<double>(e.memory.total_bytes) / 1e9, *r.gb_per_gpu);
+      ++memory_rows;
+      memory_within +=
+          std::fabs(Pct(static_cast<double>(e.memory.total_bytes) / 1e9, *r.gb_per_gpu)) <= 10;
+    }
+    if (r.kind == plan::RunKind::kRun) {
       ++runs;
-      runs_ok += std::fabs(error) <= 15 ? 1 : 0;
-      top3 += rank >= 1 && rank <= 3 ? 1 : 0;
+      fits += e.memory.fits ? 1 : 0;
+      const auto measured = plan::MeasuredStepSeconds(r, **gpu);
+      const std::string_view figure = plan::MeasuredFigure(r);
+      row["figure"] = std::string(figure);
+      double predicted = 0, published = 0;
+      plan::Interval interval;
+      if (figure == "step_s") {
+        predicted = e.time.step_s;
+        published = *r.step_s;
+        interval = e.intervals.step_s;
+      } else if (figure == "tokens_per_s_per_gpu") {
+        predicted = e.tokens_per_s_per_gpu;
+        published = *r.tokens_per_s_per_gpu;
+        interval = e.intervals.tokens_per_s_per_gpu;
+      } else if (figure == "mfu" && r.formula == plan::FlopsFormula::kPalm) {
+        predicted = e.mfu;
+        published = *r.mfu;
+        interval = e.intervals.mfu;
+      } else {  // another FLOPs convention: compare the step time it implies
+        predicted = e.time.step_s;
+        published = *measured;
+        interval = e.intervals.step_s;
+      }
+      row["predicted"] = predicted;
+      row["published"] = published;
+      row["error_pct"] = Pct(predicted, published);
+      row["interval"] = {interval.low, interval.high};
+      const bool inside = published >= interval.low && published <= interval.high;
+      row["inside_interval"] = inside;
+      within += std::fabs(Pct(predicted, published)) <= 15 ? 1 : 0;
+      covered += inside ? 1 : 0;
+      residuals.push_back(std::log(*measured / e.time.step_s));
     }
     rows.push_back(row);
   }
   Report out = Report::object();
   out["rows"] = rows;
-  out["model_states_within_0.1_gb"] = std::to_string(states_ok) + " of " + std::to_string(states);
-  out["step_time_within_15_pct"] = std::to_string(runs_ok) + " of " + std::to_string(runs);
-  out["published_layout_in_top_3"] = std::to_string(top3) + " of " + std::to_string(runs);
+  auto share = [](int a, int b) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%d of %d (%.0f%%)", a, b, b ? 100.0 * a / b : 0.0);
+    return std::string(buf);
+  };
+  out["within_15_pct"] = share(within, runs);
+  out["inside_90_pct_interval"] = share(covered, runs);
+  out["memory_within_10_pct"] = share(memory_within, memory_rows);
+  out["published_layouts_that_fit"] = share(fits, runs);
+  out["median_abs_error_pct"] = MedianAbsPct(residuals);
   std::printf("%s\n", out.dump(1).c_str());
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string runs_path = "bench/plan/published_runs.csv";
+  std::string kernels_path = "bench/plan/kernel_refs.csv";
+  std::string write_path;
+  bool fit = false;
+  std::string explain;  // --explain ID: the row's time and memory breakdown
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--fit") {
+      fit = true;
+    } else if (a == "--kernels" && i + 1 < argc) {
+      kernels_path = argv[++i];
+    } else if (a == "--explain" && i + 1 < argc) {
+      explain = argv[++i];
+    } else if (a == "--write" && i + 1 < argc) {
+      write_path = argv[++i];
+    } else if (!a.starts_with("--")) {
+      runs_path = a;
+    } else {
+      std::fprintf(stderr,
+                   "usage: published_runs [RUNS.csv] [--kernels KERNELS.csv] [--fit [--write "
+                   "FILE.cc]]\n");
+      return 2;
+    }
+  }
+  const auto& catalog = seedance::cost::GpuCatalog::BuiltIn();
+  auto text = seedance::base::Env::Default()->ReadFile(runs_path);
+  if (!text.ok()) return Fail(text.status());
+  auto records = plan::ParseRunTable(*text, runs_path, catalog);
+  if (!records.ok()) return Fail(records.status());
+  return fit ? RunFit(*records, kernels_path, write_path, catalog)
+             : RunEvaluate(*records, catalog, explain);
 }

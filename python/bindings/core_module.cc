@@ -46,13 +46,17 @@ cost::GpuCatalog Catalog(const std::optional<std::string>& yaml, const std::stri
 std::string Optimize(const std::optional<std::string>& job_yaml, const std::string& source,
                      const std::string& profile, bool dry_run, bool evaluate_only,
                      const std::optional<std::string>& catalog_yaml,
-                     const std::string& catalog_source, const std::optional<std::string>& emit) {
+                     const std::string& catalog_source, const std::optional<std::string>& emit,
+                     const std::optional<std::string>& calibrate_csv,
+                     const std::string& calibrate_source) {
   const cost::GpuCatalog catalog = Catalog(catalog_yaml, catalog_source);
   plan::OptimizeOptions options;
   options.profile = ValueOrRaise(plan::ParseProfile(profile));
   options.dry_run = dry_run;
   options.evaluate_only = evaluate_only;
   if (emit) options.emit = ValueOrRaise(plan::ParseFramework(*emit, "emit"));
+  options.calibrate_csv = calibrate_csv;
+  options.calibrate_file = calibrate_source;
   const std::string yaml = job_yaml ? *job_yaml : std::string(plan::DefaultJobYaml());
   const std::string name = job_yaml ? source : std::string(plan::kDefaultJobSource);
   base::Report report;
@@ -153,7 +157,8 @@ PYBIND11_MODULE(_core, m) {
   m.attr("__version__") = std::string(seedance::kVersion);
   m.def("optimize", &Optimize, py::arg("job_yaml"), py::arg("source"), py::arg("profile"),
         py::arg("dry_run"), py::arg("evaluate_only"), py::arg("catalog_yaml"),
-        py::arg("catalog_source"), py::arg("emit"),
+        py::arg("catalog_source"), py::arg("emit"), py::arg("calibrate_csv"),
+        py::arg("calibrate_source"),
         "The optimize report of a job spec (None: the built-in default) as JSON text");
   m.def("plan_recompute_json", &PlanRecomputeJson, py::arg("layers_json"), py::arg("budget_bytes"),
         "The least-time recomputation plan within a memory budget");

@@ -35,7 +35,8 @@ def _read(path: PathLike) -> str:
 def optimize(job: Optional[PathLike] = None, *, yaml: Optional[str] = None,
              profile: str = "dev", dry_run: bool = False, evaluate_only: bool = False,
              catalog: Optional[PathLike] = None,
-             emit: Optional[str] = None) -> dict[str, Any]:
+             emit: Optional[str] = None,
+             calibrate: Optional[PathLike] = None) -> dict[str, Any]:
     """The pre-flight plan and cost report of a job (``seedancectl optimize``).
 
     Args:
@@ -51,6 +52,12 @@ def optimize(job: Optional[PathLike] = None, *, yaml: Optional[str] = None,
             holds the fastest fitting layout that framework runs, written as its
             configuration under ``content`` (``seedancectl optimize --emit``
             writes the same content to a file).
+        calibrate: a CSV of runs measured on your own cluster, in the columns of
+            ``bench/plan/published_runs.csv`` (``seedance.torch.enable(...,
+            record_run=path)`` writes such rows): the time model is refitted to
+            them, with the public fit as its prior, and plans with the result;
+            the report's ``calibration`` section says what changed
+            (``seedancectl optimize --calibrate``).
 
     Raises:
         SeedanceError: the spec or the catalog is invalid; ``.where`` names the
@@ -62,8 +69,11 @@ def optimize(job: Optional[PathLike] = None, *, yaml: Optional[str] = None,
     if job is not None:
         yaml, source = _read(job), os.fspath(job)
     catalog_yaml, catalog_source = _catalog(catalog)
+    calibrate_csv, calibrate_source = None, ""
+    if calibrate is not None:
+        calibrate_csv, calibrate_source = _read(calibrate), os.fspath(calibrate)
     return json.loads(_core.optimize(yaml, source, profile, dry_run, evaluate_only, catalog_yaml,
-                                     catalog_source, emit))
+                                     catalog_source, emit, calibrate_csv, calibrate_source))
 
 
 def plan_recompute(layers: list[dict[str, Any]], budget_bytes: int) -> dict[str, Any]:

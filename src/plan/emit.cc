@@ -9,10 +9,6 @@
 namespace seedance::plan {
 namespace {
 
-constexpr base::EnumTable<Framework, 3> kFrameworkNames = {{{Framework::kDeepSpeed, "deepspeed"},
-                                                            {Framework::kFsdp, "fsdp"},
-                                                            {Framework::kMegatron, "megatron"}}};
-
 using base::NumericFormat;
 using base::Report;
 
@@ -30,83 +26,6 @@ std::string_view TorchDtype(NumericFormat f) {
     default:
       return "float32";
   }
-}
-
-// fp32, fp16 and bf16: the precisions torch's mixed-precision policies (and DeepSpeed's) name.
-bool TorchPrecision(NumericFormat p) {
-  return p == NumericFormat::kFp32 || p == NumericFormat::kFp16 || p == NumericFormat::kBf16;
-}
-
-std::string DeepSpeedBlocker(const JobSpec& spec, const ParallelConfig& c) {
-  if (TrainingOf(spec.training, c).optimizer_states != NumericFormat::kFp32) {
-    return "bf16 optimizer states are not a setting of the configuration this plan writes";
-  }
-  if (c.gradient_compression != GradCompression::kNone) {
-    return "DeepSpeed's engine reduces gradients itself; Seedance's compression hook is a DDP hook";
-  }
-  const NumericFormat p = TrainingOf(spec.training, c).precision;
-  if (!TorchPrecision(p)) {
-    return "DeepSpeed's config has no " + std::string(base::NumericFormatName(p)) +
-           " training setting";
-  }
-  if (c.sequence_parallel) return "DeepSpeed has no Megatron-style sequence parallelism";
-  if (c.recompute == Recompute::kSelective) {
-    return "DeepSpeed checkpoints whole layers (selective recomputation is Megatron's)";
-  }
-  if (c.virtual_stages > 1) return "DeepSpeed's pipeline engine does not interleave stages";
-  if (c.pipeline > 1 && c.tensor > 1) {
-    return "DeepSpeed's pipeline with tensor parallelism needs Megatron's model code";
-  }
-  if (c.pipeline > 1 && c.zero_stage > 1) return "DeepSpeed's pipeline runs with ZeRO 0 or 1 only";
-  if (c.tensor > 1 && c.zero_stage > 2) return "DeepSpeed's AutoTP runs with ZeRO 0 to 2";
-  return "";
-}
-
-std::string FsdpBlocker(const JobSpec& spec, const ParallelConfig& c) {
-  if (TrainingOf(spec.training, c).optimizer_states != NumericFormat::kFp32) {
-    return "bf16 optimizer states are not a setting of the configuration this plan writes";
-  }
-  if (c.gradient_compression != GradCompression::kNone) {
-    return "the FSDP plan's script does not register Seedance's compression hook";
-  }
-  const NumericFormat p = TrainingOf(spec.training, c).precision;
-  if (!TorchPrecision(p)) {
-    return "FSDP's mixed-precision policy has no " + std::string(base::NumericFormatName(p));
-  }
-  if (c.tensor > 1 || c.pipeline > 1) {
-    return "the FSDP plan is data parallel only (tensor 1, pipeline 1)";
-  }
-  if (c.zero_stage == 1) return "FSDP has no optimizer-state-only sharding (ZeRO 1)";
-  if (c.offload_optimizer) {
-    return "FSDP's CPU offload moves the parameters too, not the optimizer states alone";
-  }
-  if (c.recompute == Recompute::kSelective) {
-    return "the FSDP plan checkpoints whole decoder layers (selective recomputation is "
-           "Megatron's)";
-  }
-  return "";
-}
-
-std::string MegatronBlocker(const JobSpec& spec, const ParallelConfig& c) {
-  if (TrainingOf(spec.training, c).optimizer_states != NumericFormat::kFp32) {
-    return "bf16 optimizer states are not a setting of the configuration this plan writes";
-  }
-  if (c.gradient_compression != GradCompression::kNone) {
-    return "Megatron-LM's data-parallel reduction cannot take a DDP communication hook";
-  }
-  if (c.offload_optimizer) {
-    return "the Megatron-LM flags this plan is checked against (commit d98e8a6) have no "
-           "optimizer offload";
-  }
-  if (c.zero_stage > 1) {
-    return "Megatron-LM shards optimizer states (ZeRO 1, --use-distributed-optimizer), not "
-           "gradients or weights";
-  }
-  const std::string& opt = spec.training.optimizer;
-  if (opt != "adam" && opt != "adamw" && opt != "sgd" && opt != "sgd-momentum") {
-    return "Megatron-LM has no " + opt + " optimizer";
-  }
-  return "";
 }
 
 Report DeepSpeedConfig(const JobSpec& spec, const ParallelConfig& c) {
@@ -222,27 +141,141 @@ Report MegatronArgs(const JobSpec& spec, const ParallelConfig& c) {
   return Report(a);
 }
 
-}  // namespace
-
-std::string_view FrameworkName(Framework framework) {
-  return base::EnumName(kFrameworkNames, framework);
-}
-
-base::StatusOr<Framework> ParseFramework(std::string_view text, std::string_view where) {
-  return base::ParseEnum(kFrameworkNames, text, where);
-}
-
-std::string Inexpressible(Framework framework, const JobSpec& spec, const ParallelConfig& c) {
-  switch (framework) {
-    case Framework::kDeepSpeed:
-      return DeepSpeedBlocker(spec, c);
-    case Framework::kFsdp:
-      return FsdpBlocker(spec, c);
-    case Framework::kMegatron:
-      return MegatronBlocker(spec, c);
+// The torchtitan flavor with this model's shape (v0.2's llama3 flavors), or "".
+std::string TorchtitanFlavor(const ModelSpec& m) {
+  struct Flavor {
+    const char* name;
+    int64_t layers, hidden, heads, kv, ffn;
+  };
+  constexpr Flavor kFlavors[] = {{"8B", 32, 4096, 32, 8, 14336},
+                                 {"70B", 80, 8192, 64, 8, 28672},
+                                 {"405B", 126, 16384, 128, 8, 53248}};
+  if (m.family != "llama" || m.tie_embeddings) return "";
+  for (const Flavor& f : kFlavors) {
+    if (m.layers == f.layers && m.hidden_size == f.hidden && m.attention_heads == f.heads &&
+        m.kv_heads == f.kv && m.ffn_size == f.ffn) {
+      return f.name;
+    }
   }
-  return "unknown framework";
+  return "";
 }
+
+// torchtitan's job config (v0.2, the last release configured by TOML): sections of
+// torchtitan/config/job_config.py's JobConfig.
+Report TorchtitanConfig(const JobSpec& spec, const ParallelConfig& c) {
+  const ModelSpec& m = spec.model;
+  const int64_t d = DataParallel(c, spec.hardware.total_gpus());
+  const NumericFormat p = TrainingOf(spec.training, c).precision;
+  Report r = Report::object();
+  r["job"] = {{"description", spec.name}};
+  const std::string flavor = TorchtitanFlavor(m);
+  r["model"] = {{"name", "llama3"}, {"flavor", flavor.empty() ? spec.name : flavor}};
+  if (p == NumericFormat::kFp8) r["model"]["converters"] = {"quantize.linear.float8"};
+  Report training = Report::object();
+  // local_batch_size is one data-parallel rank's batch per optimizer step's pass: the
+  // micro-batch (accumulation makes up global_batch_size), or with a pipeline every
+  // micro-batch of the step, cut into pipeline_parallel_microbatch_size pieces.
+  training["local_batch_size"] = c.pipeline > 1 ? spec.training.global_batch / d : c.micro_batch;
+  training["global_batch_size"] = spec.training.global_batch;
+  training["seq_len"] = m.sequence_length;
+  training["mixed_precision_param"] = p == NumericFormat::kFp32 ? "float32" : "bfloat16";
+  training["mixed_precision_reduce"] = "float32";
+  r["training"] = training;
+  Report par = Report::object();
+  par["data_parallel_replicate_degree"] = c.zero_stage == 0 ? d : 1;
+  par["data_parallel_shard_degree"] = c.zero_stage == 0 ? 1 : d;
+  par["fsdp_reshard_after_forward"] = c.zero_stage == 2 ? "never" : "default";
+  par["tensor_parallel_degree"] = c.tensor;
+  par["pipeline_parallel_degree"] = c.pipeline;
+  if (c.pipeline > 1) {
+    par["pipeline_parallel_schedule"] = c.virtual_stages > 1 ? "Interleaved1F1B" : "1F1B";
+    par["pipeline_parallel_microbatch_size"] = c.micro_batch;
+    par["pipeline_parallel_layers_per_stage"] = m.layers / (c.pipeline * c.virtual_stages);
+  }
+  par["context_parallel_degree"] = c.context_parallel;
+  r["parallelism"] = par;
+  Report ac = Report::object();
+  ac["mode"] = c.recompute == Recompute::kFull          ? "full"
+               : c.recompute == Recompute::kOpSelective ? "selective"
+                                                        : "none";
+  if (c.recompute == Recompute::kOpSelective) ac["selective_ac_option"] = "op";
+  r["activation_checkpoint"] = ac;
+  if (p == NumericFormat::kFp8) {
+    r["quantize"] = {{"linear", {{"float8", {{"filter_fqns", {"output"}}}}}}};
+  }
+  return r;
+}
+
+// Accelerate's launcher configuration (`accelerate launch --config_file`): FSDP2 through its
+// FSDP plugin, or DeepSpeed's ZeRO when the spec names deepspeed.
+Report AccelerateConfig(const JobSpec& spec, const ParallelConfig& c) {
+  const NumericFormat p = TrainingOf(spec.training, c).precision;
+  Report r = Report::object();
+  r["compute_environment"] = "LOCAL_MACHINE";
+  r["mixed_precision"] = p == NumericFormat::kBf16   ? "bf16"
+                         : p == NumericFormat::kFp16 ? "fp16"
+                                                     : "no";
+  r["num_machines"] = spec.hardware.nodes;
+  r["num_processes"] = spec.hardware.total_gpus();
+  r["machine_rank"] = 0;
+  r["main_training_function"] = "main";
+  if (spec.framework == Framework::kDeepSpeed) {
+    r["distributed_type"] = "DEEPSPEED";
+    r["deepspeed_config"] = {{"zero_stage", c.zero_stage},
+                             {"gradient_accumulation_steps", Accumulation(spec, c)},
+                             {"offload_optimizer_device", c.offload_optimizer ? "cpu" : "none"},
+                             {"offload_param_device", "none"},
+                             {"zero3_init_flag", c.zero_stage == 3}};
+  } else if (c.zero_stage == 0) {
+    r["distributed_type"] = spec.hardware.total_gpus() > 1 ? "MULTI_GPU" : "NO";
+  } else {
+    r["distributed_type"] = "FSDP";
+    r["fsdp_config"] = {{"fsdp_version", 2},
+                        {"fsdp_auto_wrap_policy", "TRANSFORMER_BASED_WRAP"},
+                        {"fsdp_reshard_after_forward", c.zero_stage == 3},
+                        {"fsdp_activation_checkpointing", c.recompute == Recompute::kFull},
+                        {"fsdp_state_dict_type", "SHARDED_STATE_DICT"},
+                        {"fsdp_cpu_ram_efficient_loading", true},
+                        {"fsdp_offload_params", false}};
+  }
+  return r;
+}
+
+// A TOML value: strings quoted, arrays of strings, numbers and booleans as JSON writes them.
+std::string TomlValue(const Report& v) {
+  if (v.is_array()) {
+    std::string out = "[";
+    for (size_t i = 0; i < v.size(); ++i) out += (i ? ", " : "") + TomlValue(v[i]);
+    return out + "]";
+  }
+  return v.dump();
+}
+
+void TomlTables(const Report& table, const std::string& path, std::string& out) {
+  std::string scalars;
+  for (const auto& [key, value] : table.items()) {
+    if (!value.is_object()) scalars += key + " = " + TomlValue(value) + "\n";
+  }
+  if (!path.empty() && !scalars.empty()) out += "\n[" + path + "]\n" + scalars;
+  for (const auto& [key, value] : table.items()) {
+    if (value.is_object()) TomlTables(value, path.empty() ? key : path + "." + key, out);
+  }
+}
+
+// YAML for a two-level mapping of scalars (what accelerate's config holds).
+void Yaml(const Report& map, int indent, std::string& out) {
+  for (const auto& [key, value] : map.items()) {
+    out += std::string(static_cast<size_t>(indent), ' ') + key + ":";
+    if (value.is_object()) {
+      out += "\n";
+      Yaml(value, indent + 2, out);
+    } else {
+      out += " " + (value.is_string() ? value.get<std::string>() : value.dump()) + "\n";
+    }
+  }
+}
+
+}  // namespace
 
 Report EmitContent(Framework framework, const JobSpec& spec, const ParallelConfig& c) {
   switch (framework) {
@@ -252,11 +285,37 @@ Report EmitContent(Framework framework, const JobSpec& spec, const ParallelConfi
       return FsdpPlan(spec, c);
     case Framework::kMegatron:
       return MegatronArgs(spec, c);
+    case Framework::kTorchtitan:
+      return TorchtitanConfig(spec, c);
+    case Framework::kAccelerate:
+      return AccelerateConfig(spec, c);
   }
   return nullptr;
 }
 
+std::string EmitNote(Framework framework, const JobSpec& spec) {
+  if (framework != Framework::kTorchtitan || !TorchtitanFlavor(spec.model).empty()) return "";
+  const ModelSpec& m = spec.model;
+  return "torchtitan's llama3 has no flavor of this shape: register TransformerModelArgs(dim=" +
+         std::to_string(m.hidden_size) + ", n_layers=" + std::to_string(m.layers) +
+         ", n_heads=" + std::to_string(m.attention_heads) +
+         ", n_kv_heads=" + std::to_string(m.kv_heads) +
+         ", vocab_size=" + std::to_string(m.vocab_size) + ") with an FFN of " +
+         std::to_string(m.ffn_size) + " in llama3_args as flavor '" + spec.name + "'";
+}
+
 std::string EmitText(Framework framework, const Report& content) {
+  if (framework == Framework::kTorchtitan) {
+    std::string out =
+        "# torchtitan job config (v0.2 TOML), written by seedancectl optimize --emit\n";
+    TomlTables(content, "", out);
+    return out;
+  }
+  if (framework == Framework::kAccelerate) {
+    std::string out = "# accelerate launch --config_file, written by seedancectl optimize --emit\n";
+    Yaml(content, 0, out);
+    return out;
+  }
   if (framework != Framework::kMegatron) return content.dump(2) + "\n";
   // One flag per line, its value (if any) on the same line.
   std::string out;

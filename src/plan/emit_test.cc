@@ -11,9 +11,12 @@
 namespace seedance::plan {
 namespace {
 
+// The default job with no framework named: the search weighs every layout, and each test picks
+// the framework it writes.
 JobSpec DefaultJob() {
   auto spec = ParseJobSpec(DefaultJobYaml(), "default", cost::GpuCatalog::BuiltIn());
   EXPECT_TRUE(spec.ok()) << spec.status().ToString();
+  spec->framework = std::nullopt;
   return *spec;
 }
 
@@ -71,12 +74,17 @@ TEST(EmitTest, ExpressibleLayoutsTable) {
 }
 
 TEST(EmitTest, FrameworkNamesRoundTrip) {
-  for (Framework f : {Framework::kDeepSpeed, Framework::kFsdp, Framework::kMegatron}) {
+  for (Framework f : {Framework::kDeepSpeed, Framework::kFsdp, Framework::kMegatron,
+                      Framework::kTorchtitan, Framework::kAccelerate}) {
     EXPECT_EQ(*ParseFramework(FrameworkName(f), "--emit"), f);
   }
   const auto bad = ParseFramework("horovod", "--emit");
   ASSERT_FALSE(bad.ok());
-  EXPECT_NE(bad.status().ToString().find("deepspeed, fsdp or megatron"), std::string::npos);
+  EXPECT_NE(bad.status().ToString().find("torchtitan"), std::string::npos)
+      << bad.status().ToString();
+  // A job spec names what runs it; accelerate is a launcher for FSDP or DeepSpeed.
+  EXPECT_FALSE(ParseJobFramework("accelerate", "framework").ok());
+  EXPECT_EQ(*ParseJobFramework("torchtitan", "framework"), Framework::kTorchtitan);
 }
 
 // DeepSpeed asserts train_batch_size == micro-batch x accumulation x data-parallel size; every
@@ -151,7 +159,8 @@ TEST(EmitTest, OptimizeEmitsTheFastestExpressibleLayout) {
   const auto gpu = cost::GpuCatalog::BuiltIn().Get(spec.hardware.gpu);
   ASSERT_TRUE(gpu.ok());
   const SearchResult found = Search(spec, **gpu);
-  for (Framework f : {Framework::kDeepSpeed, Framework::kFsdp, Framework::kMegatron}) {
+  for (Framework f : {Framework::kDeepSpeed, Framework::kFsdp, Framework::kMegatron,
+                      Framework::kTorchtitan, Framework::kAccelerate}) {
     OptimizeOptions options;
     options.emit = f;
     auto r = Optimize(spec, cost::GpuCatalog::BuiltIn(), options);

@@ -16,7 +16,7 @@ using base::YamlMap;
 
 constexpr int64_t kMaxCount = int64_t{1} << 40;  // keeps every product below 2^63
 
-constexpr std::string_view kFamilies[] = {"llama", "gpt"};
+constexpr std::string_view kFamilies[] = {"llama", "gpt", "nemotron"};
 constexpr std::string_view kTrainingPrecisions[] = {"fp32", "tf32", "bf16", "fp16", "fp8"};
 constexpr std::string_view kServingPrecisions[] = {"fp32", "bf16", "fp16", "fp8", "int8"};
 constexpr std::string_view kOptimizerStates[] = {"fp32", "bf16"};
@@ -220,17 +220,26 @@ StatusOr<HardwareSpec> ParseHardware(const YamlMap& m, const cost::GpuCatalog& c
 // then checks it against the model, the hardware and the batch.
 Status ParseParallelism(const YamlMap& p, JobSpec& spec) {
   SEEDANCE_RETURN_IF_ERROR(
-      p.CheckKeys({"tensor", "pipeline", "virtual_stages", "sequence_parallel", "zero_stage",
-                   "recompute", "offload_optimizer", "gradient_compression"}));
+      p.CheckKeys({"tensor", "pipeline", "virtual_stages", "sequence_parallel", "context_parallel",
+                   "zero_stage", "recompute", "recompute_layers", "first_stage_layers",
+                   "last_stage_layers", "offload_optimizer", "gradient_compression"}));
   ParallelConfig& c = spec.parallelism;
   SEEDANCE_ASSIGN_OR_RETURN(c.tensor, p.GetInt("tensor", int64_t{1}, 1, 1024));
   SEEDANCE_ASSIGN_OR_RETURN(c.pipeline, p.GetInt("pipeline", int64_t{1}, 1, 100'000));
   SEEDANCE_ASSIGN_OR_RETURN(c.virtual_stages, p.GetInt("virtual_stages", int64_t{1}, 1, 1024));
   SEEDANCE_ASSIGN_OR_RETURN(c.sequence_parallel, p.GetBool("sequence_parallel", false));
+  SEEDANCE_ASSIGN_OR_RETURN(c.context_parallel,
+                            p.GetInt("context_parallel", int64_t{1}, 1, 1'000'000));
   SEEDANCE_ASSIGN_OR_RETURN(int64_t zero, p.GetInt("zero_stage", int64_t{0}, 0, 3));
   c.zero_stage = static_cast<int>(zero);
   SEEDANCE_ASSIGN_OR_RETURN(std::string recompute, p.GetString("recompute", "none"));
   SEEDANCE_ASSIGN_OR_RETURN(c.recompute, ParseRecompute(recompute, p.Where("recompute")));
+  SEEDANCE_ASSIGN_OR_RETURN(c.recompute_layers,
+                            p.GetInt("recompute_layers", int64_t{0}, 0, 100'000));
+  SEEDANCE_ASSIGN_OR_RETURN(c.first_stage_layers,
+                            p.GetInt("first_stage_layers", int64_t{0}, 0, 100'000));
+  SEEDANCE_ASSIGN_OR_RETURN(c.last_stage_layers,
+                            p.GetInt("last_stage_layers", int64_t{0}, 0, 100'000));
   SEEDANCE_ASSIGN_OR_RETURN(c.offload_optimizer, p.GetBool("offload_optimizer", false));
   SEEDANCE_ASSIGN_OR_RETURN(std::string compression, p.GetString("gradient_compression", "none"));
   SEEDANCE_ASSIGN_OR_RETURN(c.gradient_compression,
@@ -279,8 +288,9 @@ StatusOr<JobSpec> ParseJobSpec(std::string_view yaml, const std::string& file,
                                const cost::GpuCatalog& catalog) {
   SEEDANCE_ASSIGN_OR_RETURN(YAML::Node root, base::ParseYaml(yaml, file));
   SEEDANCE_ASSIGN_OR_RETURN(YamlMap doc, YamlMap::FromNode(root, file, ""));
-  SEEDANCE_RETURN_IF_ERROR(doc.CheckKeys({"name", "model", "training", "serving", "hardware",
-                                          "parallelism", "reliability", "price_per_gpu_hour_usd"}));
+  SEEDANCE_RETURN_IF_ERROR(
+      doc.CheckKeys({"name", "model", "training", "serving", "hardware", "parallelism",
+                     "reliability", "framework", "planning", "price_per_gpu_hour_usd"}));
 
   JobSpec spec;
   spec.source = file;
@@ -306,6 +316,31 @@ StatusOr<JobSpec> ParseJobSpec(std::string_view yaml, const std::string& file,
     SEEDANCE_ASSIGN_OR_RETURN(YamlMap t, doc.GetMap("training"));
     SEEDANCE_ASSIGN_OR_RETURN(spec.training, ParseTraining(t, *gpu));
     SEEDANCE_RETURN_IF_ERROR(CheckStepSizes(spec, model));
+    if (doc.Has("framework")) {
+      SEEDANCE_ASSIGN_OR_RETURN(std::string framework, doc.GetString("framework"));
+      SEEDANCE_ASSIGN_OR_RETURN(spec.framework,
+                                ParseJobFramework(framework, doc.Where("framework")));
+      // A precision the framework cannot train in is the spec's error, not a search that finds
+      // nothing.
+      ParallelConfig plain;
+      plain.micro_batch = spec.training.micro_batch;
+      const std::string why = Inexpressible(*spec.framework, spec, plain);
+      if (why.find(base::NumericFormatName(spec.training.precision)) != std::string::npos) {
+        return InvalidArgumentError(
+            "'training.precision' is " +
+                std::string(base::NumericFormatName(spec.training.precision)) + ", which " +
+                framework + " does not train in: " + why,
+            t.Where("precision"));
+      }
+    }
+    SEEDANCE_ASSIGN_OR_RETURN(std::optional<YamlMap> planning, doc.GetOptionalMap("planning"));
+    if (planning) {
+      SEEDANCE_RETURN_IF_ERROR(planning->CheckKeys({"headroom", "min_gain"}));
+      SEEDANCE_ASSIGN_OR_RETURN(spec.planning.headroom,
+                                planning->GetNumber("headroom", 0.10, 0.0, 0.9));
+      SEEDANCE_ASSIGN_OR_RETURN(spec.planning.min_gain,
+                                planning->GetNumber("min_gain", 0.0, 0.0, 0.9));
+    }
     SEEDANCE_ASSIGN_OR_RETURN(std::optional<YamlMap> p, doc.GetOptionalMap("parallelism"));
     spec.parallelism.micro_batch = spec.training.micro_batch;
     if (p) {
@@ -318,7 +353,7 @@ StatusOr<JobSpec> ParseJobSpec(std::string_view yaml, const std::string& file,
     }
   } else {
     spec.kind = JobKind::kServing;
-    for (const char* key : {"parallelism", "reliability"}) {
+    for (const char* key : {"parallelism", "reliability", "framework", "planning"}) {
       if (doc.Has(key)) {
         return InvalidArgumentError(
             "'" + std::string(key) + "' describes a training job; serving jobs have none",
@@ -379,6 +414,9 @@ base::Report JobSpecToReport(const JobSpec& spec) {
     }
     r["parallelism"] = ParallelismToReport(spec.parallelism, spec.hardware.total_gpus(),
                                            spec.training.global_batch);
+    r["framework"] =
+        spec.framework ? base::Report(std::string(FrameworkName(*spec.framework))) : nullptr;
+    r["planning"] = {{"headroom", spec.planning.headroom}, {"min_gain", spec.planning.min_gain}};
   } else {
     base::Report& s = r["serving"];
     s["context_length"] = spec.serving.context_length;

@@ -13,23 +13,22 @@ bool LowPrecision(base::NumericFormat f) {
 // Whole bytes, saturated at 2^62 (a figure that large fits no GPU; the cast stays defined).
 int64_t Ceil(double bytes) { return static_cast<int64_t>(std::min(std::ceil(bytes), 0x1p62)); }
 
-// Parameters held by the first and the last pipeline stage.
-struct StageParams {
-  int64_t first = 0, last = 0;
-};
-
-StageParams ParamsPerStage(const ModelSpec& model, const ModelFigures& f, const ParallelConfig& c) {
+// Parameters a GPU of stage `i` holds before tensor and data parallelism shard them: its layers,
+// the embedding on the first stage, the LM head (a copy of the tied embedding) and the final
+// norm on the last.
+// (after tensor parallelism: the norms are replicated, everything else is split t ways).
+int64_t ParamsOfStage(const ModelSpec& model, const ModelFigures& f, const ParallelConfig& c,
+                      int64_t i) {
   const int64_t t = c.tensor;
-  const int64_t layers = model.layers / c.pipeline * f.layer_parameters / t;
-  const int64_t embedding = f.embedding_parameters / t;
-  const int64_t head = f.lm_head_parameters / t;
+  const int64_t layers = StageLayers(c, model.layers, i) * f.layer_parameters / t;
   const int64_t norm = f.parameters - f.embedding_parameters - model.layers * f.layer_parameters -
                        f.lm_head_parameters;
-  if (c.pipeline == 1) return {layers + embedding + head + norm, layers + embedding + head + norm};
-  // A tied head needs the embedding's weights on the last stage too (Megatron keeps a copy
-  // there and all-reduces their gradients).
-  const int64_t last_head = model.tie_embeddings ? embedding : head;
-  return {layers + embedding, layers + last_head + norm};
+  const int64_t last_head =
+      c.pipeline > 1 && model.tie_embeddings ? f.embedding_parameters : f.lm_head_parameters;
+  int64_t p = layers;
+  if (i == 0) p += f.embedding_parameters / t;
+  if (i == c.pipeline - 1) p += last_head / t + norm;
+  return p;
 }
 
 }  // namespace
@@ -41,7 +40,7 @@ TrainingSpec TrainingOf(const TrainingSpec& training, const ParallelConfig& c) {
   return t;
 }
 
-StateBytes StateBytesFor(const TrainingSpec& training) {
+StateBytes StateBytesFor(const TrainingSpec& training, std::optional<Framework> framework) {
   StateBytes b;
   const bool low = LowPrecision(training.precision);
   b.weight = low ? 2 : 4;
@@ -50,7 +49,26 @@ StateBytes StateBytesFor(const TrainingSpec& training) {
   const std::string& o = training.optimizer;
   b.optimizer = o == "adamw" || o == "adam" ? 8 : o == "sgd" ? 0 : 4;
   if (training.optimizer_states == base::NumericFormat::kBf16) b.optimizer /= 2;
+  // DeepSpeed's bf16 optimizer (ZeRO 0 and 1, the pipeline engine's) accumulates the gradients
+  // in an fp32 buffer of every parameter beside the bf16 ones.
+  if (framework == Framework::kDeepSpeed && training.precision == base::NumericFormat::kBf16) {
+    b.gradient = 2 + 4;
+  }
+  if (framework == Framework::kFsdp || framework == Framework::kTorchtitan ||
+      framework == Framework::kAccelerate) {
+    b.weight = 4;
+    b.gradient = 4;
+    b.master = 0;
+  }
   return b;
+}
+
+int64_t StageParameters(const ModelSpec& model, const ModelFigures& figures,
+                        const ParallelConfig& c) {
+  int64_t most = ParamsOfStage(model, figures, c, 0);
+  if (c.pipeline > 1) most = std::max(most, ParamsOfStage(model, figures, c, c.pipeline - 1));
+  if (c.pipeline > 2) most = std::max(most, ParamsOfStage(model, figures, c, 1));
+  return most;
 }
 
 int64_t ModelStateBytes(int64_t params, const StateBytes& b, int stage, int64_t d) {
@@ -72,15 +90,19 @@ namespace {
 
 // The terms of one layer's activations for one micro-batch, before recomputation.
 struct Terms {
-  double input = 0;      // the layer's input (the first norm's)
-  double norms = 0;      // the first norm's output, the second norm's input and output, masks
-  double attention = 0;  // Q, K, V, the attention output, and the kernel's saved state
-  double scores = 0;     // eager attention's s x s tensors (0 with fused attention)
-  double mlp = 0;        // the MLP's intermediates
+  double input = 0;         // the layer's input (the first norm's)
+  double norms = 0;         // the first norm's output, the second norm's input and output, masks
+  double attention = 0;     // Q, K, V, the attention output, and the kernel's saved state
+  double scores = 0;        // eager attention's s x s tensors (0 with fused attention)
+  double mlp = 0;           // the MLP's intermediates
+  double op_selective = 0;  // what op-selective recomputation keeps
 };
 
-Terms TermsOf(const ModelSpec& model, const TrainingSpec& training, const ParallelConfig& c) {
-  const double s = static_cast<double>(model.sequence_length);
+Terms TermsOf(const ModelSpec& model, const TrainingSpec& training, const ParallelConfig& c,
+              std::optional<Framework> framework) {
+  const double cp = static_cast<double>(c.context_parallel);
+  const double s = static_cast<double>(model.sequence_length) / cp;  // this GPU's tokens
+  const double keys = static_cast<double>(model.sequence_length);
   const double b = static_cast<double>(c.micro_batch);
   const double h = static_cast<double>(model.hidden_size);
   const double a = static_cast<double>(model.attention_heads);
@@ -92,16 +114,35 @@ Terms TermsOf(const ModelSpec& model, const TrainingSpec& training, const Parall
   const double sp = c.sequence_parallel ? t : 1;  // divisor of the norm and mask terms
 
   Terms x;
+  // Transformer Engine's FP8 GEMMs keep their saved inputs (the two norms' outputs, the
+  // attention output, the MLP's last input) in 1 byte.
+  const bool fp8_saved =
+      training.precision == base::NumericFormat::kFp8 && framework == Framework::kMegatron;
+  const double saved = fp8_saved ? 1 : e;
   x.input = e * s * b * h / sp;
-  x.norms = 3 * e * s * b * h / sp + (gpt ? 2 * s * b * h / sp : 0);  // + dropout masks (1 B)
-  x.attention = e * s * b * h / t + 2 * e * s * b * kv / t + e * s * b * h / t;  // Q,K,V; output
+  x.norms = (e + 2 * saved) * s * b * h / sp + (gpt ? 2 * s * b * h / sp : 0);  // + masks (1 B)
+  x.attention = e * s * b * h / t + 2 * e * s * b * kv / t + saved * s * b * h / t;  // QKV; out
   if (training.attention == "flash") {
     x.attention += 4 * a * s * b / t;  // log-sum-exp per row and head
   } else {
-    const double scores = a * s * s * b / t;
+    const double scores = a * s * keys * b / t;
     x.scores = e * scores + (gpt ? (e + 1) * scores : 0);  // softmax; dropout mask and output
   }
-  x.mlp = (gpt ? 2 : 3) * e * s * b * f / t;
+  const double mlp_in = static_cast<double>(model.mlp_in_projections());
+  x.mlp = ((gpt ? 1 : mlp_in) * e + saved) * s * b * f / t;
+  if (!TraitsOf(framework).fused_kernels) {
+    // PyTorch's eager modules save more for their backward: each norm its normalized tensor and
+    // output apart (composite ops), rotary its fp32 complex q and k, SwiGLU the activation's
+    // output beside both projections.
+    x.norms += 2 * e * s * b * h / sp;
+    if (model.family != "gpt") x.attention += 4 * s * b * (h + kv) / t;
+    if (model.family == "llama") x.mlp += e * s * b * f / t;
+  }
+  // Op-selective: the input, q, v, the attention kernel's output and state, the MLP's first
+  // input projection and its output.
+  x.op_selective = x.input + e * s * b * (h + kv) / t + saved * s * b * h / t +
+                   (training.attention == "flash" ? 4 * a * s * b / t : 0) + e * s * b * f / t +
+                   e * s * b * h / sp;
   return x;
 }
 
@@ -117,16 +158,18 @@ double InFlightMicroBatches(const ParallelConfig& c, int64_t micro_batches) {
 }
 
 int64_t LayerActivationBytes(const ModelSpec& model, const TrainingSpec& training,
-                             const ParallelConfig& c) {
-  const Terms x = TermsOf(model, training, c);
+                             const ParallelConfig& c, std::optional<Framework> framework) {
+  const Terms x = TermsOf(model, training, c, framework);
   if (c.recompute == Recompute::kFull) return Ceil(x.input);
+  if (c.recompute == Recompute::kOpSelective) return Ceil(x.op_selective + x.scores);
   const double scores = c.recompute == Recompute::kNone ? x.scores : 0;
   return Ceil(x.input + x.norms + x.attention + scores + x.mlp);
 }
 
 LayerActivations LayerActivationParts(const ModelSpec& model, const TrainingSpec& training,
-                                      const ParallelConfig& c, const LayerPartSeconds& seconds) {
-  const Terms x = TermsOf(model, training, c);
+                                      const ParallelConfig& c, const LayerPartSeconds& seconds,
+                                      std::optional<Framework> framework) {
+  const Terms x = TermsOf(model, training, c, framework);
   LayerActivations layer;
   layer.kept_bytes = Ceil(x.input);
   layer.parts = {{"attention", Ceil(x.attention + x.scores), seconds.attention_s},
@@ -140,53 +183,85 @@ MemoryEstimate EstimateMemory(const JobSpec& spec, const ModelFigures& figures,
                               const MemorySettings& settings) {
   const ModelSpec& model = spec.model;
   const TrainingSpec training = TrainingOf(spec.training, c);
+  const std::optional<Framework> framework = spec.framework;
   const int64_t d = DataParallel(c, spec.hardware.total_gpus());
   const int64_t p = c.pipeline;
   const int64_t micro_batches = training.global_batch / (c.micro_batch * d);
-  const StateBytes sb = StateBytesFor(training);
-  const StageParams params = ParamsPerStage(model, figures, c);
-  const double e = LowPrecision(training.precision) ? 2 : 4;
+  // Context-parallel ranks hold the same weights: the optimizer shards over d x cp.
+  const int64_t shards = d * c.context_parallel;
+  const StateBytes sb = StateBytesFor(training, framework);
+  const double e = LowPrecision(training.precision) ? 2 : 4;  // activations, gathered weights
 
-  const double layers_per_stage = static_cast<double>(model.layers) / static_cast<double>(p);
-  const double per_layer = static_cast<double>(LayerActivationBytes(model, training, c));
-  double transient = 0;  // one layer's full activations while it is recomputed
-  if (c.recompute == Recompute::kFull) {
-    ParallelConfig none = c;
-    none.recompute = Recompute::kNone;
-    transient = static_cast<double>(LayerActivationBytes(model, training, none));
-  }
-  const double first_act =
-      per_layer * layers_per_stage * InFlightMicroBatches(c, micro_batches) + transient;
-  const double last_act = per_layer * layers_per_stage + transient;
-  const double sbv = static_cast<double>(model.sequence_length) *
-                     static_cast<double>(c.micro_batch) * static_cast<double>(model.vocab_size);
+  const double per_layer = static_cast<double>(LayerActivationBytes(model, training, c, framework));
+  ParallelConfig none = c;
+  none.recompute = Recompute::kNone;
+  none.recompute_layers = 0;
+  const double full_layer =
+      static_cast<double>(LayerActivationBytes(model, training, none, framework));
+  // One layer's full activations while it is recomputed (op-selective: what it drops).
+  const double transient = c.recompute == Recompute::kFull          ? full_layer
+                           : c.recompute == Recompute::kOpSelective ? full_layer - per_layer
+                                                                    : 0;
+  // The activations of one micro-batch on a stage of `layers` layers.
+  auto activations = [&](double layers) {
+    if (c.recompute == Recompute::kFull && c.recompute_layers > 0) {
+      const double kept = std::min(layers, static_cast<double>(c.recompute_layers));
+      return kept * per_layer + (layers - kept) * full_layer;
+    }
+    return layers * per_layer;
+  };
+  const double sbv = static_cast<double>(model.sequence_length) /
+                     static_cast<double>(c.context_parallel) * static_cast<double>(c.micro_batch) *
+                     static_cast<double>(model.vocab_size);
   const double logits = (e + 4) * sbv / static_cast<double>(c.tensor);
 
   // Two DDP buckets (gradients as bucket views). At ZeRO 3, FSDP's units as torchtitan and
   // accelerate wrap them — one per layer, the root holding the embeddings and the output head:
-  // the gathered weights of the current and the prefetched layer and the current layer's
+  // the gathered 16-bit weights of the current and the prefetched layer and the current layer's
   // gradients before their reduce-scatter, plus the root unit's weights, which stay gathered
   // from the forward to the backward pass, and its gradients before their reduce-scatter
   // (measured on CPU ranks: bench/plan/cpu_validation.py).
   const double layer_params =
       static_cast<double>(figures.layer_parameters) / static_cast<double>(c.tensor);
   auto temporaries = [&](int64_t root_params) {
+    // DeepSpeed's ZeRO 1 and 2 reduce and gather through buckets of 5e8 elements each (its
+    // reduce_bucket_size and allgather_bucket_size defaults).
+    if (c.zero_stage >= 1 && c.zero_stage < 3 && framework == Framework::kDeepSpeed) {
+      return 2 * 5e8 * e;
+    }
     if (c.zero_stage < 3) return 2.0 * 25 * (1 << 20);
     const double root = static_cast<double>(root_params) / static_cast<double>(c.tensor);
-    return layer_params * (2 * sb.weight + sb.gradient) + root * (sb.weight + sb.gradient);
+    return layer_params * (2 * e + sb.gradient) + root * (e + sb.gradient);
   };
   const int64_t head_params = figures.lm_head_parameters;
-  auto stage = [&](int64_t stage_params, int64_t root_params, double act, double logit_bytes,
-                   const char* name) {
+  auto stage = [&](int64_t i) {
+    const bool first = i == 0, last = i == p - 1;
     MemoryEstimate m;
-    m.peak_stage = name;
-    m.parameters_on_gpu = stage_params;
+    m.peak_stage = p == 1 ? "only" : first ? "first" : last ? "last" : "second";
+    m.parameters_on_gpu = ParamsOfStage(model, figures, c, i);
     StateBytes on_gpu = sb;
     if (c.offload_optimizer) on_gpu.master = on_gpu.optimizer = 0;
-    m.model_state_bytes = ModelStateBytes(stage_params, on_gpu, c.zero_stage, d);
-    m.activation_bytes = Ceil(act);
-    m.logits_bytes = Ceil(logit_bytes);
-    m.temporary_bytes = Ceil(temporaries(root_params));
+    m.model_state_bytes = ModelStateBytes(m.parameters_on_gpu, on_gpu, c.zero_stage, shards);
+    // ZeRO-2 under PyTorch's FSDP keeps the 16-bit weights gathered from the forward pass to
+    // the backward pass (reshard_after_forward=False) beside its fp32 shards.
+    if (c.zero_stage == 2 && sb.master == 0 && LowPrecision(training.precision)) {
+      m.model_state_bytes += Ceil(static_cast<double>(m.parameters_on_gpu) * e);
+    }
+    const double layers = static_cast<double>(StageLayers(c, model.layers, i));
+    // 1F1B: stage i holds min(p - i, m) micro-batches (interleaved: times 1 + (p - 1)/(p v)).
+    double in_flight = 1;
+    if (!last) {
+      in_flight = static_cast<double>(std::min(p - i, micro_batches));
+      if (c.virtual_stages > 1) {
+        in_flight *= 1 + static_cast<double>(p - 1) / static_cast<double>(p * c.virtual_stages);
+      }
+    }
+    m.activation_bytes = Ceil(activations(layers) * in_flight + transient);
+    m.logits_bytes = last ? Ceil(logits) : 0;
+    int64_t root = 0;
+    if (first) root += figures.embedding_parameters;
+    if (last) root += head_params;
+    m.temporary_bytes = Ceil(temporaries(root));
     const int64_t managed =
         m.model_state_bytes + m.activation_bytes + m.logits_bytes + m.temporary_bytes;
     m.fragmentation_bytes = Ceil(static_cast<double>(managed) * settings.fragmentation_fraction);
@@ -194,7 +269,7 @@ MemoryEstimate EstimateMemory(const JobSpec& spec, const ModelFigures& figures,
     m.total_bytes = managed + m.fragmentation_bytes + m.reserve_bytes;
     m.fits = m.total_bytes <= capacity_bytes;
     if (c.offload_optimizer) {
-      const double shard = static_cast<double>(stage_params) / static_cast<double>(d);
+      const double shard = static_cast<double>(m.parameters_on_gpu) / static_cast<double>(shards);
       m.host_bytes_per_node = Ceil(shard * (sb.master + sb.optimizer + 4) *
                                    static_cast<double>(spec.hardware.gpus_per_node));
       m.fits = m.fits &&
@@ -202,12 +277,13 @@ MemoryEstimate EstimateMemory(const JobSpec& spec, const ModelFigures& figures,
     }
     return m;
   };
-  const int64_t first_root = figures.embedding_parameters + (p == 1 ? head_params : 0);
-  const MemoryEstimate first =
-      stage(params.first, first_root, first_act, p == 1 ? logits : 0, p == 1 ? "only" : "first");
-  if (p == 1) return first;
-  const MemoryEstimate last = stage(params.last, head_params, last_act, logits, "last");
-  return last.total_bytes > first.total_bytes ? last : first;
+  MemoryEstimate peak = stage(0);
+  for (int64_t i : {int64_t{1}, p - 1}) {
+    if (i <= 0 || i >= p) continue;
+    const MemoryEstimate other = stage(i);
+    if (other.total_bytes > peak.total_bytes) peak = other;
+  }
+  return peak;
 }
 
 base::Report MemoryEstimateToReport(const MemoryEstimate& m) {

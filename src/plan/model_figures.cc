@@ -18,6 +18,11 @@ ModelFigures ComputeModelFigures(const ModelSpec& m) {
     block_matmul = h * (h + 2 * kv_dim) + h * h + 2 * h * ffn;
     f.embedding_parameters = vocab * h + m.sequence_length * h;
     final_norm = 2 * h;
+  } else if (m.family == "nemotron") {  // LayerNorm, bias-free, squared-ReLU MLP, rotary
+    f.layer_parameters = 4 * h + h * (h + 2 * kv_dim) + h * h + 2 * h * ffn;
+    block_matmul = h * (h + 2 * kv_dim) + h * h + 2 * h * ffn;
+    f.embedding_parameters = vocab * h;
+    final_norm = 2 * h;
   } else {  // llama
     f.layer_parameters = 2 * h + h * h + 2 * h * kv_dim + h * h + 3 * h * ffn;
     block_matmul = h * h + 2 * h * kv_dim + h * h + 3 * h * ffn;

@@ -6,6 +6,7 @@
 
 #include "seedance/base/enum_names.h"
 #include "seedance/cost/pareto.h"
+#include "seedance/plan/calibration.h"
 #include "seedance/plan/checkpoint.h"
 #include "seedance/plan/links.h"
 #include "seedance/plan/memory_model.h"
@@ -62,13 +63,39 @@ Report Summary(const Evaluation& e, const JobSpec& spec) {
   r["tokens_per_s_per_gpu"] = e.tokens_per_s_per_gpu;
   r["mfu"] = e.mfu;
   r["power_w"] = e.power_w;
+  r["interval"] = IntervalsToReport(e.intervals);
   return r;
 }
 
-Report Saving(const Evaluation& before, const Evaluation& after) {
+// The step-time saving of `after` over `before` with its 90% interval (intervals.h), and whether
+// it is a recommendation: significant (the interval excludes no saving) and at least the spec's
+// planning.min_gain at the interval's pessimistic end.
+struct SavingFigures {
+  Interval ratio;  // after / before step time
+  bool significant = false;
+  bool recommended = false;
+};
+
+SavingFigures JudgeSaving(const Evaluation& before, const Evaluation& after, const JobSpec& spec,
+                          const PublicFit& fit) {
+  SavingFigures f;
+  f.ratio =
+      RatioInterval(before.time.step_s, after.time.step_s, before.intervals, after.intervals, fit);
+  f.significant = f.ratio.high < 1;
+  f.recommended = f.significant && 1 - f.ratio.high >= spec.planning.min_gain;
+  return f;
+}
+
+Report Saving(const Evaluation& before, const Evaluation& after, const SavingFigures& f) {
   Report r = Report::object();
   r["step_time_pct"] = (1 - after.time.step_s / before.time.step_s) * 100;
+  r["step_time_pct_interval"] = {(1 - f.ratio.high) * 100, (1 - f.ratio.low) * 100};
+  r["significant"] = f.significant;
+  if (!f.significant) {
+    r["note"] = "not significant: the 90% interval of the saving includes zero";
+  }
   r["throughput_ratio"] = after.tokens_per_s_per_gpu / before.tokens_per_s_per_gpu;
+  r["throughput_ratio_interval"] = {1 / f.ratio.high, 1 / f.ratio.low};
   r["cost_per_step_usd"] = before.cost_per_step_usd - after.cost_per_step_usd;
   r["energy_per_step_j"] = before.energy_per_step_j - after.energy_per_step_j;
   return r;
@@ -187,6 +214,8 @@ base::StatusOr<Report> EmitSection(Framework framework, const JobSpec& spec,
     r["step_time_s"] = e.time.step_s;
     r["memory_bytes_per_gpu"] = e.memory.total_bytes;
     r["content"] = EmitContent(framework, spec, e.config);
+    const std::string note = EmitNote(framework, spec);
+    if (!note.empty()) r["note"] = note;
     return r;
   }
   return base::FailedPreconditionError("no layout that fits can be written for " +
@@ -241,10 +270,42 @@ base::StatusOr<Margin> ReplayMargin(const JobSpec& spec, const cost::GpuSpec& gp
   return m;
 }
 
+// The user's calibration (--calibrate): the public fit with the refitted coefficients.
+base::StatusOr<Report> CalibrationSection(const OptimizeOptions& options,
+                                          const cost::GpuCatalog& catalog, PublicFit& fit) {
+  SEEDANCE_ASSIGN_OR_RETURN(std::vector<RunRecord> records,
+                            ParseRunTable(*options.calibrate_csv, options.calibrate_file, catalog));
+  const std::vector<FitRow> rows = FitRows(records, catalog);
+  if (rows.empty()) {
+    return base::InvalidArgumentError(
+        "no row is a run with a measured step time, tokens/s, MFU or TFLOP/s",
+        options.calibrate_file);
+  }
+  SEEDANCE_ASSIGN_OR_RETURN(Calibration c, Calibrate(rows, fit));
+  fit.coefficients = c.after;
+  Report r = CalibrationToReport(c, rows);
+  r["file"] = options.calibrate_file;
+  return r;
+}
+
 base::Status PlanTraining(const JobSpec& spec, const cost::GpuSpec& gpu,
-                          const OptimizeOptions& options, Report& report) {
+                          const cost::GpuCatalog& catalog, const OptimizeOptions& options,
+                          Report& report) {
   PlanSettings settings;
   settings.space = SettingsFor(options.profile).space;
+  PublicFit fit = BuiltInFit();
+  if (options.calibrate_csv) {
+    SEEDANCE_ASSIGN_OR_RETURN(report["calibration"], CalibrationSection(options, catalog, fit));
+  }
+  settings.hardware.coefficients = fit.coefficients;
+  settings.fit = &fit;
+  report["time_model"] = {
+      {"coefficients", options.calibrate_csv ? "calibrated to " + options.calibrate_file
+                                             : std::string("the public fit")},
+      {"accuracy",
+       "leave-one-source-out on the public set: see docs/benchmarks.md (build/bench/"
+       "published_runs --fit)"},
+      {"interval_level", 0.9}};
   report["links"] = LinksToReport(ResolveLinks(spec.hardware, gpu));
   report["gpu_memory_bytes"] = gpu.MemoryBytes();
   SEEDANCE_ASSIGN_OR_RETURN(Margin margin,
@@ -252,6 +313,9 @@ base::Status PlanTraining(const JobSpec& spec, const cost::GpuSpec& gpu,
   report["fragmentation"] = margin.section;
   const Evaluation before = Evaluate(spec, gpu, spec.parallelism, settings);
   report["before"] = EvaluationToReport(before, spec);
+  const auto headroom_capacity =
+      static_cast<int64_t>(static_cast<double>(gpu.MemoryBytes()) * (1 - spec.planning.headroom));
+  report["before"]["within_headroom"] = before.memory.total_bytes <= headroom_capacity;
   if (options.evaluate_only) {
     report["fits"] = before.memory.fits;
     return base::OkStatus();
@@ -273,10 +337,28 @@ base::Status PlanTraining(const JobSpec& spec, const cost::GpuSpec& gpu,
         {"smallest_change", SmallestChange(spec, gpu)}};
     return base::OkStatus();
   }
-  const Evaluation& best = found.fitting.front();
+  const Evaluation& fastest = found.fitting.front();
+  // A change is recommended only when its saving is significant and at least planning.min_gain
+  // at the interval's pessimistic end; else the stated layout stays (when it fits with the
+  // headroom), and the fastest layout is named as not worth the change.
+  const bool before_ok = before.memory.fits && before.memory.total_bytes <= headroom_capacity;
+  const SavingFigures judged = JudgeSaving(before, fastest, spec, fit);
+  const bool keep = before_ok && !judged.recommended;
+  const Evaluation& best = keep ? before : fastest;
   report["after"] = EvaluationToReport(best, spec);
+  report["recommendation"] =
+      keep ? (judged.significant
+                  ? "keep the stated layout: the fastest layout's saving is below planning.min_gain"
+                  : "keep the stated layout: no layout's saving is significant")
+           : (before_ok ? "change to the layout under `after`"
+                        : "change to the layout under `after` (the stated layout does not fit "
+                          "with the headroom)");
+  if (keep) {
+    report["search"]["fastest"] = Summary(fastest, spec);
+    report["search"]["fastest"]["saving"] = Saving(before, fastest, judged);
+  }
   if (before.memory.fits) {
-    report["saving"] = Saving(before, best);
+    report["saving"] = Saving(before, best, JudgeSaving(before, best, spec, fit));
   } else {
     report["saving"] = {{"note", "the configuration the spec states does not fit (" +
                                      std::to_string(before.memory.total_bytes) +
@@ -409,12 +491,23 @@ base::StatusOr<Report> Optimize(const JobSpec& spec, const cost::GpuCatalog& cat
         "--evaluate-only or a serving job)",
         "--emit");
   }
+  if (options.emit && spec.framework && *options.emit != *spec.framework &&
+      !(*options.emit == Framework::kAccelerate &&
+        (*spec.framework == Framework::kFsdp || *spec.framework == Framework::kDeepSpeed))) {
+    return base::InvalidArgumentError(
+        "the job spec runs on " + std::string(FrameworkName(*spec.framework)) +
+            ", so the plan weighs only its layouts; --emit " +
+            std::string(FrameworkName(*options.emit)) +
+            " would write another framework's (remove `framework:` from the spec to weigh every "
+            "framework's layouts)",
+        "--emit");
+  }
   if (options.dry_run) return report;
 
   const ModelFigures figures = ComputeModelFigures(spec.model);
   if (spec.kind == JobKind::kTraining) {
     report["derived"] = TrainingFigures(spec, *gpu, figures);
-    SEEDANCE_RETURN_IF_ERROR(PlanTraining(spec, *gpu, options, report));
+    SEEDANCE_RETURN_IF_ERROR(PlanTraining(spec, *gpu, catalog, options, report));
   } else {
     report["derived"] = ServingFigures(spec, *gpu, figures);
     PlanServing(spec, *gpu, report);

@@ -136,7 +136,7 @@ TEST(OptimizeTest, ServingReportCountsKvCache) {
   // 2 x 32 layers x 8 kv heads x 128 dims x 1 byte.
   EXPECT_EQ(d["kv_cache_bytes_per_token"], 65'536);
   EXPECT_EQ(d["kv_cache_bytes"], int64_t{65'536} * 8192 * 16);
-  EXPECT_EQ(d["cluster_memory_bytes"], int64_t{80'000'000'000});
+  EXPECT_EQ(d["cluster_memory_bytes"], int64_t{80} << 30);  // the datasheet's 80 GB are GiB
   // The verdict: it fits one H100, and the largest concurrency and context it reports are the
   // edges of what fits (one more request or token does not).
   EXPECT_EQ((*r)["fits"], true);

@@ -1,5 +1,6 @@
 #include "seedance/plan/parallelism.h"
 
+#include <algorithm>
 #include <string>
 
 #include "seedance/base/enum_names.h"
@@ -8,8 +9,11 @@
 namespace seedance::plan {
 namespace {
 
-constexpr base::EnumTable<Recompute, 3> kRecomputeNames = {
-    {{Recompute::kNone, "none"}, {Recompute::kSelective, "selective"}, {Recompute::kFull, "full"}}};
+constexpr base::EnumTable<Recompute, 4> kRecomputeNames = {
+    {{Recompute::kNone, "none"},
+     {Recompute::kSelective, "selective"},
+     {Recompute::kOpSelective, "op-selective"},
+     {Recompute::kFull, "full"}}};
 
 base::Status Bad(std::string what, std::string_view prefix, std::string_view key) {
   return base::InvalidArgumentError(std::move(what), std::string(prefix) + std::string(key));
@@ -23,12 +27,30 @@ base::StatusOr<Recompute> ParseRecompute(std::string_view text, std::string_view
   return base::ParseEnum(kRecomputeNames, text, where);
 }
 
+int64_t StageLayers(const ParallelConfig& c, int64_t layers, int64_t stage) {
+  const int64_t p = c.pipeline;
+  if (c.first_stage_layers == 0 && c.last_stage_layers == 0) return layers / p;
+  if (p == 1) return layers;
+  const int64_t first = c.first_stage_layers, last = c.last_stage_layers;
+  if (stage == 0) return first;
+  if (stage == p - 1) return last;
+  return (layers - first - last) / (p - 2);
+}
+
+int64_t MaxStageLayers(const ParallelConfig& c, int64_t layers) {
+  int64_t most = StageLayers(c, layers, 0);
+  if (c.pipeline > 1) most = std::max(most, StageLayers(c, layers, c.pipeline - 1));
+  if (c.pipeline > 2) most = std::max(most, StageLayers(c, layers, 1));
+  return most;
+}
+
 base::Status CheckParallelism(const ParallelConfig& c, const JobSpec& spec,
                               std::string_view where_prefix) {
   const ModelSpec& m = spec.model;
   const HardwareSpec& h = spec.hardware;
   auto n = [](int64_t v) { return std::to_string(v); };
-  if (c.tensor < 1 || c.pipeline < 1 || c.virtual_stages < 1 || c.micro_batch < 1) {
+  if (c.tensor < 1 || c.pipeline < 1 || c.virtual_stages < 1 || c.micro_batch < 1 ||
+      c.context_parallel < 1) {
     return Bad("degrees and the micro-batch must be >= 1", where_prefix, "tensor");
   }
   if (c.tensor > h.gpus_per_node) {
@@ -41,15 +63,54 @@ base::Status CheckParallelism(const ParallelConfig& c, const JobSpec& spec,
                    n(m.attention_heads) + ") and the key/value heads (" + n(m.kv_heads) + ")",
                where_prefix, "tensor");
   }
-  if (h.total_gpus() % (c.tensor * c.pipeline) != 0) {
-    return Bad("tensor x pipeline (" + n(c.tensor * c.pipeline) + ") must divide the " +
+  if (h.total_gpus() % (c.tensor * c.context_parallel * c.pipeline) != 0) {
+    return Bad("tensor x context_parallel x pipeline (" +
+                   n(c.tensor * c.context_parallel * c.pipeline) + ") must divide the " +
                    n(h.total_gpus()) + " GPUs",
-               where_prefix, "pipeline");
+               where_prefix, c.context_parallel > 1 ? "context_parallel" : "pipeline");
   }
-  if (m.layers % (c.pipeline * c.virtual_stages) != 0) {
+  if (m.sequence_length % (2 * c.context_parallel) != 0 && c.context_parallel > 1) {
+    return Bad("context_parallel " + n(c.context_parallel) + " needs a sequence length (" +
+                   n(m.sequence_length) +
+                   ") that splits into 2 x context_parallel equal chunks (the causal load "
+                   "balance)",
+               where_prefix, "context_parallel");
+  }
+  const bool uneven = c.first_stage_layers != 0 || c.last_stage_layers != 0;
+  if (uneven) {
+    const int64_t first = c.first_stage_layers, last = c.last_stage_layers;
+    const int64_t middle = m.layers - first - last;
+    const int64_t middle_stages = c.pipeline - 2;
+    std::string why;
+    if (c.pipeline < 2)
+      why = "needs pipeline >= 2";
+    else if (first < 1 || last < 1)
+      why = "must both be >= 1";
+    else if (middle_stages == 0 && middle != 0)
+      why = "must add up to the " + n(m.layers) + " layers on 2 stages";
+    else if (middle_stages > 0 && (middle < middle_stages || middle % middle_stages != 0))
+      why = "must leave the middle " + n(middle_stages) + " stages an equal share of the other " +
+            n(middle) + " layers";
+    if (!why.empty()) {
+      return Bad(
+          "first_stage_layers (" + n(first) + ") and last_stage_layers (" + n(last) + ") " + why,
+          where_prefix, "first_stage_layers");
+    }
+  } else if (m.layers % (c.pipeline * c.virtual_stages) != 0) {
     return Bad("pipeline x virtual_stages (" + n(c.pipeline * c.virtual_stages) +
                    ") must divide the " + n(m.layers) + " layers",
                where_prefix, c.virtual_stages > 1 ? "virtual_stages" : "pipeline");
+  }
+  if (c.recompute_layers < 0 || (c.recompute_layers > 0 && c.recompute != Recompute::kFull)) {
+    return Bad(
+        "recompute_layers needs recompute: full (it counts the layers of each stage "
+        "recomputed)",
+        where_prefix, "recompute_layers");
+  }
+  if (c.recompute_layers > MaxStageLayers(c, m.layers)) {
+    return Bad("recompute_layers (" + n(c.recompute_layers) + ") exceeds the " +
+                   n(MaxStageLayers(c, m.layers)) + " layers of a stage",
+               where_prefix, "recompute_layers");
   }
   if (c.virtual_stages > 1 && c.pipeline == 1) {
     return Bad("virtual_stages > 1 needs pipeline > 1", where_prefix, "virtual_stages");
@@ -100,8 +161,14 @@ base::Report ParallelismToReport(const ParallelConfig& c, int64_t gpus, int64_t 
   r["pipeline"] = c.pipeline;
   r["virtual_stages"] = c.virtual_stages;
   r["sequence_parallel"] = c.sequence_parallel;
+  r["context_parallel"] = c.context_parallel;
   r["zero_stage"] = c.zero_stage;
   r["recompute"] = std::string(RecomputeName(c.recompute));
+  if (c.recompute_layers > 0) r["recompute_layers"] = c.recompute_layers;
+  if (c.first_stage_layers > 0 || c.last_stage_layers > 0) {
+    r["first_stage_layers"] = c.first_stage_layers;
+    r["last_stage_layers"] = c.last_stage_layers;
+  }
   r["offload_optimizer"] = c.offload_optimizer;
   r["gradient_compression"] = std::string(GradCompressionName(c.gradient_compression));
   r["micro_batch"] = c.micro_batch;

@@ -61,6 +61,15 @@ Evaluation EvaluateWith(const JobSpec& spec, const cost::GpuSpec& gpu, const Mod
   const cost::PowerBreakdown node = cost::NodePower(settings.power, load);
   e.power_w = node.facility_watts * static_cast<double>(spec.hardware.nodes);
   e.energy_per_step_j = e.power_w * step;
+  const PredictedFigures predicted{
+      .step_s = step,
+      .tokens_per_s_per_gpu = e.tokens_per_s_per_gpu,
+      .mfu = e.mfu,
+      .hfu = e.hfu,
+      .model_tflops_per_gpu = e.model_tflops_per_gpu,
+      .hardware_tflops_per_gpu = e.hardware_tflops_per_gpu,
+      .memory_bytes_per_gpu = static_cast<double>(e.memory.total_bytes)};
+  e.intervals = IntervalsFor(spec, gpu, c, predicted, *settings.fit);
   return e;
 }
 
@@ -112,48 +121,69 @@ SearchResult Search(const JobSpec& spec, const cost::GpuSpec& gpu, const PlanSet
       }
     }
   }
+  // A recommendation leaves the planning headroom free (planning.headroom, default 10%).
+  const auto capacity =
+      static_cast<int64_t>(static_cast<double>(gpu.MemoryBytes()) * (1 - spec.planning.headroom));
+  // Context parallelism where the framework runs it, each GPU keeping at least
+  // kMinContextChunk tokens of a sequence split into 2 x cp chunks.
+  std::vector<int64_t> contexts = {1};
+  const bool cp_runs = !spec.framework || *spec.framework == Framework::kMegatron ||
+                       *spec.framework == Framework::kTorchtitan;
+  for (int64_t cp = 2; cp_runs && spec.model.sequence_length / cp >= kMinContextChunk; cp *= 2) {
+    if (spec.model.sequence_length % (2 * cp) == 0) contexts.push_back(cp);
+  }
   for (int64_t t : Divisors(spec.hardware.gpus_per_node, spec.hardware.gpus_per_node)) {
-    for (int64_t p : Divisors(spec.model.layers, gpus / t)) {
-      if (gpus % (t * p) != 0) continue;
-      const int64_t d = gpus / (t * p);
-      if (spec.training.global_batch % d != 0) continue;
-      // Ascending micro-batches: memory never falls as the micro-batch grows (activations grow,
-      // the in-flight count min(p, m) x b does not fall), so once none fits, none larger will.
-      for (int64_t b : Divisors(spec.training.global_batch / d, spec.training.global_batch / d)) {
-        if (!settings.space.every_micro_batch && (b & (b - 1)) != 0) continue;
-        bool any_fits = false;
-        for (int64_t v = 1; v <= settings.space.max_virtual_stages; ++v) {
-          for (bool sp : {false, true}) {
-            for (int zero = 0; zero <= 3; ++zero) {
-              for (const auto& [offload, compression] : host_choices) {
-                for (const Precisions& precision : precisions) {
-                  for (Recompute r : {Recompute::kNone, Recompute::kSelective, Recompute::kFull}) {
-                    const ParallelConfig c{.tensor = t,
-                                           .pipeline = p,
-                                           .virtual_stages = v,
-                                           .sequence_parallel = sp,
-                                           .zero_stage = zero,
-                                           .recompute = r,
-                                           .micro_batch = b,
-                                           .offload_optimizer = offload,
-                                           .gradient_compression = compression,
-                                           .precision = precision.compute,
-                                           .optimizer_states = precision.optimizer_states};
-                    if (!CheckParallelism(c, spec).ok()) continue;
-                    ++result.candidates;
-                    // Memory first: most layouts fail it, and it is the cheaper model.
-                    const MemoryEstimate mem =
-                        EstimateMemory(spec, figures, c, gpu.MemoryBytes(), settings.memory);
-                    if (!mem.fits) continue;
-                    any_fits = true;
-                    result.fitting.push_back(EvaluateWith(spec, gpu, figures, links, c, settings));
+    for (int64_t cp : contexts) {
+      if (gpus % (t * cp) != 0) continue;
+      for (int64_t p : Divisors(spec.model.layers, gpus / (t * cp))) {
+        if (gpus % (t * cp * p) != 0) continue;
+        const int64_t d = gpus / (t * cp * p);
+        if (spec.training.global_batch % d != 0) continue;
+        // Ascending micro-batches: memory never falls as the micro-batch grows (activations
+        // grow, the in-flight count min(p, m) x b does not fall), so once none fits, none
+        // larger will.
+        for (int64_t b : Divisors(spec.training.global_batch / d, spec.training.global_batch / d)) {
+          if (!settings.space.every_micro_batch && (b & (b - 1)) != 0) continue;
+          bool any_fits = false;
+          for (int64_t v = 1; v <= settings.space.max_virtual_stages; ++v) {
+            for (bool sp : {false, true}) {
+              for (int zero = 0; zero <= 3; ++zero) {
+                for (const auto& [offload, compression] : host_choices) {
+                  for (const Precisions& precision : precisions) {
+                    for (Recompute r : {Recompute::kNone, Recompute::kSelective,
+                                        Recompute::kOpSelective, Recompute::kFull}) {
+                      const ParallelConfig c{.tensor = t,
+                                             .pipeline = p,
+                                             .virtual_stages = v,
+                                             .sequence_parallel = sp,
+                                             .context_parallel = cp,
+                                             .zero_stage = zero,
+                                             .recompute = r,
+                                             .micro_batch = b,
+                                             .offload_optimizer = offload,
+                                             .gradient_compression = compression,
+                                             .precision = precision.compute,
+                                             .optimizer_states = precision.optimizer_states};
+                      if (!CheckParallelism(c, spec).ok()) continue;
+                      if (spec.framework && !Inexpressible(*spec.framework, spec, c).empty()) {
+                        continue;
+                      }
+                      ++result.candidates;
+                      // Memory first: most layouts fail it, and it is the cheaper model.
+                      const MemoryEstimate mem =
+                          EstimateMemory(spec, figures, c, capacity, settings.memory);
+                      if (!mem.fits) continue;
+                      any_fits = true;
+                      result.fitting.push_back(
+                          EvaluateWith(spec, gpu, figures, links, c, settings));
+                    }
                   }
                 }
               }
             }
           }
+          if (!any_fits) break;
         }
-        if (!any_fits) break;
       }
     }
   }
@@ -191,6 +221,7 @@ base::Report EvaluationToReport(const Evaluation& e, const JobSpec& spec) {
   r["cost_per_step_usd"] = e.cost_per_step_usd;
   r["energy_per_step_j"] = e.energy_per_step_j;
   r["power_w"] = e.power_w;
+  r["interval"] = IntervalsToReport(e.intervals);
   r["memory"] = MemoryEstimateToReport(e.memory);
   r["time"] = StepTimeToReport(e.time);
   return r;
@@ -216,7 +247,8 @@ std::vector<std::string> Reasons(const Evaluation& best, const JobSpec& spec,
       if (t != c.tensor) {
         dim.alternatives.push_back(with([&](ParallelConfig& x) {
           x.tensor = t;
-          x.sequence_parallel = x.sequence_parallel && t > 1;
+          x.sequence_parallel =
+              (x.sequence_parallel || spec.framework == Framework::kTorchtitan) && t > 1;
         }));
       }
     }
@@ -248,9 +280,24 @@ std::vector<std::string> Reasons(const Evaluation& best, const JobSpec& spec,
     Dimension dim{"recompute", {}, [](const ParallelConfig& x) {
                     return std::string(RecomputeName(x.recompute));
                   }};
-    for (Recompute r : {Recompute::kNone, Recompute::kSelective, Recompute::kFull}) {
-      if (r != c.recompute)
-        dim.alternatives.push_back(with([&](ParallelConfig& x) { x.recompute = r; }));
+    for (Recompute r :
+         {Recompute::kNone, Recompute::kSelective, Recompute::kOpSelective, Recompute::kFull}) {
+      if (r != c.recompute) {
+        dim.alternatives.push_back(with([&](ParallelConfig& x) {
+          x.recompute = r;
+          x.recompute_layers = 0;
+        }));
+      }
+    }
+    dims.push_back(dim);
+  }
+  {
+    Dimension dim{"context_parallel", {}, [](const ParallelConfig& x) {
+                    return std::to_string(x.context_parallel);
+                  }};
+    for (int64_t cp : {c.context_parallel / 2, c.context_parallel * 2}) {
+      if (cp >= 1 && cp != c.context_parallel)
+        dim.alternatives.push_back(with([&](ParallelConfig& x) { x.context_parallel = cp; }));
     }
     dims.push_back(dim);
   }
@@ -315,6 +362,8 @@ std::vector<std::string> Reasons(const Evaluation& best, const JobSpec& spec,
     dims.push_back(dim);
   }
 
+  const auto capacity =
+      static_cast<int64_t>(static_cast<double>(gpu.MemoryBytes()) * (1 - spec.planning.headroom));
   std::vector<std::string> out;
   for (const Dimension& dim : dims) {
     std::string line = std::string(dim.name) + " " + dim.value(c) + " (" +
@@ -322,11 +371,12 @@ std::vector<std::string> Reasons(const Evaluation& best, const JobSpec& spec,
     bool any = false;
     for (const ParallelConfig& alt : dim.alternatives) {
       if (!CheckParallelism(alt, spec).ok()) continue;
+      if (spec.framework && !Inexpressible(*spec.framework, spec, alt).empty()) continue;
       any = true;
       const Evaluation e = Evaluate(spec, gpu, alt, settings);
       line += " " + dim.value(alt) + ": ";
-      if (!e.memory.fits) {
-        line += "does not fit, " + Gb(e.memory.total_bytes) + ";";
+      if (e.memory.total_bytes > capacity) {
+        line += "does not fit with the headroom, " + Gb(e.memory.total_bytes) + ";";
       } else {
         line += "step time " + Percent(best.time.step_s, e.time.step_s) + ", " +
                 Gb(e.memory.total_bytes) + ";";

@@ -81,18 +81,26 @@ ServingEvaluation EvaluateServing(const JobSpec& spec, const cost::GpuSpec& gpu,
   const double ew = base::NumericFormatBytes(s.precision);
   const double read =
       static_cast<double>(f.parameters) * ew / tt + kv_per_token * context / 2 * b / tt;
-  const double hbm = gpu.memory_bandwidth_gbytes_per_s * 1e9 * hw.memory_bandwidth_fraction;
-  const double peak = gpu.DenseTflops(s.precision).value_or(0) * 1e12 * hw.gemm_peak_fraction;
+  // The training model's anchors: the streaming share of HBM, the GEMMs' MAMF share (the
+  // datasheet peak where no row measures this GPU), the gaps between kernels, NVLink's curve.
+  const ModelCoefficients& k = hw.coefficients;
+  const double hbm =
+      gpu.memory_bandwidth_gbytes_per_s * 1e9 * hw.curves.stream_fraction * k[Coef::kMemoryBound];
+  const double mamf = MamfFraction(gpu, s.precision);
+  const double peak =
+      gpu.DenseTflops(s.precision).value_or(0) * 1e12 * (mamf > 0 ? mamf * k[Coef::kGemm] : 1.0);
   const double flops = 2 * static_cast<double>(f.parameters) / tt * b;
   const double layers = static_cast<double>(m.layers);
   double step =
-      std::max(read / hbm, peak > 0 ? flops / peak : 0.0) + layers * 10 * hw.kernel_overhead_s;
+      std::max(read / hbm, peak > 0 ? flops / peak : 0.0) + layers * 10 * k[Coef::kKernelGap];
   if (tensor > 1) {
     const double message = 2.0 * b * static_cast<double>(m.hidden_size);  // bf16 activations
+    const LinkCurve& curve =
+        FamilyOf(gpu) == GpuFamily::kAmpere ? hw.curves.nvlink_ampere : hw.curves.nvlink_hopper;
     step += layers * 2 *
             (2 * (tt - 1) / tt * message /
-                 (links.intra_node_gbytes_per_s * 1e9 * hw.collective_fraction) +
-             hw.collective_latency_s);
+                 (links.intra_node_gbytes_per_s * 1e9 * curve.busbw_fraction) +
+             curve.latency_s);
   }
   e.decode_step_s = step;
   e.tokens_per_s = b / step * static_cast<double>(e.replicas);

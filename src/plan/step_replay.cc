@@ -39,13 +39,18 @@ base::StatusOr<std::vector<Buffer>> PlannedStepBuffers(const JobSpec& spec,
   const TrainingSpec training = TrainingOf(spec.training, c);
   const int64_t d = DataParallel(c, spec.hardware.total_gpus());
   const int64_t m = training.global_batch / (c.micro_batch * d);
+  const int64_t shards = d * c.context_parallel;  // CP ranks hold the same weights
   const MemoryEstimate peak = EstimateMemory(spec, figures, c, int64_t{1} << 62);
-  const bool last = std::string(peak.peak_stage) == "last";
-  const bool has_head = c.pipeline == 1 || last;
-  const bool has_embedding = c.pipeline == 1 || !last;
-  const int64_t in_flight = last ? 1 : static_cast<int64_t>(std::ceil(InFlightMicroBatches(c, m)));
+  const std::string stage_name = peak.peak_stage;
+  const int64_t stage = stage_name == "last" ? c.pipeline - 1 : stage_name == "second" ? 1 : 0;
+  const bool last = stage == c.pipeline - 1;
+  const bool has_head = last;
+  const bool has_embedding = stage == 0;
+  ParallelConfig at = c;
+  at.pipeline = c.pipeline - stage;  // stage i holds min(p - i, m) micro-batches
+  const int64_t in_flight = last ? 1 : static_cast<int64_t>(std::ceil(InFlightMicroBatches(at, m)));
   const int64_t simulated = std::min(m, in_flight + 2);
-  const int64_t layers = model.layers / c.pipeline;
+  const int64_t layers = StageLayers(c, model.layers, stage);
   const int64_t units = layers + (has_head ? 1 : 0);  // a pass's time units
   const double t = static_cast<double>(c.tensor);
 
@@ -66,7 +71,7 @@ base::StatusOr<std::vector<Buffer>> PlannedStepBuffers(const JobSpec& spec,
 
   std::vector<Buffer> out;
   // Model states, per layer and for the stage's embedding and head.
-  const StateBytes sb = StateBytesFor(training);
+  const StateBytes sb = StateBytesFor(training, spec.framework);
   auto states = [&](const std::string& name, int64_t params) {
     const StateBytes w{.weight = sb.weight, .gradient = 0, .master = 0, .optimizer = 0};
     const StateBytes g{.weight = 0, .gradient = sb.gradient, .master = 0, .optimizer = 0};
@@ -75,11 +80,12 @@ base::StatusOr<std::vector<Buffer>> PlannedStepBuffers(const JobSpec& spec,
                         .master = c.offload_optimizer ? 0 : sb.master,
                         .optimizer = c.offload_optimizer ? 0 : sb.optimizer};
     Add(out, name + ".weights", 0, end,
-        static_cast<double>(ModelStateBytes(params, w, c.zero_stage, d)), BufferKind::kWeight);
+        static_cast<double>(ModelStateBytes(params, w, c.zero_stage, shards)), BufferKind::kWeight);
     Add(out, name + ".gradients", 0, end,
-        static_cast<double>(ModelStateBytes(params, g, c.zero_stage, d)), BufferKind::kGradient);
+        static_cast<double>(ModelStateBytes(params, g, c.zero_stage, shards)),
+        BufferKind::kGradient);
     Add(out, name + ".optimizer", 0, end,
-        static_cast<double>(ModelStateBytes(params, mo, c.zero_stage, d)),
+        static_cast<double>(ModelStateBytes(params, mo, c.zero_stage, shards)),
         BufferKind::kOptimizerState);
   };
   const int64_t layer_params = figures.layer_parameters / c.tensor;
@@ -98,7 +104,9 @@ base::StatusOr<std::vector<Buffer>> PlannedStepBuffers(const JobSpec& spec,
   // Activation parts of one layer and one micro-batch.
   ParallelConfig keep_all = c;
   keep_all.recompute = Recompute::kNone;
-  const LayerActivations parts = LayerActivationParts(model, training, keep_all, {});
+  keep_all.recompute_layers = 0;
+  const LayerActivations parts =
+      LayerActivationParts(model, training, keep_all, {}, spec.framework);
   double attention = 0, mlp = 0, norms = 0;
   for (const DroppablePart& part : parts.parts) {
     const auto bytes = static_cast<double>(part.bytes);
@@ -109,17 +117,23 @@ base::StatusOr<std::vector<Buffer>> PlannedStepBuffers(const JobSpec& spec,
   const auto input = static_cast<double>(parts.kept_bytes);
   const double kept_attention =
       c.recompute == Recompute::kSelective
-          ? static_cast<double>(LayerActivationBytes(model, training, c)) - input - mlp - norms
+          ? static_cast<double>(LayerActivationBytes(model, training, c, spec.framework)) - input -
+                mlp - norms
           : attention;
-  const double e = sb.weight;  // bytes per activation element (16-bit or fp32 training)
+  // Op-selective keeps one set of tensors from the forward pass to the backward pass.
+  const double op_selective =
+      static_cast<double>(LayerActivationBytes(model, training, c, spec.framework)) - input;
+  // Bytes per activation element and per gathered weight (16-bit or fp32 compute).
+  const double e = StateBytesFor(training).weight;
   const double sp = c.sequence_parallel ? t : 1;
-  const double tokens =
-      static_cast<double>(model.sequence_length) * static_cast<double>(c.micro_batch);
+  const double tokens = static_cast<double>(model.sequence_length) *
+                        static_cast<double>(c.micro_batch) /
+                        static_cast<double>(c.context_parallel);
   const double grad_flow = e * tokens * static_cast<double>(model.hidden_size) / sp;
   const double sbv = tokens * static_cast<double>(model.vocab_size) / t;
-  const double gathered_layer = static_cast<double>(layer_params) * sb.weight;
+  const double gathered_layer = static_cast<double>(layer_params) * e;
   const double unsharded_grads = static_cast<double>(layer_params) * sb.gradient;
-  const double root_gathered = static_cast<double>(root_params) * sb.weight;
+  const double root_gathered = static_cast<double>(root_params) * e;
   const double root_unsharded_grads = static_cast<double>(root_params) * sb.gradient;
 
   std::vector<int64_t> forward_start(static_cast<size_t>(simulated));
@@ -140,12 +154,21 @@ base::StatusOr<std::vector<Buffer>> PlannedStepBuffers(const JobSpec& spec,
       const std::string id = mb + ".layer" + std::to_string(i);
       const int64_t f = forward_of(i), b = backward_of(i);
       Add(out, id + ".input", f, b + 1, input, BufferKind::kActivation);
-      const bool full = c.recompute == Recompute::kFull;
+      // Full recomputation covers every layer, or the first recompute_layers of the stage.
+      const bool full =
+          c.recompute == Recompute::kFull && (c.recompute_layers == 0 || i < c.recompute_layers);
       const int64_t from = full ? b : f;  // recomputed parts exist for the backward pass alone
-      Add(out, id + ".attention", from, b + 1, full ? attention : kept_attention,
-          BufferKind::kActivation);
-      Add(out, id + ".mlp", from, b + 1, mlp, BufferKind::kActivation);
-      Add(out, id + ".norms", from, b + 1, norms, BufferKind::kActivation);
+      if (c.recompute == Recompute::kOpSelective) {
+        Add(out, id + ".kept", f, b + 1, op_selective, BufferKind::kActivation);
+        Add(out, id + ".recomputed", b, b + 1, attention + mlp + norms - op_selective,
+            BufferKind::kActivation);
+      } else {
+        const bool partial = c.recompute == Recompute::kFull && !full;
+        Add(out, id + ".attention", from, b + 1, full || partial ? attention : kept_attention,
+            BufferKind::kActivation);
+        Add(out, id + ".mlp", from, b + 1, mlp, BufferKind::kActivation);
+        Add(out, id + ".norms", from, b + 1, norms, BufferKind::kActivation);
+      }
       Add(out, id + ".grad_input", b, b + 1, grad_flow, BufferKind::kActivation);
       if (c.zero_stage == 3) {
         Add(out, id + ".gathered_fwd", f, f + 2, gathered_layer, BufferKind::kWorkspace);
@@ -162,9 +185,11 @@ base::StatusOr<std::vector<Buffer>> PlannedStepBuffers(const JobSpec& spec,
       Add(out, mb + ".root_unsharded_grads", b0, b0 + units, root_unsharded_grads,
           BufferKind::kWorkspace);
     } else {
+      // DDP's two 25 MiB buckets; DeepSpeed's ZeRO 1-2 reduce and gather buckets of 5e8 elements.
+      const bool deepspeed = c.zero_stage >= 1 && spec.framework == Framework::kDeepSpeed;
       for (int bucket = 0; bucket < 2; ++bucket) {
-        Add(out, mb + ".bucket" + std::to_string(bucket), b0, b0 + units, 25.0 * (1 << 20),
-            BufferKind::kWorkspace);
+        Add(out, mb + ".bucket" + std::to_string(bucket), b0, b0 + units,
+            deepspeed ? 5e8 * e : 25.0 * (1 << 20), BufferKind::kWorkspace);
       }
     }
   }

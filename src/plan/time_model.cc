@@ -1,99 +1,237 @@
 #include "seedance/plan/time_model.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "seedance/plan/memory_model.h"
 
 namespace seedance::plan {
 namespace {
 
+// Everything one layout's step needs from the GPU, the framework and the fitted model.
 struct Machine {
-  double flops = 0;     // dense peak x gemm fraction, FLOP/s
-  double hbm = 0;       // achievable bytes/s
-  double overhead = 0;  // s per kernel
-  double e = 2;         // bytes per activation element
+  double peak = 0;           // dense FLOP/s of the GEMMs' precision
+  double gemm_fraction = 1;  // anchor x coefficient
+  double gemm_ref = 1;       // the shape factor of the anchor's own shape
+  double attention_fwd = 0;  // FLOP/s of the fused attention kernel, long sequences
+  double attention_bwd = 0;
+  double hbm = 0;  // achievable bytes/s of the elementwise kernels
+  double gap = 0;  // seconds between kernels
+  double e = 2;    // bytes per activation element
+  bool fp8 = false;
+  bool eager_attention = false;
+  FrameworkTraits traits;
+  KernelCurves curves;
+  ModelCoefficients k;
 };
 
+double ShapeFactor(const Machine& m, double x) { return x / (x + m.curves.gemm_half_dim); }
+
+// One GEMM of rows x inner x cols on a roofline with the fitted shape curve.
 double Gemm(const Machine& m, double rows, double inner, double cols) {
   const double flops = 2 * rows * inner * cols;
+  const double eff = m.gemm_fraction * ShapeFactor(m, rows) * ShapeFactor(m, inner) *
+                     ShapeFactor(m, cols) / m.gemm_ref;
   const double bytes = m.e * (rows * inner + inner * cols + rows * cols);
-  return std::max(flops / m.flops, bytes / m.hbm) + m.overhead;
+  return std::max(flops / (m.peak * std::min(eff, 1.0)), bytes / m.hbm) + m.curves.gemm_fixed_s;
 }
 
-double Streaming(const Machine& m, double bytes, int kernels) {
-  return bytes / m.hbm + kernels * m.overhead;
+double Stream(const Machine& m, double bytes) { return bytes / m.hbm; }
+
+// A collective over `n` ranks moving `wire` bytes per rank over a link of `link` bytes/s per GPU.
+double Collective(double wire, double n, double link, const LinkCurve& curve) {
+  if (n <= 1 || wire <= 0) return 0;
+  return curve.latency_s + wire / (link * curve.busbw_fraction);
+}
+double AllReduceWire(double bytes, double n) { return 2 * (n - 1) / n * bytes; }
+double ShardWire(double bytes, double n) { return (n - 1) / n * bytes; }  // RS or AG
+
+// The part of a collective of `comm` seconds that a window of `window` seconds of compute does
+// not hide, plus the contention of the hidden part.
+double Exposed(double comm, double window, double loss) {
+  return std::max(0.0, comm - window) + loss * std::min(comm, window);
 }
 
-// Ring all-reduce, reduce-scatter and all-gather over `n` ranks.
-double AllReduce(double bytes, double n, double link_bytes_per_s, const HardwareModel& hw) {
-  if (n <= 1) return 0;
-  return 2 * (n - 1) / n * bytes / (link_bytes_per_s * hw.collective_fraction) +
-         hw.collective_latency_s;
-}
-double ReduceScatter(double bytes, double n, double link_bytes_per_s, const HardwareModel& hw) {
-  if (n <= 1) return 0;
-  return (n - 1) / n * bytes / (link_bytes_per_s * hw.collective_fraction) +
-         hw.collective_latency_s;
+const LinkCurve& NvlinkCurve(const Machine& m, GpuFamily family) {
+  return family == GpuFamily::kAmpere ? m.curves.nvlink_ampere : m.curves.nvlink_hopper;
 }
 
-// Forward times of one layer and one micro-batch.
+// Forward seconds of one layer for one micro-batch (T tokens on this GPU).
 struct LayerForward {
-  double gemms = 0, attention = 0, elementwise = 0, tp = 0;
-  // Parts of the above that recomputation repeats.
-  double qkv = 0, out = 0, mlp_in = 0, mlp_out = 0, norms = 0, activation = 0;
-  double total() const { return gemms + attention + elementwise + tp; }
+  double qkv = 0, out = 0, mlp_in = 0, mlp_out = 0;  // GEMMs
+  double attention = 0;                              // the attention core
+  double attention_bwd = 0;                          // its backward pass
+  double norms = 0, activation = 0, other = 0;       // elementwise kernels
+  double fp8_casts = 0;                              // FP8: quantizing the GEMMs' inputs
+  double kernels = 0;                                // kernel count (for the gaps)
+  double tp = 0;                                     // TP collectives (seconds, not hidden)
+  double cp = 0;                                     // CP ring exchange, exposed
+  double gemms() const { return qkv + out + mlp_in + mlp_out; }
+  double elementwise() const { return norms + activation + other + fp8_casts; }
+  double compute() const { return gemms() + attention + elementwise(); }
 };
 
 LayerForward ForwardOfLayer(const ModelSpec& model, const ParallelConfig& c, const Machine& m,
-                            double intra_bytes_per_s, const HardwareModel& hw) {
-  const double tokens =
-      static_cast<double>(c.micro_batch) * static_cast<double>(model.sequence_length);
+                            const Links& links, GpuFamily family, int64_t gpus_per_node) {
+  const double cp = static_cast<double>(c.context_parallel);
   const double s = static_cast<double>(model.sequence_length);
   const double b = static_cast<double>(c.micro_batch);
+  const double tokens = b * s / cp;
   const double h = static_cast<double>(model.hidden_size);
-  const double kv = static_cast<double>(model.kv_heads) * static_cast<double>(model.head_dim());
+  const double a = static_cast<double>(model.attention_heads);
+  const double d = static_cast<double>(model.head_dim());
+  const double kv = static_cast<double>(model.kv_heads) * d;
   const double f = static_cast<double>(model.ffn_size);
   const double t = static_cast<double>(c.tensor);
+  const double k_in = static_cast<double>(model.mlp_in_projections());
   const bool gpt = model.family == "gpt";
+  const bool rotary = model.family != "gpt";
   const double sp = c.sequence_parallel ? t : 1;
+  const double e = m.e;
+  const bool fused = m.traits.fused_kernels;
   LayerForward l;
-  l.qkv = Gemm(m, tokens, h, (h + 2 * kv) / t);
+  if (fused) {
+    l.qkv = Gemm(m, tokens, h, (h + 2 * kv) / t);
+    l.mlp_in = Gemm(m, tokens, h, k_in * f / t);
+    l.kernels += 2;
+  } else {  // PyTorch modules: separate q, k, v and gate, up projections
+    l.qkv = Gemm(m, tokens, h, h / t) + 2 * Gemm(m, tokens, h, kv / t);
+    l.mlp_in = k_in * Gemm(m, tokens, h, f / t);
+    l.kernels += 3 + k_in;
+  }
   l.out = Gemm(m, tokens, h / t, h);
-  l.mlp_in = Gemm(m, tokens, h, (gpt ? 1 : 2) * f / t);
   l.mlp_out = Gemm(m, tokens, f / t, h);
-  l.gemms = l.qkv + l.out + l.mlp_in + l.mlp_out;
-  // Causal fused attention: half of QK^T and PV; reads Q, K, V and writes the output.
-  const double attention_flops = 0.5 * 4 * b * s * s * h / t;
-  const double attention_bytes = m.e * tokens * (2 * h + 2 * kv) / t;
-  l.attention = std::max(attention_flops / m.flops, attention_bytes / m.hbm) + m.overhead;
-  // Two norms (read + write), two residual adds (2 reads + 1 write), the activation, rotary.
-  l.norms = Streaming(m, m.e * tokens * h * 4 / sp, 2);
-  l.activation = Streaming(m, m.e * tokens * f / t * (gpt ? 2 : 3), 1);
-  double other = m.e * tokens * h * 6 / sp;
-  if (!gpt) other += 2 * m.e * tokens * (h + kv) / t;
-  l.elementwise = l.norms + l.activation + Streaming(m, other, gpt ? 4 : 5);
+  l.kernels += 2;
+
+  // The attention core: causal, so half of QK^T and PV; with context parallelism each GPU holds
+  // s / cp queries against all s keys (load-balanced chunks).
+  const double heads = a / t;
+  if (m.eager_attention) {
+    // Materialized scores: two batched GEMMs over the whole s x s square, the softmax's passes.
+    const double batch = b * heads;
+    const double scores = batch * (s / cp) * s;
+    const double gemm = Gemm(m, batch * (s / cp), d, s) + Gemm(m, batch * (s / cp), s, d);
+    const double passes = gpt ? 5 : 3;  // write, softmax read + write (+ dropout mask, output)
+    l.attention = gemm + Stream(m, passes * e * scores);
+    l.attention_bwd = 2 * gemm + Stream(m, 2 * passes * e * scores);
+    l.kernels += 4;
+  } else {
+    const double flops = 0.5 * 4 * b * (s / cp) * s * heads * d;
+    // The kernel's throughput falls at short lengths and small heads; the anchor is at 16k
+    // tokens and head dim 128.
+    const double chunk = s / cp;
+    const double half = m.curves.attention_half_seq, half_d = m.curves.attention_half_dim;
+    const double scale = chunk / (chunk + half) * (kAttentionAnchorLength + half) /
+                         kAttentionAnchorLength * d / (d + half_d) * (128 + half_d) / 128;
+    l.attention = flops / (m.attention_fwd * scale);
+    l.attention_bwd = 2.5 * flops / (m.attention_bwd * scale);
+    l.kernels += 1;
+  }
+
+  // Elementwise kernels, bytes per token. Fused: each norm reads and writes its tensor once,
+  // rotary once over q and k, the activation reads its inputs and writes its output, the
+  // residual adds read two tensors and write one. Eager PyTorch: the norm's composite ops
+  // (square, mean, rsqrt, two multiplies), rotary through complex fp32 (cast, multiply, cast
+  // back), the activation and the gate's multiply apart.
+  const double norm_bytes = fused ? 2 * e : 7 * e;
+  const double rope_bytes = fused ? 2 * e : 16 + 2 * e;
+  const double act_bytes = model.family == "llama" ? (fused ? 3 * e : 5 * e) : 2 * e;
+  l.norms = Stream(m, 2 * norm_bytes * tokens * h / sp);
+  l.activation = Stream(m, act_bytes * tokens * f / t);
+  double other = 2 * 3 * e * tokens * h / sp;  // two residual adds
+  if (rotary) other += rope_bytes * tokens * (h + kv) / t;
+  if (gpt) other += 2 * tokens * h / sp;  // dropout masks
+  l.other = Stream(m, other);
+  l.kernels += fused ? 5 : 16;
+  if (m.fp8) {
+    // Transformer Engine fuses the cast into the norms before QKV and MLP-in; the inputs of the
+    // output projection and of MLP-out are quantized apart (read 2 bytes, write 1).
+    l.fp8_casts = Stream(m, 3 * tokens * (h + f) / t);
+    l.kernels += 2;
+  }
+
+  // Tensor parallelism: two all-reduces of the layer's activations forward (all-gather +
+  // reduce-scatter with sequence parallelism: the same bytes), on NVLink inside the node.
   if (c.tensor > 1) {
-    l.tp = 2 * AllReduce(m.e * tokens * h, t, intra_bytes_per_s, hw);
+    const double bytes = e * tokens * h;
+    const double one = Collective(AllReduceWire(bytes, t), t, links.intra_node_gbytes_per_s * 1e9,
+                                  NvlinkCurve(m, family));
+    l.tp = 2 * one;
+    if (m.traits.tp_overlap) l.tp *= 1 - m.k[Coef::kTpOverlap];
+  }
+  // Context parallelism: the ring passes each GPU's K and V chunk cp - 1 times, hidden behind
+  // the attention as far as cp_overlap says.
+  if (c.context_parallel > 1) {
+    const bool inside = c.tensor * c.context_parallel <= gpus_per_node;
+    const double link =
+        inside ? links.intra_node_gbytes_per_s * 1e9 : links.inter_node_gbytes_per_s * 1e9;
+    const LinkCurve& curve = inside ? NvlinkCurve(m, family) : m.curves.network;
+    const double chunk_bytes = 2 * e * b * (s / cp) * kv / t;
+    const double ring = (cp - 1) * (curve.latency_s + chunk_bytes / (link * curve.busbw_fraction));
+    l.cp = (1 - m.k[Coef::kCpOverlap]) * std::min(ring, l.attention) +
+           std::max(0.0, ring - l.attention);
   }
   return l;
 }
 
 Machine MachineFor(const cost::GpuSpec& gpu, const TrainingSpec& training,
-                   const HardwareModel& hw) {
+                   const FrameworkTraits& traits, const HardwareModel& hw) {
   Machine m;
-  m.flops = gpu.DenseTflops(training.precision).value_or(0) * 1e12 * hw.gemm_peak_fraction;
-  m.hbm = gpu.memory_bandwidth_gbytes_per_s * 1e9 * hw.memory_bandwidth_fraction;
-  m.overhead = hw.kernel_overhead_s;
+  m.traits = traits;
+  m.curves = hw.curves;
+  m.k = hw.coefficients;
+  const GpuFamily family = FamilyOf(gpu);
+  m.fp8 = training.precision == base::NumericFormat::kFp8;
+  m.peak = gpu.DenseTflops(training.precision).value_or(0) * 1e12;
+  double mamf = MamfFraction(gpu, training.precision);
+  if (mamf <= 0) mamf = 1;  // no anchor: the datasheet roofline
+  m.gemm_fraction = mamf * m.k[m.fp8 ? Coef::kFp8Gemm : Coef::kGemm];
+  // The anchor is the best shape's figure: a GEMM of large square-ish dimensions.
+  const double ref = ShapeFactor(m, 4096);
+  m.gemm_ref = ref * ref * ref;
+  // Attention runs in 16 bits (FP8 training keeps it in bf16).
+  const base::NumericFormat attention_format =
+      m.fp8 ? base::NumericFormat::kBf16 : training.precision;
+  const double attention_peak = gpu.DenseTflops(attention_format).value_or(0) * 1e12;
+  AttentionKernel kernel = AttentionKernel::kFlash2;
+  if (traits.fused_kernels && family == GpuFamily::kHopper) kernel = AttentionKernel::kCudnn;
+  const AttentionPeak anchor = AttentionAnchor(family, kernel);
+  const double coef = m.k[Coef::kAttention];
+  m.attention_fwd =
+      anchor.forward_tflops > 0 ? anchor.forward_tflops * 1e12 * coef : attention_peak * coef;
+  m.attention_bwd =
+      anchor.backward_tflops > 0 ? anchor.backward_tflops * 1e12 * coef : attention_peak * coef;
+  m.eager_attention = training.attention == "eager";
+  m.hbm =
+      gpu.memory_bandwidth_gbytes_per_s * 1e9 * hw.curves.stream_fraction * m.k[Coef::kMemoryBound];
+  m.gap = m.k[Coef::kKernelGap];
   m.e = StateBytesFor(training).weight;
   return m;
+}
+
+// Seconds of the LM head and the loss (forward and backward) for one micro-batch.
+double HeadSeconds(const ModelSpec& model, const ParallelConfig& c, const Machine& m) {
+  const double tokens = static_cast<double>(c.micro_batch) *
+                        static_cast<double>(model.sequence_length) /
+                        static_cast<double>(c.context_parallel);
+  const double vocab = static_cast<double>(model.vocab_size) / static_cast<double>(c.tensor);
+  const double h = static_cast<double>(model.hidden_size);
+  // The cross-entropy over the logits: fused (Megatron's vocabulary-parallel loss reads the
+  // 16-bit logits and writes their gradient, fp32 inside) or eager (upcast to fp32, log-softmax,
+  // its backward, the cast back).
+  const double loss_bytes = m.traits.fused_kernels ? 4 * m.e + 4 : 28 + 2 * m.e;
+  return 3 * Gemm(m, tokens, h, vocab) + Stream(m, loss_bytes * tokens * vocab) + 6 * m.gap;
 }
 
 }  // namespace
 
 LayerPartSeconds LayerPartForwardSeconds(const JobSpec& spec, const ParallelConfig& c,
                                          const cost::GpuSpec& gpu, const HardwareModel& hw) {
-  const Machine m = MachineFor(gpu, TrainingOf(spec.training, c), hw);
-  const LayerForward l = ForwardOfLayer(spec.model, c, m, 1, hw);  // no TP traffic needed
+  const Machine m = MachineFor(gpu, TrainingOf(spec.training, c), TraitsOf(spec.framework), hw);
+  Links none;
+  none.intra_node_gbytes_per_s = none.inter_node_gbytes_per_s = 1;
+  const LayerForward l =
+      ForwardOfLayer(spec.model, c, m, none, FamilyOf(gpu), spec.hardware.gpus_per_node);
   return {.attention_s = l.qkv + l.attention + l.out,
           .mlp_s = l.mlp_in + l.activation + l.mlp_out,
           .norms_s = l.norms};
@@ -104,8 +242,11 @@ StepTime EstimateStepTime(const JobSpec& spec, const ModelFigures& figures, cons
   const ModelSpec& model = spec.model;
   const TrainingSpec training = TrainingOf(spec.training, c);
   const HardwareSpec& hardware = spec.hardware;
-  const StateBytes sb = StateBytesFor(training);
-  const Machine m = MachineFor(gpu, training, hw);
+  const FrameworkTraits traits = TraitsOf(spec.framework);
+  const StateBytes sb = StateBytesFor(training, spec.framework);
+  const Machine m = MachineFor(gpu, training, traits, hw);
+  const GpuFamily family = FamilyOf(gpu);
+  const ModelCoefficients& k = hw.coefficients;
   const double intra = links.intra_node_gbytes_per_s * 1e9;
   const double inter = links.inter_node_gbytes_per_s * 1e9;
 
@@ -114,79 +255,122 @@ StepTime EstimateStepTime(const JobSpec& spec, const ModelFigures& figures, cons
   const int64_t steps_per_pipeline = training.global_batch / (c.micro_batch * d);  // exact
   const auto micro_batches = static_cast<double>(steps_per_pipeline);
   const double p = static_cast<double>(c.pipeline);
-  const int64_t layers_per_stage = model.layers / c.pipeline;  // exact
-  const auto layers = static_cast<double>(layers_per_stage);
-  const double tokens =
-      static_cast<double>(c.micro_batch) * static_cast<double>(model.sequence_length);
+  const double v = static_cast<double>(c.virtual_stages);
   const double t = static_cast<double>(c.tensor);
+  const double cp = static_cast<double>(c.context_parallel);
+  const double tokens =
+      static_cast<double>(c.micro_batch) * static_cast<double>(model.sequence_length) / cp;
 
-  const LayerForward fwd = ForwardOfLayer(model, c, m, intra, hw);
-  const double layer_compute_fwd = fwd.gemms + fwd.attention + fwd.elementwise;
-  double recompute = 0, recompute_tp = 0;
-  if (c.recompute == Recompute::kFull) {
-    recompute = layer_compute_fwd;
-    recompute_tp = fwd.tp;
-  } else if (c.recompute == Recompute::kSelective) {
-    recompute = fwd.attention;
+  const LayerForward fwd = ForwardOfLayer(model, c, m, links, family, hardware.gpus_per_node);
+  const double layer_fwd = fwd.compute() + fwd.kernels * m.gap;
+  // Backward: twice the GEMMs (input and weight gradients), the attention kernel's backward,
+  // about twice the elementwise bytes, twice the kernels; the TP collectives mirror the forward.
+  const double layer_bwd =
+      2 * fwd.gemms() + fwd.attention_bwd + 2 * fwd.elementwise() + 2 * fwd.kernels * m.gap;
+  double layer_recompute = 0, recompute_tp = 0;
+  double recomputed_layers = 0;  // per stage
+  const int64_t stage_layers = MaxStageLayers(c, model.layers);
+  const auto layers = static_cast<double>(stage_layers);
+  switch (c.recompute) {
+    case Recompute::kFull:
+      layer_recompute = layer_fwd;
+      recompute_tp = fwd.tp;
+      recomputed_layers = c.recompute_layers > 0 ? static_cast<double>(c.recompute_layers) : layers;
+      break;
+    case Recompute::kSelective:
+      layer_recompute = fwd.attention;
+      recomputed_layers = layers;
+      break;
+    case Recompute::kOpSelective:  // every other matmul and the elementwise kernels
+      layer_recompute = 0.5 * fwd.gemms() + fwd.elementwise() + 0.5 * fwd.kernels * m.gap;
+      recomputed_layers = layers;
+      break;
+    case Recompute::kNone:
+      break;
   }
-  // The last stage's LM head GEMM (forward + backward) and fp32 cross-entropy.
-  const double vocab = static_cast<double>(model.vocab_size);
-  const double head = 3 * Gemm(m, tokens, static_cast<double>(model.hidden_size), vocab / t) +
-                      Streaming(m, 3 * 4 * tokens * vocab / t, 3);
-  const double compute_mb = layers * (3 * layer_compute_fwd + recompute) + head;
-  const double tp_mb = layers * (2 * fwd.tp + recompute_tp);
-  const double micro_batch_s = compute_mb + tp_mb;
+  // The slowest stage: the most layers, and the LM head on the last stage (with one stage, both).
+  const double head = HeadSeconds(model, c, m);
+  const double stage_compute =
+      layers * (layer_fwd + layer_bwd) + recomputed_layers * layer_recompute +
+      (c.pipeline == 1 || StageLayers(c, model.layers, c.pipeline - 1) == stage_layers ? head : 0);
+  const double stage_comm = layers * (2 * fwd.tp + 3 * fwd.cp) + recomputed_layers * recompute_tp;
+  const double micro_batch_s = stage_compute + stage_comm;
 
   StepTime st;
-  st.compute_s = micro_batches * compute_mb;
-  st.recompute_s = micro_batches * layers * recompute;
-  st.tp_comm_s = micro_batches * tp_mb;
+  st.compute_s = micro_batches * stage_compute;
+  st.recompute_s = micro_batches * recomputed_layers * layer_recompute;
+  st.tp_comm_s = micro_batches * stage_comm;
   if (c.pipeline > 1) {
-    st.pp_bubble_s = (p - 1) / static_cast<double>(c.virtual_stages) * micro_batch_s;
-    // Stages fill whole nodes once t x d GPUs reach a node: their boundaries cross the network.
-    const bool across = c.tensor * d >= hardware.gpus_per_node && hardware.nodes > 1;
+    st.pp_bubble_s = (p - 1) / v * micro_batch_s * k[Coef::kBubble];
+    // Stages fill whole nodes once t x cp x d GPUs reach a node: their boundaries cross the
+    // network.
+    const bool across =
+        c.tensor * c.context_parallel * d >= hardware.gpus_per_node && hardware.nodes > 1;
     const double link = across ? inter : intra;
+    const LinkCurve& curve = across ? m.curves.network : NvlinkCurve(m, family);
     const double sp = c.sequence_parallel ? t : 1;
     const double bytes = m.e * tokens * static_cast<double>(model.hidden_size) / sp;
-    st.pp_p2p_s = micro_batches * 2 * static_cast<double>(c.virtual_stages) *
-                  (bytes / (link * hw.collective_fraction) + hw.collective_latency_s);
+    const double one = curve.latency_s + bytes / (link * curve.busbw_fraction);
+    // Fill and drain wait on every transfer; in the steady state only the latency shows.
+    st.pp_p2p_s = 2 * v * ((p - 1) * one + micro_batches * curve.latency_s);
   }
 
-  // Data parallelism over d ranks of one (tensor, pipeline) position.
-  const double dp_link =
-      c.tensor * d <= hardware.gpus_per_node || hardware.nodes == 1 ? intra : inter;
-  const double dd = static_cast<double>(d);
-  const double params = static_cast<double>(figures.parameters) / (t * p);
+  // Data parallelism over d x cp ranks of one (tensor, pipeline) position (context-parallel
+  // ranks hold the same weights). TP and CP groups are innermost, so a node holds
+  // gpus_per_node / (t x cp) ranks of each data-parallel group.
+  const double dp = static_cast<double>(d) * cp;
+  const double per_node = std::max(1.0, static_cast<double>(hardware.gpus_per_node) / (t * cp));
+  const bool dp_inside = dp <= per_node || hardware.nodes == 1;
+  const double dp_link = dp_inside ? intra : std::min(intra, per_node * inter);
+  const LinkCurve& dp_curve = dp_inside ? NvlinkCurve(m, family) : m.curves.network;
+  const double dp_latency = dp_inside ? dp_curve.latency_s : dp_curve.latency_s * std::log2(dp);
+  const LinkCurve curve{dp_latency, dp_curve.busbw_fraction};
+  const double params = static_cast<double>(StageParameters(model, figures, c));
   const double grads = params * sb.gradient;
   const double weights = params * sb.weight;
-  const double backward_mb = layers * 2 * layer_compute_fwd;
-  if (d > 1) {
+  const double loss = k[Coef::kOverlapLoss];
+  const double backward_mb = layers * layer_bwd;
+  const double forward_mb = layers * layer_fwd;
+  if (dp > 1) {
     if (c.zero_stage <= 1 && c.gradient_compression != GradCompression::kNone) {
       const double host_bw =
           hardware.host.memory_gbytes_per_s * 1e9 / static_cast<double>(hardware.gpus_per_node);
-      st.dp_comm_s =
-          CompressedExchangeSeconds(c.gradient_compression, params, sb.gradient, dd, host_bw,
-                                    hardware.host.pcie_gbytes_per_s * 1e9, dp_link,
-                                    hw.collective_fraction, hw.collective_latency_s)
-              .total();
-      st.dp_exposed_s = std::max(0.0, st.dp_comm_s - backward_mb);
-    } else if (c.zero_stage <= 1) {
-      st.dp_comm_s = AllReduce(grads, dd, dp_link, hw);
-      st.dp_exposed_s = std::max(0.0, st.dp_comm_s - backward_mb);
+      st.dp_comm_s = CompressedExchangeSeconds(c.gradient_compression, params, sb.gradient, dp,
+                                               host_bw, hardware.host.pcie_gbytes_per_s * 1e9,
+                                               dp_link, curve.busbw_fraction, curve.latency_s)
+                         .total();
+      st.dp_exposed_s = Exposed(st.dp_comm_s, backward_mb, loss);
+    } else if (c.zero_stage == 0) {
+      st.dp_comm_s = Collective(AllReduceWire(grads, dp), dp, dp_link, curve);
+      st.dp_exposed_s = Exposed(st.dp_comm_s, backward_mb, loss);
+    } else if (c.zero_stage == 1) {
+      // The distributed optimizer: gradients reduce-scattered during the last micro-batch's
+      // backward, the updated weights all-gathered during the next step's first forward.
+      const double rs = Collective(ShardWire(grads, dp), dp, dp_link, curve);
+      const double ag = Collective(ShardWire(weights, dp), dp, dp_link, curve);
+      st.dp_comm_s = rs + ag;
+      st.dp_exposed_s = Exposed(rs, backward_mb, loss) + Exposed(ag, forward_mb, loss);
     } else if (c.zero_stage == 2) {
-      const double rs = ReduceScatter(grads, dd, dp_link, hw);
-      const double ag = ReduceScatter(weights, dd, dp_link, hw);
-      st.dp_comm_s = micro_batches * rs + ag;
-      st.dp_exposed_s = micro_batches * std::max(0.0, rs - backward_mb) + ag;
+      const double rs = Collective(ShardWire(grads, dp), dp, dp_link, curve);
+      const double ag = Collective(ShardWire(weights, dp), dp, dp_link, curve);
+      // DeepSpeed reduces every micro-batch's gradients; FSDP's SHARD_GRAD_OP once per step.
+      const double reductions = spec.framework == Framework::kDeepSpeed ? micro_batches : 1;
+      st.dp_comm_s = reductions * rs + ag;
+      st.dp_exposed_s = reductions * Exposed(rs, backward_mb, loss) + Exposed(ag, forward_mb, loss);
     } else {
-      const double per_mb =
-          2 * ReduceScatter(weights, dd, dp_link, hw) + ReduceScatter(grads, dd, dp_link, hw);
-      st.dp_comm_s = micro_batches * per_mb;
-      st.dp_exposed_s = micro_batches * std::max(0.0, per_mb - compute_mb);
+      // ZeRO-3 / FSDP: the weights gathered for the forward and again for the backward, the
+      // gradients reduce-scattered, every micro-batch; the first layer's gather is not hidden.
+      const double ag = Collective(ShardWire(weights, dp), dp, dp_link, curve);
+      const double rs = Collective(ShardWire(grads, dp), dp, dp_link, curve);
+      st.dp_comm_s = micro_batches * (2 * ag + rs);
+      st.dp_exposed_s =
+          micro_batches * (Exposed(ag, forward_mb, loss) + Exposed(ag + rs, backward_mb, loss) +
+                           ag / std::max(1.0, layers));
     }
   }
-  // Optimizer: read and write master weights and states, read gradients, write weights.
-  const double shard = c.zero_stage >= 1 ? params / dd : params;
+  // Optimizer: read the gradients, read and write master weights and states, write the weights,
+  // and the gradient norm's read, over the GPU's shard.
+  const double shard = c.zero_stage >= 1 ? params / dp : params;
   if (c.offload_optimizer) {
     const HostSpec& host = hardware.host;
     const double host_bw =
@@ -197,22 +381,27 @@ StepTime EstimateStepTime(const JobSpec& spec, const ModelFigures& figures, cons
         std::max(0.0, shard * sb.gradient / pcie - backward_mb) + shard * sb.weight / pcie;
   } else {
     st.optimizer_s =
-        Streaming(m, shard * (2.0 * (sb.master + sb.optimizer) + sb.gradient + sb.weight), 4);
+        Stream(m, shard * (2.0 * (sb.master + sb.optimizer) + 2 * sb.gradient + sb.weight)) +
+        8 * m.gap;
   }
+  st.fixed_s = k[Coef::kStepFixed];
 
   st.step_s = st.compute_s + st.tp_comm_s + st.pp_bubble_s + st.pp_p2p_s + st.dp_exposed_s +
-              st.optimizer_s + st.offload_s;
+              st.optimizer_s + st.offload_s + st.fixed_s;
 
   const double tokens_per_step =
       static_cast<double>(training.global_batch) * static_cast<double>(model.sequence_length);
   st.model_flops_per_step = TrainingFlopsPerToken(model, figures) * tokens_per_step;
   const double lh = static_cast<double>(model.layers) * static_cast<double>(model.hidden_size) *
                     static_cast<double>(model.sequence_length);
+  const double vocab = static_cast<double>(model.vocab_size);
   const double layer_matmul = static_cast<double>(figures.matmul_parameters) -
                               vocab * static_cast<double>(model.hidden_size);
+  const double share = recomputed_layers / std::max(1.0, layers);
   double recompute_per_token = 0;
-  if (c.recompute == Recompute::kFull) recompute_per_token = 2 * layer_matmul + 4 * lh;
+  if (c.recompute == Recompute::kFull) recompute_per_token = share * (2 * layer_matmul + 4 * lh);
   if (c.recompute == Recompute::kSelective) recompute_per_token = 4 * lh;
+  if (c.recompute == Recompute::kOpSelective) recompute_per_token = layer_matmul;
   st.hardware_flops_per_step = st.model_flops_per_step + recompute_per_token * tokens_per_step;
   return st;
 }
@@ -228,6 +417,7 @@ base::Report StepTimeToReport(const StepTime& t) {
   r["data_parallel_exposed_s"] = t.dp_exposed_s;
   r["optimizer_s"] = t.optimizer_s;
   r["offload_s"] = t.offload_s;
+  r["fixed_s"] = t.fixed_s;
   r["step_s"] = t.step_s;
   return r;
 }

@@ -148,7 +148,7 @@ def test_unknown_key_names_key_and_line(seedancectl, tmp_path):
     bad = tmp_path / "bad.yaml"
     bad.write_text(DEFAULT_JOB.replace("  layers: 32", "  layerz: 32"))
     check_error(run(seedancectl, "optimize", bad), "unknown key 'model.layerz'",
-                f"({bad}:7: model.layerz)")
+                f"({bad}:9: model.layerz)")
 
 
 def test_missing_file(seedancectl, tmp_path):
@@ -163,9 +163,9 @@ def test_yaml_syntax_error_has_line_and_column(seedancectl, tmp_path):
 
 
 @pytest.mark.parametrize("old,new,where", [
-    ("  layers: 32", "  layers: thirty-two", ":7: model.layers"),
-    ("nodes: 2", "nodes: -1", ":22: hardware.nodes"),
-    ("gpu: H100-SXM", "gpu: RTX-9090", ":20: hardware.gpu"),
+    ("  layers: 32", "  layers: thirty-two", ":9: model.layers"),
+    ("nodes: 2", "nodes: -1", ":24: hardware.nodes"),
+    ("gpu: H100-SXM", "gpu: RTX-9090", ":22: hardware.gpu"),
 ])
 def test_wrong_type_negative_count_unknown_gpu(seedancectl, tmp_path, old, new, where):
     bad = tmp_path / "bad.yaml"

@@ -26,9 +26,10 @@ def test_optimize_default_job():
     assert report["job"]["source"].startswith("built-in default")
     assert report["derived"]["parameters"] == 6_738_415_616
     assert report["derived"]["tokens_per_step"] == 512 * 4096
-    assert list(report) == ["job", "model", "training", "parallelism", "hardware", "price",
-                            "derived", "links", "gpu_memory_bytes", "fragmentation", "before",
-                            "search", "fits", "after", "saving", "reasons", "alternatives",
+    assert list(report) == ["job", "model", "training", "parallelism", "framework", "planning",
+                            "hardware", "price", "derived", "time_model", "links",
+                            "gpu_memory_bytes", "fragmentation", "before", "search", "fits",
+                            "after", "recommendation", "saving", "reasons", "alternatives",
                             "pareto_front"]
     assert report["fits"] is True
     assert report["after"]["memory_bytes_per_gpu"] <= report["gpu_memory_bytes"]
@@ -52,7 +53,7 @@ def test_errors_carry_where_and_code(tmp_path):
     bad.write_text(seedance.default_job_yaml().replace("  layers: 32", "  layers: -1"))
     with pytest.raises(seedance.SeedanceError) as info:
         seedance.optimize(bad)
-    assert info.value.where == f"{bad}:7: model.layers"
+    assert info.value.where == f"{bad}:9: model.layers"
     assert info.value.code == "INVALID_ARGUMENT"
     assert isinstance(info.value, ValueError)
     with pytest.raises(seedance.SeedanceError) as info:

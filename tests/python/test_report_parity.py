@@ -139,9 +139,9 @@ def cases(server: pathlib.Path, lifetimes: pathlib.Path, samples, cost_inputs):
         "optimize": (lambda: cli("optimize"), seedance.optimize),
         "optimize --dry-run": (lambda: cli("optimize", "--dry-run"),
                                lambda: seedance.optimize(dry_run=True)),
-        "optimize --emit": (lambda: cli("optimize", "--emit", "megatron",
-                                        pathlib.Path(tempfile.mkdtemp()) / "megatron.args"),
-                            lambda: seedance.optimize(emit="megatron")),
+        "optimize --emit": (lambda: cli("optimize", "--emit", "fsdp",
+                                        pathlib.Path(tempfile.mkdtemp()) / "fsdp.json"),
+                            lambda: seedance.optimize(emit="fsdp")),
         # A fake node (static counters) and a GPU fixture: the same readings in both faces, but
         # for rates of the fixture's counters, which depend on the window's measured length.
         "probe": (lambda: steady(cli("probe", "--once", "--sample-interval", "50ms", "--root",

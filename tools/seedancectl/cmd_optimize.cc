@@ -1,5 +1,5 @@
 // `seedancectl optimize [JOB.yaml] [--profile dev|prod] [--dry-run] [--evaluate-only]
-// [--report PAGE.html] [--emit FRAMEWORK FILE]` (feature CLI-1).
+// [--report PAGE.html] [--emit FRAMEWORK FILE] [--calibrate RUNS.csv]` (feature CLI-1).
 #include "seedance/base/env.h"
 #include "seedance/plan/html_report.h"
 #include "seedance/plan/optimize.h"
@@ -21,6 +21,7 @@ void RegisterOptimize(CLI::App& app, Context& context) {
     bool evaluate_only = false;
     std::string output, report;
     std::vector<std::string> emit;  // FRAMEWORK FILE
+    std::string calibrate;          // RUNS.csv
   };
   auto flags = std::make_shared<Flags>();
   CLI::App* cmd = app.add_subcommand(
@@ -41,11 +42,18 @@ void RegisterOptimize(CLI::App& app, Context& context) {
   cmd->add_option("--emit", flags->emit,
                   "Training: also write the fastest fitting layout FRAMEWORK runs (deepspeed: a "
                   "DeepSpeed config JSON; fsdp: the plan examples/fsdp_train.py reads; megatron: "
-                  "Megatron-LM's flags, one per line) to FILE")
+                  "Megatron-LM's flags, one per line; torchtitan: its TOML job config; "
+                  "accelerate: an `accelerate launch --config_file` YAML) to FILE")
       ->expected(2)
       ->type_name("FRAMEWORK FILE")
-      ->check(CLI::IsMember({"deepspeed", "fsdp", "megatron"}).application_index(0))
+      ->check(CLI::IsMember({"deepspeed", "fsdp", "megatron", "torchtitan", "accelerate"})
+                  .application_index(0))
       ->check(OutputPath().application_index(1));
+  cmd->add_option("--calibrate", flags->calibrate,
+                  "Training: runs measured on your cluster (CSV in the columns of "
+                  "bench/plan/published_runs.csv): the time model is refitted to them, with the "
+                  "public fit as its prior, and plans with the result (section `calibration`)")
+      ->type_name("RUNS.csv");
   cmd->footer(
       "Exit codes: 0 a plan that fits (or --dry-run), 1 an error (bad spec or catalog), 2 a "
       "usage error, 3 the job does not fit (fits: false; the report says the smallest change "
@@ -70,6 +78,16 @@ void RegisterOptimize(CLI::App& app, Context& context) {
     options.dry_run = flags->dry_run;
     options.evaluate_only = flags->evaluate_only;
     if (!flags->emit.empty()) options.emit = *plan::ParseFramework(flags->emit[0], "--emit");
+    if (!flags->calibrate.empty()) {
+      auto runs = base::Env::Default()->ReadFile(flags->calibrate);
+      if (!runs.ok()) {
+        context.exit_code =
+            PrintError(runs.status().Annotate("cannot read the runs to calibrate with"));
+        return;
+      }
+      options.calibrate_csv = std::move(*runs);
+      options.calibrate_file = flags->calibrate;
+    }
     auto report = plan::OptimizeYaml(yaml, source, *catalog, options);
     if (Failed(report.status(), context)) return;
     if (!flags->report.empty()) {

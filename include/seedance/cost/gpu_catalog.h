@@ -49,7 +49,7 @@ struct GpuSpec {
   std::string name;         // "NVIDIA H100 SXM5 80GB"
   std::string vendor;       // "nvidia", "amd"
   std::string form_factor;  // "SXM5", "PCIe", "OAM"
-  double memory_gb = 0;     // datasheet GB; planners take it as 10^9 bytes (conservative)
+  double memory_gb = 0;     // datasheet GB: HBM capacities are binary (80 GB = 5 x 16 GiB stacks)
   std::string memory_type;  // "HBM3"
   double memory_bandwidth_gbytes_per_s = 0;  // GB/s
   PeakTable dense_tflops{};
@@ -64,7 +64,9 @@ struct GpuSpec {
   std::optional<double> DenseTflops(base::NumericFormat f) const {
     return dense_tflops[static_cast<size_t>(f)];
   }
-  int64_t MemoryBytes() const { return static_cast<int64_t>(memory_gb * 1e9); }
+  // The device's memory in bytes: the datasheet's GB taken as GiB, as HBM stacks are sized (the
+  // planner's runtime reserve stands for what the driver and the CUDA context keep of it).
+  int64_t MemoryBytes() const { return static_cast<int64_t>(memory_gb * 1073741824.0); }
 };
 
 class GpuCatalog {

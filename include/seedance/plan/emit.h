@@ -10,15 +10,16 @@
 //   megatron   Megatron-LM's command-line flags (pretrain_gpt.py): parallel sizes, virtual
 //              stages, sequence parallelism, the distributed optimizer, recomputation, batch
 //              sizes, precision and the model's shape.
+//   torchtitan torchtitan's TOML job config (v0.2, the last release configured by TOML):
+//              [model] name and flavor (float8 converter for fp8), [training] batch sizes,
+//              sequence, mixed precision, [parallelism] replicate/shard/TP/PP/CP degrees and the
+//              schedule, [activation_checkpoint].
+//   accelerate `accelerate launch --config_file` YAML: FSDP2 through its FSDP plugin, or its
+//              DeepSpeed plugin when the spec names deepspeed; processes and machines.
 //
-// A framework runs only some layouts; Inexpressible says why one cannot be written, so the
-// planner emits the fastest layout that fits and that the framework runs:
-//
-//                  tensor        pipeline            ZeRO      recompute        precision
-//   deepspeed      AutoTP, pp 1  1F1B, tp 1, ZeRO<=1 0..3      none, full       fp32/fp16/bf16
-//                  (ZeRO <= 2)   no interleaving
-//   fsdp           1             1                   0, 2, 3   none, full       fp32/fp16/bf16
-//   megatron       any           any (interleaved)   0, 1      any              any (fp8: TE)
+// A framework runs only some layouts; Inexpressible (framework.h, with the table) says why one
+// cannot be written, so the planner emits the fastest layout that fits and that the framework
+// runs.
 //
 // Thread safety: pure functions.
 #pragma once
@@ -28,23 +29,20 @@
 
 #include "seedance/base/report.h"
 #include "seedance/base/status.h"
+#include "seedance/plan/framework.h"
 #include "seedance/plan/job_spec.h"
 #include "seedance/plan/parallelism.h"
 
 namespace seedance::plan {
 
-enum class Framework { kDeepSpeed, kFsdp, kMegatron };
-
-std::string_view FrameworkName(Framework framework);
-// "deepspeed", "fsdp" or "megatron"; the error lists them.
-base::StatusOr<Framework> ParseFramework(std::string_view text, std::string_view where);
-
-// Why `framework` cannot run `c` for `spec` (one sentence), or "" when it can.
-std::string Inexpressible(Framework framework, const JobSpec& spec, const ParallelConfig& c);
-
 // The framework's configuration for `c` (which must be expressible): a JSON object for
 // deepspeed and fsdp, the argument list (an array of strings) for megatron.
 base::Report EmitContent(Framework framework, const JobSpec& spec, const ParallelConfig& c);
+
+// What the user must do beyond the file for `framework` to run it ("" when nothing): torchtitan
+// names its models by flavor, and a shape that is none of llama3's 8B, 70B and 405B needs one
+// registered.
+std::string EmitNote(Framework framework, const JobSpec& spec);
 
 // The file's text: the JSON object indented by 2, or one Megatron flag (with its value) per
 // line, ready for `$(cat FILE)`.

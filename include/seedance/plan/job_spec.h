@@ -23,6 +23,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -32,6 +33,7 @@
 #include "seedance/base/status.h"
 #include "seedance/cost/gpu_catalog.h"
 #include "seedance/plan/checkpoint.h"
+#include "seedance/plan/framework.h"
 #include "seedance/plan/parallelism.h"
 
 namespace seedance::plan {
@@ -39,7 +41,9 @@ namespace seedance::plan {
 enum class JobKind { kTraining, kServing };
 
 struct ModelSpec {
-  std::string family;  // "llama" (RMSNorm, SwiGLU, no biases) or "gpt" (LayerNorm, GELU, biases)
+  // "llama" (RMSNorm, SwiGLU, no biases), "gpt" (LayerNorm, GELU, biases) or "nemotron"
+  // (LayerNorm, squared-ReLU MLP of two matrices, no biases, rotary).
+  std::string family;
   int64_t layers = 0;
   int64_t hidden_size = 0;
   int64_t attention_heads = 0;
@@ -47,9 +51,11 @@ struct ModelSpec {
   int64_t ffn_size = 0;
   int64_t vocab_size = 0;
   int64_t sequence_length = 0;
-  bool tie_embeddings = false;  // default: false for llama, true for gpt
+  bool tie_embeddings = false;  // default: false for llama and nemotron, true for gpt
 
   int64_t head_dim() const { return hidden_size / attention_heads; }
+  // The MLP's input projections: 2 for SwiGLU's gate and up (llama), 1 otherwise.
+  int64_t mlp_in_projections() const { return family == "llama" ? 2 : 1; }
 };
 
 struct TrainingSpec {
@@ -101,6 +107,14 @@ struct HardwareSpec {
   int64_t total_gpus() const { return gpus_per_node * nodes; }
 };
 
+// How the plan chooses (`planning:`): the memory share a recommendation leaves free, and the
+// least step-time gain a change must promise — beyond the prediction interval's noise — to be
+// recommended (docs/design/plan.md, "Recommendations").
+struct PlanningSpec {
+  double headroom = 0.10;  // of the GPU's memory
+  double min_gain = 0.0;   // fraction of step time, on top of significance
+};
+
 struct JobSpec {
   std::string name;
   std::string source;  // the file it came from, or "built-in default"
@@ -112,6 +126,11 @@ struct JobSpec {
   ParallelConfig parallelism;
   bool parallelism_given = false;
   ServingSpec serving;  // meaningful when kind == kServing
+  // Training: the framework the job runs on (`framework:`); the search weighs only the layouts
+  // it runs, and the time and memory models count its kernels and copies (framework.h).
+  // nullopt: not stated — every layout is weighed, with Megatron-Core's fused kernels.
+  std::optional<Framework> framework;
+  PlanningSpec planning;
   HardwareSpec hardware;
   ReliabilitySpec reliability;  // training: the checkpoint interval's inputs, when given
   double price_per_gpu_hour_usd = 0;

@@ -1,6 +1,7 @@
 // The links a training step's collectives run over, per GPU and per direction, and the
-// constants of the planner's hardware model. Every default names its source; a job spec
-// overrides the bandwidths (hardware.interconnect.*_gbytes_per_s) with measured figures.
+// planner's hardware model (the kernel curves and the fitted coefficients). Every default names its
+// source; a job spec overrides the bandwidths (hardware.interconnect.*_gbytes_per_s) with measured
+// figures.
 //
 // Defaults (GB/s per GPU, one direction):
 //   nvlink      V100 150, A100 300, H100/H200 450: NVIDIA's datasheets give the bidirectional
@@ -18,7 +19,9 @@
 
 #include "seedance/base/report.h"
 #include "seedance/cost/gpu_catalog.h"
+#include "seedance/plan/coefficients.h"
 #include "seedance/plan/job_spec.h"
+#include "seedance/plan/kernel_anchors.h"
 
 namespace seedance::plan {
 
@@ -31,20 +34,11 @@ struct Links {
 // The spec's overrides, else the defaults above for its GPU and link names.
 Links ResolveLinks(const HardwareSpec& hardware, const cost::GpuSpec& gpu);
 
-// Constants of the time model, named so that each is one place to change (docs/design/plan.md
-// gives their sources). They are assumptions until calibrated by measurement: a GPU benchmark of
-// the GEMM shapes and collectives (bench/gpu) or the published-runs benchmark.
+// What the time model runs on: the kernel curves and the fitted coefficients, the public fit
+// compiled into the library unless a calibration (`optimize --calibrate`) replaced them.
 struct HardwareModel {
-  // Share of the dense datasheet peak a large GEMM reaches (cuBLAS/cuDNN on a big square shape).
-  double gemm_peak_fraction = 0.75;
-  // Share of the datasheet HBM bandwidth a streaming kernel reaches.
-  double memory_bandwidth_fraction = 0.85;
-  // Fixed cost of one kernel launch and its tail (s).
-  double kernel_overhead_s = 4e-6;
-  // Share of the link bandwidth a ring collective's bus bandwidth reaches (NCCL).
-  double collective_fraction = 0.8;
-  // Fixed latency of one collective call (s).
-  double collective_latency_s = 20e-6;
+  KernelCurves curves = BuiltInFit().curves;
+  ModelCoefficients coefficients = BuiltInFit().coefficients;
 };
 
 base::Report LinksToReport(const Links& links);

@@ -22,11 +22,19 @@
 // recomputation drops the s² terms; full recomputation keeps each layer's input (e sbh, /t with
 // SP) plus one layer's activations while it is recomputed.
 //
-// Pipeline: the first stage holds the activations of min(p, m) micro-batches of its L/p layers
-// (1F1B), times 1 + (p - 1)/(p v) when interleaved; the last stage holds one micro-batch and
-// the logits (e sbV/t, plus 4 sbV/t for the fp32 cross-entropy). The embedding sits on the first
-// stage, the LM head (or, tied, a copy of the embedding) on the last. The peak is the larger of
-// the two stages.
+// Context parallelism divides the tokens of each sequence by cp (the s x s terms become
+// (s/cp) x s). Op-selective recomputation (torchtitan's per-operator policy) keeps the layer's
+// input, the attention kernel's output and state, and every other matmul's output (q, v, the
+// MLP's first input projection, its output); partial full recomputation (recompute_layers N)
+// keeps only the input of N layers of a stage and everything of the others. FP8 training with
+// Transformer Engine keeps the four GEMMs' saved inputs in 1 byte.
+//
+// Pipeline: stage i holds the activations of min(p - i, m) micro-batches of its layers (1F1B),
+// times 1 + (p - 1)/(p v) when interleaved; the last stage holds one micro-batch and the logits
+// (e sbV/t, plus 4 sbV/t for the fp32 cross-entropy). The embedding sits on the first stage, the
+// LM head (or, tied, a copy of the embedding) on the last; end stages may hold other layer
+// counts (first_stage_layers, last_stage_layers). The peak is the largest of the first, second
+// and last stages (the middle stages hold the same layers with fewer micro-batches in flight).
 //
 // Optimizer offload (ZeRO-Offload, DeepSpeed's offload_optimizer): the GPU keeps w and g; its
 // shard of the fp32 master weights and optimizer states, Ψ (m + o) / d, and an fp32 copy of its
@@ -41,8 +49,10 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 
 #include "seedance/base/report.h"
+#include "seedance/plan/framework.h"
 #include "seedance/plan/job_spec.h"
 #include "seedance/plan/model_figures.h"
 #include "seedance/plan/parallelism.h"
@@ -64,7 +74,17 @@ struct StateBytes {
   int weight = 2, gradient = 2, master = 4, optimizer = 8;
   int total() const { return weight + gradient + master + optimizer; }
 };
-StateBytes StateBytesFor(const TrainingSpec& training);
+// The ZeRO paper's accounting (no framework named, DeepSpeed, Megatron-Core with bf16 gradient
+// buffers as NeMo runs it); PyTorch's FSDP / DDP under autocast (fsdp, torchtitan) keep fp32
+// parameters that are their own master copy, fp32 gradients and no separate master
+// (4 + 4 + 0 + 8); the 16-bit weights they compute with are temporaries.
+StateBytes StateBytesFor(const TrainingSpec& training,
+                         std::optional<Framework> framework = std::nullopt);
+
+// Parameters on one GPU of the pipeline stage with the most (layers, embedding, head), after
+// tensor parallelism and before data-parallel sharding.
+int64_t StageParameters(const ModelSpec& model, const ModelFigures& figures,
+                        const ParallelConfig& c);
 
 // Bytes of model states per GPU for `params` parameters on it (ZeRO `stage`, data-parallel `d`).
 int64_t ModelStateBytes(int64_t params, const StateBytes& bytes, int stage, int64_t d);
@@ -75,7 +95,8 @@ double InFlightMicroBatches(const ParallelConfig& c, int64_t micro_batches);
 
 // Activation bytes of one layer for one micro-batch of `c.micro_batch` sequences.
 int64_t LayerActivationBytes(const ModelSpec& model, const TrainingSpec& training,
-                             const ParallelConfig& c);
+                             const ParallelConfig& c,
+                             std::optional<Framework> framework = std::nullopt);
 
 // Forward seconds of a layer's parts, what recomputing each costs (time_model.h computes them).
 struct LayerPartSeconds {
@@ -85,7 +106,8 @@ struct LayerPartSeconds {
 // (Q, K, V, output and the kernel's state or the eager scores), the MLP's intermediates and the
 // norms' tensors as droppable parts. Nothing dropped: LayerActivationBytes with recompute none.
 LayerActivations LayerActivationParts(const ModelSpec& model, const TrainingSpec& training,
-                                      const ParallelConfig& c, const LayerPartSeconds& seconds);
+                                      const ParallelConfig& c, const LayerPartSeconds& seconds,
+                                      std::optional<Framework> framework = std::nullopt);
 
 struct MemoryEstimate {
   // Of the pipeline stage with the larger total.

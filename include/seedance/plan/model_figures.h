@@ -25,6 +25,8 @@ struct ModelFigures {
 // GPT (GPT-2 style): per block 4h (two LayerNorms) + h*(h+2kv_dim) + (h+2kv_dim)
 //        (qkv with bias) + h*h + h (proj) + 2*h*ffn + ffn + h (MLP);
 //        embeddings V*h + s*h; final LayerNorm 2h; head tied unless untied.
+// Nemotron: per block 4h (two LayerNorms) + h*(h+2kv_dim) + h*h + 2*h*ffn (squared-ReLU MLP,
+//        no biases); embedding V*h; final LayerNorm 2h; head V*h unless tied.
 ModelFigures ComputeModelFigures(const ModelSpec& model);
 
 // Training FLOPs per token, the PaLM paper's model-FLOPs formula (appendix B):

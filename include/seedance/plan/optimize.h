@@ -1,4 +1,8 @@
 // `optimize`: the pre-flight plan and cost report for one job (feature CLI-1).
+// Every predicted figure of `before`, `after` and the alternatives carries its 90% prediction
+// interval under `interval` (intervals.h); `saving` says whether it is significant; a change
+// whose saving is not significant, or below planning.min_gain, is not recommended (`after` is
+// then the stated layout, and `search.fastest` the layout that was not worth the change).
 // It composes the other modules. A training job's report: the normalised spec
 // (with the layout it runs with today under `parallelism`), the figures derived
 // from the model shape, the links, `before` (that layout evaluated by the memory
@@ -47,6 +51,12 @@ struct OptimizeOptions {
   // (section `emit`: the layout, why it differs from `after` if it does, and the content).
   // Needs the full plan: an error with dry_run, evaluate_only or a serving job.
   std::optional<Framework> emit = std::nullopt;
+  // Training: runs measured on the user's own cluster, in the columns of
+  // bench/plan/published_runs.csv (run_table.h): the model is calibrated to them (calibration.h)
+  // and plans with the calibrated coefficients; section `calibration` says what changed.
+  // `calibrate_file` names the text in errors.
+  std::optional<std::string> calibrate_csv = std::nullopt;
+  std::string calibrate_file;
 };
 
 // The report for a parsed spec.

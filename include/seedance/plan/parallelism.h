@@ -2,11 +2,12 @@
 // searches (feature CLI-1). The job spec's optional `parallelism:` section states the one a job
 // runs with today; the planner's recommendation is the same struct.
 //
-//   data parallel size  d = gpus / (tensor * pipeline)
+//   data parallel size  d = gpus / (tensor * context * pipeline)
 //   micro-batches per optimizer step per pipeline  m = global_batch / (micro_batch * d)
 //
-// Placement: tensor-parallel groups are consecutive GPUs inside one node, data parallelism next,
-// pipeline stages outermost (across nodes first), as Megatron-LM orders its groups.
+// Placement: tensor-parallel groups are consecutive GPUs inside one node, context parallelism
+// next, data parallelism next, pipeline stages outermost (across nodes first), as Megatron-LM
+// orders its groups.
 //
 // Thread safety: plain values and pure functions.
 #pragma once
@@ -25,9 +26,13 @@ namespace seedance::plan {
 struct JobSpec;
 
 // Activation recomputation: none; selective (the attention core — scores, softmax — is dropped
-// and recomputed in the backward pass, Korthikanti et al. 2022); full (each layer keeps only its
-// input and recomputes the rest).
-enum class Recompute { kNone, kSelective, kFull };
+// and recomputed in the backward pass, Korthikanti et al. 2022, Megatron's `--recompute-granularity
+// selective`); op-selective (PyTorch's per-operator selective activation checkpointing as
+// torchtitan runs it: the attention kernel's outputs and every other matmul's output are kept,
+// everything else is recomputed); full (each layer keeps only its input and recomputes the rest;
+// `recompute_layers` limits it to that many layers of each stage, Megatron's
+// `--recompute-num-layers`).
+enum class Recompute { kNone, kSelective, kOpSelective, kFull };
 std::string_view RecomputeName(Recompute r);
 base::StatusOr<Recompute> ParseRecompute(std::string_view text, std::string_view where);
 
@@ -36,8 +41,18 @@ struct ParallelConfig {
   int64_t pipeline = 1;            // PP degree
   int64_t virtual_stages = 1;      // > 1: interleaved 1F1B with this many model chunks per GPU
   bool sequence_parallel = false;  // with TP: norms and dropout sharded along the sequence
-  int zero_stage = 0;              // 0..3 (FSDP full shard = 3, SHARD_GRAD_OP = 2)
+  // CP degree: each sequence split over this many GPUs, attention as a ring over them
+  // (Megatron's --context-parallel-size, torchtitan's context_parallel_degree).
+  int64_t context_parallel = 1;
+  int zero_stage = 0;  // 0..3 (FSDP full shard = 3, SHARD_GRAD_OP = 2)
   Recompute recompute = Recompute::kNone;
+  // With full recomputation: the layers of each stage recomputed (0: all of them).
+  int64_t recompute_layers = 0;
+  // Pipelines whose end stages hold other layer counts than the middle ones (Megatron's
+  // --decoder-first/last-pipeline-num-layers; BLOOM's 70 layers on 12 stages: 5, 6 x 10, 5).
+  // 0: every stage holds layers / pipeline.
+  int64_t first_stage_layers = 0;
+  int64_t last_stage_layers = 0;
   int64_t micro_batch = 1;  // sequences per GPU per forward/backward pass
   // ZeRO-Offload: fp32 master weights and optimizer states in host memory, the optimizer step on
   // the CPU (DeepSpeed's offload_optimizer); needs ZeRO >= 1 and the spec's hardware.host.
@@ -55,20 +70,28 @@ struct ParallelConfig {
 
 // The data-parallel size for `gpus` GPUs.
 inline int64_t DataParallel(const ParallelConfig& c, int64_t gpus) {
-  return gpus / (c.tensor * c.pipeline);
+  return gpus / (c.tensor * c.context_parallel * c.pipeline);
 }
 
+// The layers pipeline stage `stage` (0-based) holds: the stated end-stage counts, the rest spread
+// evenly over the middle stages.
+int64_t StageLayers(const ParallelConfig& c, int64_t layers, int64_t stage);
+// The most layers any stage holds.
+int64_t MaxStageLayers(const ParallelConfig& c, int64_t layers);
+
 // Whether `c` is a valid layout of `spec` (a training job): TP within a node and dividing the
-// attention and key/value heads, TP x PP dividing the GPUs, PP x virtual stages dividing the
-// layers, sequence parallelism only with TP, ZeRO 0..3, optimizer offload only with ZeRO >= 1 and
+// attention and key/value heads, TP x CP x PP dividing the GPUs, CP dividing the sequence,
+// PP x virtual stages dividing the layers (or the middle stages' layers when the end stages are
+// stated), sequence parallelism only with TP, ZeRO 0..3, optimizer offload only with ZeRO >= 1 and
 // a described host, gradient compression only with ZeRO <= 1, data parallelism and a described
 // host, and a micro-batch such that micro_batch x d divides the global batch. The error names the
 // key (`where_prefix` + key).
 base::Status CheckParallelism(const ParallelConfig& c, const JobSpec& spec,
                               std::string_view where_prefix = "parallelism.");
 
-// The spec's keys: tensor, pipeline, virtual_stages, sequence_parallel, zero_stage, recompute,
-// offload_optimizer, gradient_compression, micro_batch.
+// The spec's keys: tensor, pipeline, virtual_stages, sequence_parallel, context_parallel,
+// zero_stage, recompute (with recompute_layers, first_stage_layers and last_stage_layers when
+// set), offload_optimizer, gradient_compression, micro_batch.
 base::Report ParallelismToReport(const ParallelConfig& c, int64_t gpus, int64_t global_batch);
 
 }  // namespace seedance::plan

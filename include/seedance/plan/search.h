@@ -17,6 +17,7 @@
 #include "seedance/base/status.h"
 #include "seedance/cost/gpu_catalog.h"
 #include "seedance/cost/power.h"
+#include "seedance/plan/intervals.h"
 #include "seedance/plan/job_spec.h"
 #include "seedance/plan/links.h"
 #include "seedance/plan/memory_model.h"
@@ -25,6 +26,10 @@
 #include "seedance/plan/time_model.h"
 
 namespace seedance::plan {
+
+// The fewest tokens of a sequence context parallelism leaves a GPU (the search's bound; a stated
+// layout may hold fewer).
+inline constexpr int64_t kMinContextChunk = 1024;
 
 // What the search enumerates beyond the model's own limits.
 struct SearchSpace {
@@ -41,6 +46,8 @@ struct PlanSettings {
   MemorySettings memory;
   HardwareModel hardware;
   cost::PowerCoefficients power;
+  // Where the intervals' spreads and the calibrated region come from (intervals.h).
+  const PublicFit* fit = &BuiltInFit();
 };
 
 // One layout, evaluated.
@@ -54,8 +61,9 @@ struct Evaluation {
   double mfu = 0;                      // model FLOPs / (GPUs x dense peak x step time)
   double hfu = 0;
   double cost_per_step_usd = 0;
-  double energy_per_step_j = 0;  // facility energy (node power model x PUE)
-  double power_w = 0;            // facility power of the job's nodes while it runs
+  double energy_per_step_j = 0;   // facility energy (node power model x PUE)
+  double power_w = 0;             // facility power of the job's nodes while it runs
+  EvaluationIntervals intervals;  // 90% prediction intervals of the figures above
 };
 
 // Evaluates `c` (which must pass CheckParallelism) on the spec's hardware.

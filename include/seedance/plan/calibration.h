@@ -1,0 +1,104 @@
+// Fitting the time model to measured runs (feature CLI-1): the public fit behind every plan
+// (`build/bench/published_runs --fit`), its leave-one-source-out cross-validation, and a user's
+// calibration to their own cluster (`optimize --calibrate RUNS.csv`).
+//
+// The fit is a maximum a posteriori estimate in log space: it minimises
+//   sum over runs of (log predicted_s - log measured_s)^2 / sigma^2
+//   + sum over coefficients of (log value - log prior)^2 / prior_log_sd^2
+// by Levenberg-Marquardt with a finite-difference Jacobian, each coefficient kept within
+// (0, max]. sigma is the runs' noise (kRunNoise: published figures of one configuration differ
+// by about that much between software versions). Standard errors come from the inverse of the
+// Gauss-Newton Hessian with sigma replaced by the residuals' own spread when that is larger
+// (delta method from log value to value).
+//
+// Calibration keeps the public fit as the prior (its values, and its standard errors as the
+// prior's spread, floored at kMinCalibrationLogSd) and frees only the coefficients the user's
+// runs inform: those whose e-fold change moves some run's predicted step time by at least
+// kInformativeShare. Rows the public fit already predicts leave it where it is.
+//
+// Thread safety: pure functions.
+#pragma once
+
+#include <array>
+#include <string>
+#include <vector>
+
+#include "seedance/base/report.h"
+#include "seedance/base/status.h"
+#include "seedance/cost/gpu_catalog.h"
+#include "seedance/plan/coefficients.h"
+#include "seedance/plan/intervals.h"
+#include "seedance/plan/kernel_anchors.h"
+#include "seedance/plan/run_table.h"
+
+namespace seedance::plan {
+
+inline constexpr double kRunNoise = 0.1;
+inline constexpr double kMinCalibrationLogSd = 0.05;
+inline constexpr double kInformativeShare = 0.02;
+
+// One run ready for the fit: its spec, its GPU and the step time it measured.
+struct FitRow {
+  const RunRecord* record = nullptr;
+  const cost::GpuSpec* gpu = nullptr;
+  double measured_s = 0;
+};
+
+// The rows of `records` that measure a step (kind run, a figure MeasuredStepSeconds reads).
+std::vector<FitRow> FitRows(const std::vector<RunRecord>& records, const cost::GpuCatalog& catalog);
+
+// The time model's step time for a row under `curves` and `coefficients`.
+double PredictStepSeconds(const FitRow& row, const KernelCurves& curves,
+                          const ModelCoefficients& coefficients);
+
+struct Prior {
+  ModelCoefficients mean;                   // values
+  std::array<double, kCoefCount> log_sd{};  // spread on log(value)
+  std::array<bool, kCoefCount> free{};      // fitted, else held at the mean
+};
+// Every coefficient free, at InfoOf's prior.
+Prior DefaultPrior();
+
+struct FitResult {
+  ModelCoefficients coefficients;  // with standard errors for the free ones
+  std::vector<double> residuals;   // log(measured / predicted), one per row
+  double rms = 0;                  // of the residuals
+  int iterations = 0;
+};
+
+base::StatusOr<FitResult> FitCoefficients(const std::vector<FitRow>& rows,
+                                          const KernelCurves& curves, const Prior& prior);
+
+// Leave-one-group-out: each row predicted by a fit to every other group's rows.
+struct CrossValidation {
+  std::vector<double> residuals;  // log(measured / predicted), one per row, out of sample
+  std::vector<std::string> groups;
+};
+base::StatusOr<CrossValidation> CrossValidate(const std::vector<FitRow>& rows,
+                                              const KernelCurves& curves, const Prior& prior);
+
+// Pairs of runs of one job (the same group, model, sequence, GPUs and batch) in two layouts
+// (tensor, pipeline, virtual stages, context, recomputation, micro-batch or precision differ):
+// residual differences r_a - r_b of each pair, the spread of a predicted ratio between layouts.
+std::vector<double> PairedResiduals(const std::vector<FitRow>& rows,
+                                    const std::vector<double>& residuals);
+
+// log(published / predicted) of every row that states memory per GPU (model_states rows through
+// the model-state accounting, the others through the memory model).
+std::vector<double> MemoryResiduals(const std::vector<RunRecord>& records,
+                                    const cost::GpuCatalog& catalog);
+
+// The 5% and 95% quantiles of `residuals` (linear interpolation between order statistics).
+ResidualQuantiles QuantilesOf(std::vector<double> residuals);
+
+// A user's calibration on top of `fit`.
+struct Calibration {
+  ModelCoefficients before, after;
+  std::array<bool, kCoefCount> refitted{};
+  std::vector<double> residuals_before, residuals_after;  // on the user's rows
+};
+base::StatusOr<Calibration> Calibrate(const std::vector<FitRow>& rows, const PublicFit& fit);
+
+base::Report CalibrationToReport(const Calibration& c, const std::vector<FitRow>& rows);
+
+}  // namespace seedance::plan

@@ -1,0 +1,62 @@
+// The training frameworks the planner knows (feature CLI-1): which layouts each runs, and how
+// each runs a step — the traits the time and memory models read. A job spec may name its
+// framework (`framework:`); the search then weighs only the layouts that framework runs, and
+// `--emit` writes its configuration (emit.h).
+//
+//                  tensor            pipeline            context  ZeRO   recompute
+//   megatron       any (+ SP)        any, interleaved,   yes      0, 1   none, selective, full
+//                                    uneven end stages                   (+ recompute_layers)
+//   deepspeed      AutoTP, pp 1      1F1B, tp 1, ZeRO<=1 no       0..3   none, full
+//                  (ZeRO <= 2)       (uneven stages)
+//   fsdp           1                 1                   no       0,2,3  none, full
+//   torchtitan     any (SP always)   any, interleaved    yes      0,2,3  none, op-selective, full
+//   accelerate     the FSDP rules (or DeepSpeed's when the spec names deepspeed): it is a
+//                  launcher configuration for one of them, an --emit target only.
+//
+// Precisions: megatron and torchtitan run fp8 GEMMs (Transformer Engine, torchao float8); the
+// others fp32, fp16 and bf16. bf16 optimizer states, Seedance's compression hook and optimizer
+// offload outside DeepSpeed are not settings of the configurations --emit writes.
+//
+// Thread safety: pure functions and constants.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "seedance/base/status.h"
+
+namespace seedance::plan {
+
+struct JobSpec;
+struct ParallelConfig;
+
+enum class Framework { kDeepSpeed, kFsdp, kMegatron, kTorchtitan, kAccelerate };
+
+std::string_view FrameworkName(Framework framework);
+// "deepspeed", "fsdp", "megatron", "torchtitan" or "accelerate"; the error lists them.
+base::StatusOr<Framework> ParseFramework(std::string_view text, std::string_view where);
+// The same without "accelerate" (a launcher, not what a job spec's `framework` names).
+base::StatusOr<Framework> ParseJobFramework(std::string_view text, std::string_view where);
+
+// How a framework runs a step, as the time and memory models count it.
+struct FrameworkTraits {
+  // Fused elementwise kernels (Megatron-Core with Transformer Engine: fused norms, rotary,
+  // activation, bias-dropout-add, vocabulary-parallel cross-entropy) rather than PyTorch's eager
+  // operators, each a kernel reading and writing its tensors in full.
+  bool fused_kernels = true;
+  // Gradients accumulated and reduced in fp32 (Megatron's main_grad buffers; FSDP2's fp32
+  // sharded parameters and reduce dtype): 4 bytes a parameter instead of the weight's.
+  bool fp32_gradients = false;
+  // Tensor-parallel collectives overlapped with the GEMMs (Transformer Engine's userbuffers).
+  bool tp_overlap = false;
+};
+
+// The traits of `framework`; no framework stated: Megatron-Core's fused kernels with bf16
+// gradients (the ZeRO paper's accounting).
+FrameworkTraits TraitsOf(std::optional<Framework> framework);
+
+// Why `framework` cannot run `c` for `spec` (one sentence), or "" when it can.
+std::string Inexpressible(Framework framework, const JobSpec& spec, const ParallelConfig& c);
+
+}  // namespace seedance::plan

@@ -1,0 +1,412 @@
+#include "seedance/plan/calibration.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "seedance/plan/links.h"
+#include "seedance/plan/memory_model.h"
+#include "seedance/plan/model_figures.h"
+#include "seedance/plan/time_model.h"
+
+namespace seedance::plan {
+namespace {
+
+using Vector = std::vector<double>;
+
+// Solves the p x p system a x = b by Gaussian elimination with partial pivoting; false when
+// singular.
+bool Solve(std::vector<Vector> a, Vector b, Vector& x) {
+  const size_t n = b.size();
+  for (size_t col = 0; col < n; ++col) {
+    size_t pivot = col;
+    for (size_t r = col + 1; r < n; ++r) {
+      if (std::fabs(a[r][col]) > std::fabs(a[pivot][col])) pivot = r;
+    }
+    if (std::fabs(a[pivot][col]) < 1e-300) return false;
+    std::swap(a[col], a[pivot]);
+    std::swap(b[col], b[pivot]);
+    for (size_t r = col + 1; r < n; ++r) {
+      const double f = a[r][col] / a[col][col];
+      for (size_t c = col; c < n; ++c) a[r][c] -= f * a[col][c];
+      b[r] -= f * b[col];
+    }
+  }
+  x.assign(n, 0);
+  for (size_t i = n; i-- > 0;) {
+    double s = b[i];
+    for (size_t c = i + 1; c < n; ++c) s -= a[i][c] * x[c];
+    x[i] = s / a[i][i];
+  }
+  return true;
+}
+
+// The inverse of a symmetric positive definite p x p matrix (column by column).
+bool Invert(const std::vector<Vector>& a, std::vector<Vector>& inverse) {
+  const size_t n = a.size();
+  inverse.assign(n, Vector(n, 0));
+  for (size_t c = 0; c < n; ++c) {
+    Vector e(n, 0), x;
+    e[c] = 1;
+    if (!Solve(a, e, x)) return false;
+    for (size_t r = 0; r < n; ++r) inverse[r][c] = x[r];
+  }
+  return true;
+}
+
+// The fit's view of the coefficients: the free ones as log values.
+struct Problem {
+  const std::vector<FitRow>& rows;
+  const KernelCurves& curves;
+  const Prior& prior;
+  std::vector<size_t> free;  // indices into Coef
+
+  ModelCoefficients At(const Vector& u) const {
+    ModelCoefficients c = prior.mean;
+    for (size_t i = 0; i < free.size(); ++i) c.value[free[i]] = std::exp(u[i]);
+    return c;
+  }
+  // log(predicted / measured) per row.
+  Vector Errors(const Vector& u) const {
+    const ModelCoefficients c = At(u);
+    Vector e(rows.size());
+    for (size_t j = 0; j < rows.size(); ++j) {
+      e[j] = std::log(PredictStepSeconds(rows[j], curves, c) / rows[j].measured_s);
+    }
+    return e;
+  }
+  // The weighted residual vector: the rows', then the prior's.
+  Vector Residuals(const Vector& u) const {
+    Vector r = Errors(u);
+    for (double& x : r) x /= kRunNoise;
+    for (size_t i = 0; i < free.size(); ++i) {
+      const size_t k = free[i];
+      r.push_back((u[i] - std::log(prior.mean.value[k])) / prior.log_sd[k]);
+    }
+    return r;
+  }
+  void Clamp(Vector& u) const {
+    for (size_t i = 0; i < free.size(); ++i) {
+      u[i] = std::min(u[i], std::log(InfoOf(static_cast<Coef>(free[i])).max));
+      u[i] = std::max(u[i], std::log(1e-12));
+    }
+  }
+};
+
+double SumSquares(const Vector& r) {
+  double s = 0;
+  for (double x : r) s += x * x;
+  return s;
+}
+
+// Forward-difference Jacobian of `f` at u (rows of f by columns of u).
+template <typename F>
+std::vector<Vector> Jacobian(const F& f, const Vector& u, const Vector& at) {
+  std::vector<Vector> j(at.size(), Vector(u.size(), 0));
+  for (size_t i = 0; i < u.size(); ++i) {
+    Vector v = u;
+    const double h = 1e-5;
+    v[i] += h;
+    const Vector moved = f(v);
+    for (size_t r = 0; r < at.size(); ++r) j[r][i] = (moved[r] - at[r]) / h;
+  }
+  return j;
+}
+
+}  // namespace
+
+std::vector<FitRow> FitRows(const std::vector<RunRecord>& records,
+                            const cost::GpuCatalog& catalog) {
+  std::vector<FitRow> rows;
+  for (const RunRecord& r : records) {
+    if (r.kind != RunKind::kRun) continue;
+    auto gpu = catalog.Get(r.spec.hardware.gpu);
+    if (!gpu.ok()) continue;
+    const auto measured = MeasuredStepSeconds(r, **gpu);
+    if (!measured) continue;
+    rows.push_back({&r, *gpu, *measured});
+  }
+  return rows;
+}
+
+double PredictStepSeconds(const FitRow& row, const KernelCurves& curves,
+                          const ModelCoefficients& coefficients) {
+  const JobSpec& spec = row.record->spec;
+  HardwareModel hw;
+  hw.curves = curves;
+  hw.coefficients = coefficients;
+  return EstimateStepTime(spec, ComputeModelFigures(spec.model), spec.parallelism, *row.gpu,
+                          ResolveLinks(spec.hardware, *row.gpu), hw)
+      .step_s;
+}
+
+Prior DefaultPrior() {
+  Prior p;
+  for (size_t i = 0; i < kCoefCount; ++i) {
+    const CoefficientInfo& info = InfoOf(static_cast<Coef>(i));
+    p.mean.value[i] = info.prior;
+    p.log_sd[i] = info.prior_log_sd;
+    p.free[i] = true;
+  }
+  return p;
+}
+
+base::StatusOr<FitResult> FitCoefficients(const std::vector<FitRow>& rows,
+                                          const KernelCurves& curves, const Prior& prior) {
+  Problem problem{rows, curves, prior, {}};
+  for (size_t i = 0; i < kCoefCount; ++i) {
+    if (prior.free[i]) problem.free.push_back(i);
+  }
+  const size_t p = problem.free.size();
+  Vector u(p);
+  for (size_t i = 0; i < p; ++i) u[i] = std::log(prior.mean.value[problem.free[i]]);
+  FitResult out;
+  auto residuals = [&](const Vector& v) { return problem.Residuals(v); };
+  Vector r = residuals(u);
+  double cost = SumSquares(r);
+  double lambda = 1e-3;
+  for (int it = 0; it < 200 && p > 0; ++it) {
+    out.iterations = it + 1;
+    const std::vector<Vector> j = Jacobian(residuals, u, r);
+    std::vector<Vector> jtj(p, Vector(p, 0));
+    Vector jtr(p, 0);
+    for (size_t row = 0; row < r.size(); ++row) {
+      for (size_t a = 0; a < p; ++a) {
+        jtr[a] += j[row][a] * r[row];
+        for (size_t b = 0; b < p; ++b) jtj[a][b] += j[row][a] * j[row][b];
+      }
+    }
+    bool improved = false;
+    for (int tries = 0; tries < 20 && !improved; ++tries) {
+      std::vector<Vector> a = jtj;
+      for (size_t d = 0; d < p; ++d) a[d][d] += lambda * std::max(jtj[d][d], 1e-12);
+      Vector neg(p), step;
+      for (size_t d = 0; d < p; ++d) neg[d] = -jtr[d];
+      if (!Solve(a, neg, step)) {
+        lambda *= 10;
+        continue;
+      }
+      Vector next = u;
+      for (size_t d = 0; d < p; ++d) next[d] += step[d];
+      problem.Clamp(next);
+      const Vector rn = residuals(next);
+      const double cn = SumSquares(rn);
+      if (cn < cost) {
+        const double gain = (cost - cn) / std::max(cost, 1e-300);
+        u = next;
+        r = rn;
+        cost = cn;
+        lambda = std::max(lambda / 3, 1e-9);
+        improved = true;
+        if (gain < 1e-10) it = 200;
+      } else {
+        lambda *= 4;
+      }
+    }
+    if (!improved) break;
+  }
+  out.coefficients = problem.At(u);
+  const Vector errors = problem.Errors(u);
+  out.residuals.reserve(errors.size());
+  double rss = 0;
+  for (double e : errors) {
+    out.residuals.push_back(-e);
+    rss += e * e;
+  }
+  out.rms = errors.empty() ? 0 : std::sqrt(rss / static_cast<double>(errors.size()));
+  // Standard errors: the inverse Hessian of the log posterior (Gauss-Newton), with the rows'
+  // noise raised to their own spread when that is larger.
+  if (p > 0 && !errors.empty()) {
+    const double dof = std::max(1.0, static_cast<double>(errors.size()) - static_cast<double>(p));
+    const double sigma2 = std::max(kRunNoise * kRunNoise, rss / dof);
+    auto err = [&](const Vector& v) { return problem.Errors(v); };
+    const std::vector<Vector> j = Jacobian(err, u, errors);
+    std::vector<Vector> h(p, Vector(p, 0));
+    for (size_t row = 0; row < errors.size(); ++row) {
+      for (size_t a = 0; a < p; ++a) {
+        for (size_t b = 0; b < p; ++b) h[a][b] += j[row][a] * j[row][b] / sigma2;
+      }
+    }
+    for (size_t d = 0; d < p; ++d) {
+      const double sd = prior.log_sd[problem.free[d]];
+      h[d][d] += 1 / (sd * sd);
+    }
+    std::vector<Vector> cov;
+    if (Invert(h, cov)) {
+      for (size_t d = 0; d < p; ++d) {
+        const size_t k = problem.free[d];
+        out.coefficients.standard_error[k] =
+            out.coefficients.value[k] * std::sqrt(std::max(0.0, cov[d][d]));
+      }
+    }
+  }
+  return out;
+}
+
+base::StatusOr<CrossValidation> CrossValidate(const std::vector<FitRow>& rows,
+                                              const KernelCurves& curves, const Prior& prior) {
+  CrossValidation cv;
+  cv.residuals.assign(rows.size(), 0);
+  std::map<std::string, std::vector<size_t>> groups;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const std::string& g = rows[i].record->group;
+    groups[g.empty() ? "ungrouped" : g].push_back(i);
+  }
+  for (const auto& [name, members] : groups) {
+    cv.groups.push_back(name);
+    std::vector<FitRow> train;
+    for (size_t i = 0; i < rows.size(); ++i) {
+      const std::string& g = rows[i].record->group;
+      if ((g.empty() ? "ungrouped" : g) != name) train.push_back(rows[i]);
+    }
+    SEEDANCE_ASSIGN_OR_RETURN(FitResult fit, FitCoefficients(train, curves, prior));
+    for (size_t i : members) {
+      cv.residuals[i] =
+          std::log(rows[i].measured_s / PredictStepSeconds(rows[i], curves, fit.coefficients));
+    }
+  }
+  return cv;
+}
+
+std::vector<double> PairedResiduals(const std::vector<FitRow>& rows,
+                                    const std::vector<double>& residuals) {
+  std::vector<double> out;
+  auto same_job = [](const JobSpec& a, const JobSpec& b) {
+    return a.model.layers == b.model.layers && a.model.hidden_size == b.model.hidden_size &&
+           a.model.sequence_length == b.model.sequence_length &&
+           a.hardware.total_gpus() == b.hardware.total_gpus() &&
+           a.training.global_batch == b.training.global_batch && a.hardware.gpu == b.hardware.gpu;
+  };
+  for (size_t i = 0; i < rows.size(); ++i) {
+    for (size_t j = i + 1; j < rows.size(); ++j) {
+      const RunRecord& a = *rows[i].record;
+      const RunRecord& b = *rows[j].record;
+      if (a.group != b.group || !same_job(a.spec, b.spec)) continue;
+      // Two layouts: they differ in a dimension the search changes (not merely in the sharding
+      // stage, which is how MegaScale's tables tell its own software from Megatron-LM's).
+      const ParallelConfig& x = a.spec.parallelism;
+      const ParallelConfig& y = b.spec.parallelism;
+      const bool layouts_differ = x.tensor != y.tensor || x.pipeline != y.pipeline ||
+                                  x.virtual_stages != y.virtual_stages ||
+                                  x.context_parallel != y.context_parallel ||
+                                  x.recompute != y.recompute || x.micro_batch != y.micro_batch ||
+                                  a.spec.training.precision != b.spec.training.precision;
+      if (!layouts_differ) continue;
+      out.push_back(residuals[i] - residuals[j]);
+      out.push_back(residuals[j] - residuals[i]);
+    }
+  }
+  return out;
+}
+
+std::vector<double> MemoryResiduals(const std::vector<RunRecord>& records,
+                                    const cost::GpuCatalog& catalog) {
+  std::vector<double> out;
+  for (const RunRecord& r : records) {
+    if (!r.gb_per_gpu) continue;
+    double predicted = 0;
+    if (r.kind == RunKind::kModelStates) {
+      predicted =
+          static_cast<double>(ModelStateBytes(r.parameters, StateBytesFor(r.spec.training),
+                                              r.spec.parallelism.zero_stage, r.data_parallel));
+    } else {
+      auto gpu = catalog.Get(r.spec.hardware.gpu);
+      if (!gpu.ok()) continue;
+      predicted = static_cast<double>(EstimateMemory(r.spec, ComputeModelFigures(r.spec.model),
+                                                     r.spec.parallelism, (*gpu)->MemoryBytes())
+                                          .total_bytes);
+    }
+    out.push_back(std::log(*r.gb_per_gpu * 1e9 / predicted));
+  }
+  return out;
+}
+
+ResidualQuantiles QuantilesOf(std::vector<double> residuals) {
+  ResidualQuantiles q;
+  q.rows = static_cast<int>(residuals.size());
+  if (residuals.empty()) return q;
+  std::sort(residuals.begin(), residuals.end());
+  auto at = [&](double p) {
+    const double pos = p * static_cast<double>(residuals.size() - 1);
+    const auto lo = static_cast<size_t>(std::floor(pos));
+    const size_t hi = std::min(lo + 1, residuals.size() - 1);
+    return residuals[lo] + (pos - static_cast<double>(lo)) * (residuals[hi] - residuals[lo]);
+  };
+  q.q05 = at(0.05);
+  q.q95 = at(0.95);
+  return q;
+}
+
+base::StatusOr<Calibration> Calibrate(const std::vector<FitRow>& rows, const PublicFit& fit) {
+  if (rows.empty()) {
+    return base::InvalidArgumentError("no run with a measured step time to calibrate with",
+                                      "--calibrate");
+  }
+  Calibration c;
+  c.before = fit.coefficients;
+  Prior prior;
+  prior.mean = fit.coefficients;
+  for (size_t i = 0; i < kCoefCount; ++i) {
+    const double value = fit.coefficients.value[i];
+    const double se = fit.coefficients.standard_error[i];
+    prior.log_sd[i] = se > 0 && value > 0 ? std::max(se / value, kMinCalibrationLogSd)
+                                          : InfoOf(static_cast<Coef>(i)).prior_log_sd;
+  }
+  // Free what the rows inform: an e-fold change that moves some row's prediction by 2%.
+  for (size_t i = 0; i < kCoefCount; ++i) {
+    ModelCoefficients moved = fit.coefficients;
+    moved.value[i] = std::min(moved.value[i] * std::exp(1.0), InfoOf(static_cast<Coef>(i)).max);
+    if (moved.value[i] == fit.coefficients.value[i]) moved.value[i] /= std::exp(1.0);
+    double most = 0;
+    for (const FitRow& r : rows) {
+      const double a = PredictStepSeconds(r, fit.curves, fit.coefficients);
+      const double b = PredictStepSeconds(r, fit.curves, moved);
+      most = std::max(most, std::fabs(std::log(b / a)));
+    }
+    prior.free[i] = most >= kInformativeShare;
+  }
+  c.refitted = prior.free;
+  SEEDANCE_ASSIGN_OR_RETURN(FitResult result, FitCoefficients(rows, fit.curves, prior));
+  c.after = result.coefficients;
+  for (size_t i = 0; i < kCoefCount; ++i) {
+    if (!prior.free[i]) c.after.standard_error[i] = fit.coefficients.standard_error[i];
+  }
+  for (const FitRow& r : rows) {
+    c.residuals_before.push_back(
+        std::log(r.measured_s / PredictStepSeconds(r, fit.curves, c.before)));
+    c.residuals_after.push_back(
+        std::log(r.measured_s / PredictStepSeconds(r, fit.curves, c.after)));
+  }
+  return c;
+}
+
+base::Report CalibrationToReport(const Calibration& c, const std::vector<FitRow>& rows) {
+  base::Report r = base::Report::object();
+  base::Report changed = base::Report::object();
+  for (size_t i = 0; i < kCoefCount; ++i) {
+    const auto k = static_cast<Coef>(i);
+    base::Report one = base::Report::object();
+    one["public"] = c.before.value[i];
+    one["calibrated"] = c.after.value[i];
+    one["refitted"] = c.refitted[i];
+    one["standard_error"] = c.after.standard_error[i];
+    changed[std::string(CoefName(k))] = one;
+  }
+  r["coefficients"] = changed;
+  base::Report runs = base::Report::array();
+  for (size_t i = 0; i < rows.size(); ++i) {
+    base::Report one = base::Report::object();
+    one["id"] = rows[i].record->id;
+    one["measured_step_s"] = rows[i].measured_s;
+    one["error_pct_public"] = (std::exp(-c.residuals_before[i]) - 1) * 100;
+    one["error_pct_calibrated"] = (std::exp(-c.residuals_after[i]) - 1) * 100;
+    runs.push_back(one);
+  }
+  r["runs"] = runs;
+  r["rule"] =
+      "the public fit is the prior (its standard errors as the spread); only coefficients "
+      "that move a run's predicted step time by 2% per e-fold are refitted";
+  return r;
+}
+
+}  // namespace seedance::plan

@@ -1,0 +1,190 @@
+#include "seedance/plan/framework.h"
+
+#include <string>
+
+#include "seedance/base/enum_names.h"
+#include "seedance/plan/job_spec.h"
+#include "seedance/plan/memory_model.h"
+#include "seedance/plan/parallelism.h"
+
+namespace seedance::plan {
+namespace {
+
+using base::NumericFormat;
+
+constexpr base::EnumTable<Framework, 5> kFrameworkNames = {
+    {{Framework::kDeepSpeed, "deepspeed"},
+     {Framework::kFsdp, "fsdp"},
+     {Framework::kMegatron, "megatron"},
+     {Framework::kTorchtitan, "torchtitan"},
+     {Framework::kAccelerate, "accelerate"}}};
+constexpr base::EnumTable<Framework, 4> kJobFrameworkNames = {
+    {{Framework::kDeepSpeed, "deepspeed"},
+     {Framework::kFsdp, "fsdp"},
+     {Framework::kMegatron, "megatron"},
+     {Framework::kTorchtitan, "torchtitan"}}};
+
+// fp32, fp16 and bf16: the precisions torch's mixed-precision policies (and DeepSpeed's) name.
+bool TorchPrecision(NumericFormat p) {
+  return p == NumericFormat::kFp32 || p == NumericFormat::kFp16 || p == NumericFormat::kBf16;
+}
+
+// What no framework's configuration written here expresses.
+std::string CommonBlocker(const JobSpec& spec, const ParallelConfig& c) {
+  if (TrainingOf(spec.training, c).optimizer_states != NumericFormat::kFp32) {
+    return "bf16 optimizer states are not a setting of the configuration this plan writes";
+  }
+  return "";
+}
+
+bool Uneven(const ParallelConfig& c) { return c.first_stage_layers > 0 || c.last_stage_layers > 0; }
+
+std::string DeepSpeedBlocker(const JobSpec& spec, const ParallelConfig& c) {
+  if (c.gradient_compression != GradCompression::kNone) {
+    return "DeepSpeed's engine reduces gradients itself; Seedance's compression hook is a DDP hook";
+  }
+  const NumericFormat p = TrainingOf(spec.training, c).precision;
+  if (!TorchPrecision(p)) {
+    return "DeepSpeed's config has no " + std::string(base::NumericFormatName(p)) +
+           " training setting";
+  }
+  if (c.sequence_parallel) return "DeepSpeed has no Megatron-style sequence parallelism";
+  if (c.context_parallel > 1) return "DeepSpeed has no ring-attention context parallelism";
+  if (c.recompute == Recompute::kSelective || c.recompute == Recompute::kOpSelective) {
+    return "DeepSpeed checkpoints whole layers (selective recomputation is Megatron's and "
+           "torchtitan's)";
+  }
+  if (c.recompute_layers > 0) return "DeepSpeed's checkpointing covers every layer";
+  if (c.virtual_stages > 1) return "DeepSpeed's pipeline engine does not interleave stages";
+  if (c.pipeline > 1 && c.tensor > 1) {
+    return "DeepSpeed's pipeline with tensor parallelism needs Megatron's model code";
+  }
+  if (c.pipeline > 1 && c.zero_stage > 1) return "DeepSpeed's pipeline runs with ZeRO 0 or 1 only";
+  if (c.tensor > 1 && c.zero_stage > 2) return "DeepSpeed's AutoTP runs with ZeRO 0 to 2";
+  return "";
+}
+
+std::string FsdpBlocker(const JobSpec& spec, const ParallelConfig& c) {
+  if (c.gradient_compression != GradCompression::kNone) {
+    return "the FSDP plan's script does not register Seedance's compression hook";
+  }
+  const NumericFormat p = TrainingOf(spec.training, c).precision;
+  if (!TorchPrecision(p)) {
+    return "FSDP's mixed-precision policy has no " + std::string(base::NumericFormatName(p));
+  }
+  if (c.tensor > 1 || c.pipeline > 1 || c.context_parallel > 1) {
+    return "the FSDP plan is data parallel only (tensor 1, pipeline 1, context 1)";
+  }
+  if (c.zero_stage == 1) return "FSDP has no optimizer-state-only sharding (ZeRO 1)";
+  if (c.offload_optimizer) {
+    return "FSDP's CPU offload moves the parameters too, not the optimizer states alone";
+  }
+  if (c.recompute == Recompute::kSelective || c.recompute == Recompute::kOpSelective ||
+      c.recompute_layers > 0) {
+    return "the FSDP plan checkpoints every decoder layer whole (selective recomputation is "
+           "Megatron's and torchtitan's)";
+  }
+  return "";
+}
+
+std::string MegatronBlocker(const JobSpec& spec, const ParallelConfig& c) {
+  if (c.gradient_compression != GradCompression::kNone) {
+    return "Megatron-LM's data-parallel reduction cannot take a DDP communication hook";
+  }
+  if (c.offload_optimizer) {
+    return "the Megatron-LM flags this plan is checked against (commit d98e8a6) have no "
+           "optimizer offload";
+  }
+  if (c.zero_stage > 1) {
+    return "Megatron-LM shards optimizer states (ZeRO 1, --use-distributed-optimizer), not "
+           "gradients or weights";
+  }
+  if (c.recompute == Recompute::kOpSelective) {
+    return "Megatron-LM's selective recomputation is the attention core's, not PyTorch's "
+           "per-operator policy";
+  }
+  const std::string& opt = spec.training.optimizer;
+  if (opt != "adam" && opt != "adamw" && opt != "sgd" && opt != "sgd-momentum") {
+    return "Megatron-LM has no " + opt + " optimizer";
+  }
+  return "";
+}
+
+std::string TorchtitanBlocker(const JobSpec& spec, const ParallelConfig& c) {
+  if (c.gradient_compression != GradCompression::kNone) {
+    return "torchtitan's FSDP2 reduces gradients itself; Seedance's compression hook is a DDP "
+           "hook";
+  }
+  if (c.offload_optimizer) return "torchtitan has no optimizer-state offload";
+  const NumericFormat p = TrainingOf(spec.training, c).precision;
+  if (p != NumericFormat::kBf16 && p != NumericFormat::kFp32 && p != NumericFormat::kFp8) {
+    return "torchtitan trains in bf16 or fp32 (fp8 through torchao's float8), not " +
+           std::string(base::NumericFormatName(p));
+  }
+  if (c.zero_stage == 1) return "torchtitan's FSDP2 has no optimizer-state-only sharding (ZeRO 1)";
+  if (c.tensor > 1 && !c.sequence_parallel) {
+    return "torchtitan's tensor parallelism always shards the norms along the sequence "
+           "(sequence_parallel: true)";
+  }
+  if (c.recompute == Recompute::kSelective) {
+    return "torchtitan's selective checkpointing is per operator (op-selective), not Megatron's";
+  }
+  if (c.recompute_layers > 0 || Uneven(c)) {
+    return "torchtitan's configuration has no per-stage layer counts or partial recomputation";
+  }
+  return "";
+}
+
+}  // namespace
+
+std::string_view FrameworkName(Framework framework) {
+  return base::EnumName(kFrameworkNames, framework);
+}
+
+base::StatusOr<Framework> ParseFramework(std::string_view text, std::string_view where) {
+  return base::ParseEnum(kFrameworkNames, text, where);
+}
+
+base::StatusOr<Framework> ParseJobFramework(std::string_view text, std::string_view where) {
+  return base::ParseEnum(kJobFrameworkNames, text, where);
+}
+
+FrameworkTraits TraitsOf(std::optional<Framework> framework) {
+  FrameworkTraits t;
+  if (!framework) return t;
+  switch (*framework) {
+    case Framework::kMegatron:
+      t.tp_overlap = true;
+      break;
+    case Framework::kDeepSpeed:
+      break;
+    case Framework::kFsdp:
+    case Framework::kAccelerate:
+    case Framework::kTorchtitan:
+      t.fused_kernels = false;
+      t.fp32_gradients = true;
+      break;
+  }
+  return t;
+}
+
+std::string Inexpressible(Framework framework, const JobSpec& spec, const ParallelConfig& c) {
+  std::string common = CommonBlocker(spec, c);
+  if (!common.empty()) return common;
+  switch (framework) {
+    case Framework::kDeepSpeed:
+      return DeepSpeedBlocker(spec, c);
+    case Framework::kFsdp:
+      return FsdpBlocker(spec, c);
+    case Framework::kMegatron:
+      return MegatronBlocker(spec, c);
+    case Framework::kTorchtitan:
+      return TorchtitanBlocker(spec, c);
+    case Framework::kAccelerate:
+      return spec.framework == Framework::kDeepSpeed ? DeepSpeedBlocker(spec, c)
+                                                     : FsdpBlocker(spec, c);
+  }
+  return "unknown framework";
+}
+
+}  // namespace seedance::plan

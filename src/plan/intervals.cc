@@ -1,0 +1,143 @@
+#include "seedance/plan/intervals.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "seedance/plan/kernel_anchors.h"
+#include "seedance/plan/memory_model.h"
+
+namespace seedance::plan {
+namespace {
+
+// Quantiles widened about their middle by `w` (on the log scale).
+ResidualQuantiles Widen(ResidualQuantiles q, double w) {
+  const double mid = (q.q05 + q.q95) / 2, half = (q.q95 - q.q05) / 2 * w;
+  q.q05 = mid - half;
+  q.q95 = mid + half;
+  return q;
+}
+
+Interval Around(double value, const ResidualQuantiles& q) {
+  return {value * std::exp(q.q05), value * std::exp(q.q95)};
+}
+
+// A rate's interval: the inverse of the time's.
+Interval Inverse(double value, const ResidualQuantiles& q) {
+  return {value * std::exp(-q.q95), value * std::exp(-q.q05)};
+}
+
+}  // namespace
+
+Regime RegimeOf(const JobSpec& spec, const ParallelConfig& c) {
+  const bool model = c.tensor * c.pipeline * c.context_parallel > 1;
+  if (spec.hardware.nodes <= 1) return model ? Regime::kSingleNodeModel : Regime::kSingleNodeData;
+  return model ? Regime::kMultiNodeModel : Regime::kMultiNodeData;
+}
+
+EvaluationIntervals IntervalsFor(const JobSpec& spec, const cost::GpuSpec& gpu,
+                                 const ParallelConfig& c, const PredictedFigures& f,
+                                 const PublicFit& fit) {
+  EvaluationIntervals out;
+  out.regime = RegimeOf(spec, c);
+  const TrainingSpec training = TrainingOf(spec.training, c);
+  auto widen = [&](double factor, std::string note) {
+    out.widen *= factor;
+    out.notes.push_back(std::move(note));
+  };
+  if (!Anchored(gpu, training.precision)) {
+    widen(2, "no kernel rows for " + gpu.id + " in " +
+                 std::string(base::NumericFormatName(training.precision)) +
+                 ": its GEMMs run at the datasheet roofline, not a measured share; the interval "
+                 "is twice as wide");
+  }
+  if (spec.framework) {
+    const unsigned bit = 1u << static_cast<unsigned>(*spec.framework);
+    if ((fit.frameworks_with_rows & bit) == 0) {
+      widen(1.5, "no published run of " + std::string(FrameworkName(*spec.framework)) +
+                     " in the calibration set: its kernels and overlap are counted from first "
+                     "principles; the interval is 1.5 times as wide");
+    }
+  } else {
+    out.notes.push_back(
+        "no framework stated: the time model assumes Megatron-Core's fused kernels");
+  }
+  if (static_cast<double>(spec.model.sequence_length) > fit.max_sequence_length &&
+      fit.max_sequence_length > 0) {
+    widen(1.5, "the sequence (" + std::to_string(spec.model.sequence_length) +
+                   " tokens) is longer than any calibration run's");
+  }
+  if (spec.hardware.total_gpus() > fit.max_gpus && fit.max_gpus > 0) {
+    widen(1.5, "more GPUs (" + std::to_string(spec.hardware.total_gpus()) +
+                   ") than any calibration run's (" + std::to_string(fit.max_gpus) + ")");
+  }
+  if (spec.hardware.nodes > 1 && spec.hardware.inter_node != "infiniband") {
+    widen(1.5, "no calibration run crossed nodes over " + spec.hardware.inter_node +
+                   ": the network runs at the nccl-tests InfiniBand/EFA share of its bandwidth");
+  }
+  const ResidualQuantiles& regime = fit.step_time[static_cast<size_t>(out.regime)];
+  const ResidualQuantiles q =
+      Widen(regime.rows >= kMinRegimeRows ? regime : fit.step_time_all, out.widen);
+  out.step_s = Around(f.step_s, q);
+  out.tokens_per_s_per_gpu = Inverse(f.tokens_per_s_per_gpu, q);
+  out.mfu = Inverse(f.mfu, q);
+  out.hfu = Inverse(f.hfu, q);
+  out.model_tflops_per_gpu = Inverse(f.model_tflops_per_gpu, q);
+  out.hardware_tflops_per_gpu = Inverse(f.hardware_tflops_per_gpu, q);
+  out.memory_bytes_per_gpu = Around(f.memory_bytes_per_gpu, fit.memory);
+  return out;
+}
+
+Interval RatioInterval(double before_s, double after_s, const EvaluationIntervals& before,
+                       const EvaluationIntervals& after, const PublicFit& fit) {
+  // Widened only for what differs between the two: a framework or region note both share
+  // (the same job) moves both predictions alike.
+  const double widen =
+      std::max(before.widen, after.widen) / std::max(1.0, std::min(before.widen, after.widen));
+  const ResidualQuantiles q = Widen(fit.paired, widen);
+  // log(true after / true before) = log(predicted ratio) + r_after - r_before.
+  return Around(after_s / before_s, q);
+}
+
+base::Report IntervalsToReport(const EvaluationIntervals& i) {
+  auto pair = [](const Interval& v) { return base::Report::array({v.low, v.high}); };
+  base::Report r = base::Report::object();
+  r["step_time_s"] = pair(i.step_s);
+  r["tokens_per_s_per_gpu"] = pair(i.tokens_per_s_per_gpu);
+  r["mfu"] = pair(i.mfu);
+  r["hfu"] = pair(i.hfu);
+  r["model_tflops_per_gpu"] = pair(i.model_tflops_per_gpu);
+  r["hardware_tflops_per_gpu"] = pair(i.hardware_tflops_per_gpu);
+  r["memory_bytes_per_gpu"] = pair(i.memory_bytes_per_gpu);
+  r["regime"] = std::string(RegimeName(i.regime));
+  r["level"] = 0.9;
+  if (!i.notes.empty()) {
+    base::Report notes = base::Report::array();
+    for (const std::string& n : i.notes) notes.push_back(n);
+    r["notes"] = notes;
+  }
+  return r;
+}
+
+base::Report PublicFitSpreadToReport(const PublicFit& fit) {
+  auto q = [](const ResidualQuantiles& x) {
+    return base::Report{{"q05", x.q05},
+                        {"q95", x.q95},
+                        {"rows", x.rows},
+                        {"error_pct_range", base::Report::array({(std::exp(-x.q95) - 1) * 100,
+                                                                 (std::exp(-x.q05) - 1) * 100})}};
+  };
+  base::Report r = base::Report::object();
+  base::Report regimes = base::Report::object();
+  for (size_t i = 0; i < kRegimeCount; ++i) {
+    regimes[std::string(RegimeName(static_cast<Regime>(i)))] = q(fit.step_time[i]);
+  }
+  r["step_time_by_regime"] = regimes;
+  r["step_time_all"] = q(fit.step_time_all);
+  r["paired"] = q(fit.paired);
+  r["memory"] = q(fit.memory);
+  r["max_sequence_length"] = fit.max_sequence_length;
+  r["max_gpus"] = fit.max_gpus;
+  return r;
+}
+
+}  // namespace seedance::plan
