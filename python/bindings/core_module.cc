@@ -18,6 +18,7 @@
 #include "seedance/mem/reports.h"
 #include "seedance/plan/optimize.h"
 #include "seedance/plan/recompute.h"
+#include "seedance/plan/run_table.h"
 #include "seedance/port/cuda_info.h"
 #include "seedance/port/simd.h"
 #include "seedance/version.h"
@@ -67,6 +68,24 @@ std::string Optimize(const std::optional<std::string>& job_yaml, const std::stri
     report = ValueOrRaise(std::move(result));
   }
   return base::DumpJson(report);
+}
+
+// One row of a runs table (bench/plan/published_runs.csv's columns) for a measured run: the job
+// (a job spec, validated as optimize validates it) and its measurements (0: not measured).
+std::string FormatRunRow(const std::string& job_yaml, const std::string& source,
+                         const std::string& id, double step_s, double tokens_per_s_per_gpu,
+                         double gb_per_gpu, const std::optional<std::string>& catalog_yaml,
+                         const std::string& catalog_source) {
+  const cost::GpuCatalog catalog = Catalog(catalog_yaml, catalog_source);
+  plan::RunRecord r;
+  r.id = id;
+  r.group = "own";
+  r.source = source;
+  r.spec = ValueOrRaise(plan::ParseJobSpec(job_yaml, source, catalog));
+  if (step_s > 0) r.step_s = step_s;
+  if (tokens_per_s_per_gpu > 0) r.tokens_per_s_per_gpu = tokens_per_s_per_gpu;
+  if (gb_per_gpu > 0) r.gb_per_gpu = gb_per_gpu;
+  return plan::FormatRunRow(r);
 }
 
 // layers_json: [{"kept_bytes": n, "parts": [{"name": s, "bytes": n, "recompute_s": x}, ...]}, ...]
@@ -160,6 +179,13 @@ PYBIND11_MODULE(_core, m) {
         py::arg("catalog_source"), py::arg("emit"), py::arg("calibrate_csv"),
         py::arg("calibrate_source"),
         "The optimize report of a job spec (None: the built-in default) as JSON text");
+  m.def("format_run_row", &FormatRunRow, py::arg("job_yaml"), py::arg("source"), py::arg("id"),
+        py::arg("step_s"), py::arg("tokens_per_s_per_gpu"), py::arg("gb_per_gpu"),
+        py::arg("catalog_yaml"), py::arg("catalog_source"),
+        "One runs-table row (optimize --calibrate's input) for a measured run of a job spec");
+  m.def(
+      "run_table_header", [] { return seedance::plan::RunTableHeader(); },
+      "The header line of a runs table");
   m.def("plan_recompute_json", &PlanRecomputeJson, py::arg("layers_json"), py::arg("budget_bytes"),
         "The least-time recomputation plan within a memory budget");
   m.def("default_job_yaml", [] { return std::string(seedance::plan::DefaultJobYaml()); });

@@ -31,6 +31,7 @@ from transformers import TrainerCallback
 
 from seedance import _core
 from seedance.torch.control import ControlSettings, Controllers
+from seedance.torch.record import RunRecorder
 
 __all__ = ["SeedanceCallback"]
 
@@ -55,6 +56,7 @@ class SeedanceCallback(TrainerCallback):
         self._step_seconds: list[float] = []
         self._since_save = 0
         self._save_start: Optional[tuple[float, Optional[int]]] = None
+        self._recorder: Optional[RunRecorder] = None
 
     # Built on the first step: by then the Trainer has prepared its model, optimizer and loader.
     def _ensure(self, args: Any, model: Any, train_dataloader: Any) -> Controllers:
@@ -62,6 +64,15 @@ class SeedanceCallback(TrainerCallback):
             self._sampler = _batch_sampler(train_dataloader)
             self.controllers = Controllers(model, self.settings, args.per_device_train_batch_size)
             self.controllers.apply_batch = self._apply_batch
+            if self.settings.record_run and self._recorder is None:
+                s = self.settings
+                self._recorder = RunRecorder(s.record_run, model, job=s.record_run_job,
+                                             catalog=s.record_run_catalog,
+                                             warmup=s.record_run_warmup)
+                recorder = self._recorder
+                model.register_forward_pre_hook(
+                    lambda module, a, kw: recorder.observe_batch(kw if kw else a),
+                    with_kwargs=True)
         return self.controllers
 
     def _apply_batch(self, size: int) -> None:
@@ -93,6 +104,8 @@ class SeedanceCallback(TrainerCallback):
             args.per_device_train_batch_size
         c.after_optimizer_step(size * args.gradient_accumulation_steps * args.world_size,
                                seconds)
+        if self._recorder is not None:
+            self._recorder.observe_step(seconds, size * args.gradient_accumulation_steps)
         self._since_save += 1
         if self._since_save >= c.interval.steps:
             self._since_save = 0
@@ -123,6 +136,8 @@ class SeedanceCallback(TrainerCallback):
         self._step_start = time.perf_counter()  # the save's time is not the next step's
 
     def on_train_end(self, args: Any, state: Any, control: Any, **kwargs: Any) -> None:
+        if self._recorder is not None and not self._recorder.written:
+            self._recorder.write()
         if self.controllers is not None:
             self.controllers.close()
             self.controllers = None

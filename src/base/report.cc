@@ -104,6 +104,54 @@ bool IsListOfSentences(const Report& v) {
          });
 }
 
+// A figure's interval beside it: an object with an "interval" member whose keys name sibling
+// figures ({"step_time_s": 1.9, "interval": {"step_time_s": [1.6, 2.3]}}) shows each as
+// "1.9 (1.6–2.3)"; what else the interval holds (its level, notes) stays under "interval".
+std::string Short(std::string_view key, double v) {
+  if (key.find("_bytes") != std::string_view::npos) return HumanBytes(v);
+  if (std::fabs(v) >= 1000 && std::fabs(v) < 1e15) {
+    return WithThousands(std::to_string(std::llround(v)));
+  }
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.3g", v);
+  return buf;
+}
+
+Report FoldIntervals(const Report& obj) {
+  if (!obj.is_object() || !obj.contains("interval") || !obj["interval"].is_object()) return obj;
+  Report out = Report::object();
+  Report rest = Report::object();
+  const Report& interval = obj["interval"];
+  for (auto it = interval.begin(); it != interval.end(); ++it) {
+    const Report& range = it.value();
+    const bool pair = range.is_array() && range.size() == 2 && range[0].is_number() &&
+                      range[1].is_number() && obj.contains(it.key()) && obj[it.key()].is_number();
+    if (!pair) rest[it.key()] = range;
+  }
+  for (auto it = obj.begin(); it != obj.end(); ++it) {
+    if (it.key() == "interval") {
+      if (!rest.empty()) out["interval"] = rest;
+      continue;
+    }
+    const Report* range = interval.contains(it.key()) ? &interval[it.key()] : nullptr;
+    if (range != nullptr && range->is_array() && range->size() == 2 && (*range)[0].is_number() &&
+        (*range)[1].is_number() && it.value().is_number()) {
+      std::string text = Cell(it.key(), it.value());
+      const std::string range_text = Short(it.key(), (*range)[0].get<double>()) + "–" +
+                                     Short(it.key(), (*range)[1].get<double>());
+      if (EndsWith(text, ")")) {  // "... (22.1 GiB)": the range joins the unit's parentheses
+        text.insert(text.size() - 1, "; " + range_text);
+      } else {
+        text += " (" + range_text + ")";
+      }
+      out[it.key()] = text;
+    } else {
+      out[it.key()] = it.value();
+    }
+  }
+  return out;
+}
+
 void RenderSentences(const Report& v, const std::string& indent, std::string& out) {
   for (const auto& e : v) out += indent + "- " + e.get<std::string>() + "\n";
 }
@@ -128,7 +176,9 @@ void Flatten(const Report& obj, const std::string& prefix, Cells& cells, Cells& 
   }
 }
 
-void RenderColumns(const Report& rows, const std::string& indent, std::string& out) {
+void RenderColumns(const Report& given, const std::string& indent, std::string& out) {
+  Report rows = Report::array();
+  for (const Report& row : given) rows.push_back(FoldIntervals(row));
   std::vector<Cells> flat(rows.size()), aside(rows.size());
   std::vector<std::string> keys;
   for (size_t r = 0; r < rows.size(); ++r) {
@@ -179,7 +229,8 @@ void RenderColumns(const Report& rows, const std::string& indent, std::string& o
   }
 }
 
-void RenderObject(const Report& obj, const std::string& indent, std::string& out) {
+void RenderObject(const Report& given, const std::string& indent, std::string& out) {
+  const Report obj = FoldIntervals(given);
   size_t width = 0;
   for (auto it = obj.begin(); it != obj.end(); ++it) width = std::max(width, it.key().size());
   for (auto it = obj.begin(); it != obj.end(); ++it) {

@@ -38,6 +38,31 @@ TEST(ReportTest, TableRendersSectionsListsAndUnits) {
   EXPECT_EQ(RenderTable(r), expected);
 }
 
+// A figure with its interval beside it: {"x": v, "interval": {"x": [lo, hi]}} shows
+// "v (lo–hi)"; what the interval holds besides pairs for its siblings stays under it.
+TEST(ReportTest, IntervalsFoldIntoTheirFigures) {
+  Report r;
+  r["before"]["step_time_s"] = 1.9;
+  r["before"]["tokens_per_s_per_gpu"] = 7148.83;
+  r["before"]["memory_bytes_per_gpu"] = int64_t{3} << 30;
+  r["before"]["interval"] = {{"step_time_s", {1.6, 2.3}},
+                             {"tokens_per_s_per_gpu", {4721.3, 9262.4}},
+                             {"memory_bytes_per_gpu", {double(int64_t{2} << 30), 4294967296.0}},
+                             {"orphan", {1, 2}},
+                             {"level", 0.9}};
+  const std::string expected =
+      "BEFORE\n"
+      "  step_time_s           1.9 (1.6–2.3)\n"
+      "  tokens_per_s_per_gpu  7148.83 (4,721–9,262)\n"
+      "  memory_bytes_per_gpu  3,221,225,472 (2 GiB–4 GiB)\n"
+      "  interval:\n"
+      "    orphan  1, 2\n"
+      "    level   0.9\n";
+  EXPECT_EQ(RenderTable(r), expected);
+  // JSON keeps the interval as it is.
+  EXPECT_EQ(Report::parse(RenderJson(r)), r);
+}
+
 TEST(ReportTest, SentencesGetALineEach) {
   Report r;
   r["reasons"] = Report::array({"tensor 1: faster", "zero_stage 3: fits"});

@@ -120,21 +120,37 @@ std::string Summary(const Report& r) {
     s << "<tr><td>" << title << "</td>";
     for (const Report* e : {&before, &after}) {
       const Report& v = (*e)[key];
-      std::string text =
-          v.is_boolean()                               ? (v.get<bool>() ? "yes" : "no")
-          : std::string(key) == "memory_bytes_per_gpu" ? FixedNumber(v.get<double>() / 1e9, 1)
-          : std::string(key) == "energy_per_step_j"    ? FixedNumber(v.get<double>() / 1e3, 1)
-                                                       : FixedNumber(v.get<double>(), 3);
+      const double scale = std::string(key) == "memory_bytes_per_gpu" ? 1e9
+                           : std::string(key) == "energy_per_step_j"  ? 1e3
+                                                                      : 1;
+      const int digits = scale > 1 ? 1 : 3;
+      std::string text = v.is_boolean() ? (v.get<bool>() ? "yes" : "no")
+                                        : FixedNumber(v.get<double>() / scale, digits);
+      // The 90% prediction interval, where the figure has one.
+      if (e->contains("interval") && (*e)["interval"].contains(key)) {
+        const Report& span = (*e)["interval"][key];
+        text += " <span class=\"interval\">(" + FixedNumber(span[0].get<double>() / scale, digits) +
+                "&ndash;" + FixedNumber(span[1].get<double>() / scale, digits) + ")</span>";
+      }
       s << "<td>" << text << "</td>";
     }
     s << "</tr>\n";
   }
   s << "</table>\n<p>Layout before: " << HtmlEscape(Layout(before["parallelism"])) << ".</p>\n";
   if (r["saving"].contains("step_time_pct")) {
-    s << "<p class=\"saving\">Saving: " << FixedNumber(Get(r["saving"], "step_time_pct"), 1)
-      << "% of the step time, " << FixedNumber(Get(r["saving"], "cost_per_step_usd"), 4)
-      << " USD and " << FixedNumber(Get(r["saving"], "energy_per_step_j") / 1e3, 1)
-      << " kJ per step.</p>\n";
+    const Report& saving = r["saving"];
+    s << "<p class=\"saving\">Saving: " << FixedNumber(Get(saving, "step_time_pct"), 1)
+      << "% of the step time";
+    if (saving.contains("step_time_pct_interval")) {
+      s << " (90% interval " << FixedNumber(saving["step_time_pct_interval"][0].get<double>(), 1)
+        << "&ndash;" << FixedNumber(saving["step_time_pct_interval"][1].get<double>(), 1) << "%"
+        << (saving["significant"].get<bool>() ? "" : "; not significant") << ")";
+    }
+    s << ", " << FixedNumber(Get(saving, "cost_per_step_usd"), 4) << " USD and "
+      << FixedNumber(Get(saving, "energy_per_step_j") / 1e3, 1) << " kJ per step.</p>\n";
+    if (r.contains("recommendation")) {
+      s << "<p>" << HtmlEscape(r["recommendation"].get<std::string>()) << ".</p>\n";
+    }
   } else {
     s << "<p>" << HtmlEscape(r["saving"]["note"].get<std::string>()) << "</p>\n";
   }
@@ -151,9 +167,16 @@ std::string Front(const Report& r) {
                                             Get(r["before"], "tokens_per_s_per_gpu")};
   const std::pair<double, double> after = {Get(r["after"], "memory_bytes_per_gpu") / 1e9,
                                            Get(r["after"], "tokens_per_s_per_gpu")};
+  // Each point's 90% interval of tokens/s per GPU, drawn as a bar through it.
+  auto span_of = [](const Report& l) {
+    const Report& i = l["interval"]["tokens_per_s_per_gpu"];
+    return std::pair{i[0].get<double>(), i[1].get<double>()};
+  };
   double x0 = 0, x1 = Get(r, "gpu_memory_bytes") / 1e9, y0 = 0, y1 = 0;
   for (auto [x, y] : points) x1 = std::max(x1, x), y1 = std::max(y1, y);
   for (auto [x, y] : {before, after}) x1 = std::max(x1, x), y1 = std::max(y1, y);
+  for (const auto& l : layouts) y1 = std::max(y1, span_of(l).second);
+  for (const char* k : {"before", "after"}) y1 = std::max(y1, span_of(r[k]).second);
   if (!(y1 > y0)) y1 = 1;
   const int w = 640, h = 400, left = 70, right = 20, top = 20, bottom = 50;
   auto px = [&](double x) { return left + (w - left - right) * (x - x0) / (x1 - x0); };
@@ -177,6 +200,15 @@ std::string Front(const Report& r) {
   const double cap = Get(r, "gpu_memory_bytes") / 1e9;
   s << "<line class=\"limit\" x1=\"" << FixedNumber(px(cap), 1) << "\" y1=\"" << top << "\" x2=\""
     << FixedNumber(px(cap), 1) << "\" y2=\"" << h - bottom << "\"/>\n";
+  auto bar = [&](double x, std::pair<double, double> span) {
+    s << "<line class=\"interval\" x1=\"" << FixedNumber(px(x), 1) << "\" y1=\""
+      << FixedNumber(py(span.first), 1) << "\" x2=\"" << FixedNumber(px(x), 1) << "\" y2=\""
+      << FixedNumber(py(span.second), 1) << "\"><title>90% interval of tokens/s per GPU</title>"
+      << "</line>\n";
+  };
+  for (size_t k = 0; k < layouts.size(); ++k) bar(points[k].first, span_of(layouts[k]));
+  bar(before.first, span_of(r["before"]));
+  bar(after.first, span_of(r["after"]));
   size_t i = 0;
   for (const auto& l : layouts) {
     s << "<circle class=\"front\" cx=\"" << FixedNumber(px(points[i].first), 1) << "\" cy=\""
@@ -209,6 +241,7 @@ std::string RenderPlanHtml(const Report& r) {
     << ".axis{stroke:#444}.limit{stroke:#d62728;stroke-dasharray:4 3}\n"
     << ".front{fill:#1f77b4}.before{fill:none;stroke:#ff7f0e;stroke-width:3}"
     << ".after{fill:none;stroke:#2ca02c;stroke-width:3}.bad{color:#d62728}\n"
+    << ".interval{stroke:#7f7f7f;stroke-width:2}span.interval{color:#666;font-size:90%}\n"
     << "</style></head><body>\n<h1>" << HtmlEscape(title) << "</h1>\n";
   s << Summary(r);
   if (r["fits"].get<bool>()) {

@@ -124,7 +124,52 @@ INSTANTIATE_TEST_SUITE_P(
         BadSpec{"zero stage out of range", "zero_stage: 3", "zero_stage: 4",
                 "bad.yaml:31: parallelism.zero_stage", "between 0 and 3"},
         BadSpec{"syntax error", "  family: llama", "  family: [llama", "bad.yaml:9:9",
-                "YAML syntax"}));
+                "YAML syntax"},
+        BadSpec{"unknown framework", "framework: fsdp", "framework: horovod",
+                "bad.yaml:6: framework", "torchtitan"},
+        BadSpec{"a precision the framework does not train in", "precision: bf16", "precision: fp8",
+                "bad.yaml:19: training.precision", "does not train in"},
+        BadSpec{"context that does not divide the GPUs", "pipeline: 1",
+                "pipeline: 1\n  context_parallel: 3", "bad.yaml:31: parallelism.context_parallel",
+                "must divide the 16 GPUs"},
+        BadSpec{"uneven stages on one stage", "pipeline: 1",
+                "pipeline: 1\n  first_stage_layers: 5\n  last_stage_layers: 5",
+                "bad.yaml:31: parallelism.first_stage_layers", "pipeline >= 2"},
+        BadSpec{"uneven stages that do not add up", "pipeline: 1",
+                "pipeline: 4\n  first_stage_layers: 5\n  last_stage_layers: 6",
+                "bad.yaml:31: parallelism.first_stage_layers", "equal share"},
+        BadSpec{"recompute layers without full recomputation", "recompute: full",
+                "recompute: selective\n  recompute_layers: 2",
+                "bad.yaml:33: parallelism.recompute_layers", "needs recompute: full"},
+        BadSpec{"headroom out of range", "framework: fsdp",
+                "framework: fsdp\nplanning: {headroom: 2}", "bad.yaml:7: planning.headroom",
+                "between"}));
+
+// The keys issue 39 added: a framework, unequal end stages, partial recomputation, context
+// parallelism and the planning section read as written.
+TEST(JobSpecTest, FrameworkStagesAndPlanningKeys) {
+  std::string yaml(DefaultJobYaml());
+  yaml.replace(yaml.find("framework: fsdp"), 15,
+               "framework: megatron\nplanning: {headroom: 0.2, min_gain: 0.05}");
+  yaml.replace(yaml.find("  pipeline: 1"), 13,
+               "  pipeline: 4\n  first_stage_layers: 7\n  last_stage_layers: 7\n"
+               "  context_parallel: 2");
+  yaml.replace(yaml.find("zero_stage: 3"), 13, "zero_stage: 1\n  recompute_layers: 3");
+  auto spec = ParseJobSpec(yaml, "ok.yaml", Catalog());
+  ASSERT_TRUE(spec.ok()) << spec.status().ToString();
+  EXPECT_EQ(spec->framework, Framework::kMegatron);
+  EXPECT_DOUBLE_EQ(spec->planning.headroom, 0.2);
+  EXPECT_DOUBLE_EQ(spec->planning.min_gain, 0.05);
+  const ParallelConfig& c = spec->parallelism;
+  EXPECT_EQ(c.context_parallel, 2);
+  EXPECT_EQ(c.recompute_layers, 3);
+  // 7 + 9 + 9 + 7: the middle stages share the other 18 layers.
+  EXPECT_EQ(StageLayers(c, 32, 0), 7);
+  EXPECT_EQ(StageLayers(c, 32, 1), 9);
+  EXPECT_EQ(StageLayers(c, 32, 3), 7);
+  EXPECT_EQ(MaxStageLayers(c, 32), 9);
+  EXPECT_EQ(DataParallel(c, 16), 2);
+}
 
 TEST(JobSpecTest, SyntaxErrorWhereHasLineAndColumn) {
   auto spec = ParseJobSpec("name: x\nmodel: {layers: 1\n", "y.yaml", Catalog());

@@ -148,3 +148,66 @@ TEST(Search, TimeModelDirections) {
 
 }  // namespace
 }  // namespace seedance::plan
+
+namespace seedance::plan {
+namespace {
+
+// A job that names its framework is searched over that framework's layouts only.
+TEST(Search, TheFrameworkBoundsTheLayouts) {
+  JobSpec spec = Parse(std::string(DefaultJobYaml()));
+  const cost::GpuSpec& gpu = Gpu(spec);
+  for (Framework f :
+       {Framework::kFsdp, Framework::kMegatron, Framework::kTorchtitan, Framework::kDeepSpeed}) {
+    spec.framework = f;
+    const SearchResult r = Search(spec, gpu);
+    ASSERT_FALSE(r.fitting.empty()) << FrameworkName(f);
+    for (const Evaluation& e : r.fitting) {
+      EXPECT_EQ(Inexpressible(f, spec, e.config), "") << FrameworkName(f);
+    }
+  }
+  spec.framework = Framework::kFsdp;
+  for (const Evaluation& e : Search(spec, gpu).fitting) {
+    EXPECT_EQ(e.config.tensor * e.config.pipeline * e.config.context_parallel, 1);
+  }
+}
+
+// Long sequences bring context parallelism into the search, each GPU keeping at least
+// kMinContextChunk tokens of a sequence.
+TEST(Search, LongSequencesWeighContextParallelism) {
+  const JobSpec spec = Parse(
+      "name: long\n"
+      "framework: megatron\n"
+      "model: {family: llama, layers: 32, hidden_size: 4096, attention_heads: 32, kv_heads: 8,\n"
+      "        ffn_size: 14336, vocab_size: 128256, sequence_length: 32768}\n"
+      "training: {global_batch: 16, micro_batch: 1, precision: bf16}\n"
+      "hardware: {gpu: H100-SXM, gpus_per_node: 8, nodes: 2}\n");
+  const SearchResult r = Search(spec, Gpu(spec));
+  ASSERT_FALSE(r.fitting.empty());
+  bool any = false;
+  for (const Evaluation& e : r.fitting) {
+    any = any || e.config.context_parallel > 1;
+    EXPECT_GE(spec.model.sequence_length / e.config.context_parallel, kMinContextChunk);
+  }
+  EXPECT_TRUE(any);
+}
+
+// The headroom is a bound on every recommendation's memory: more headroom, fewer layouts.
+TEST(Search, TheHeadroomBoundsMemory) {
+  JobSpec spec = Parse(std::string(DefaultJobYaml()));
+  spec.framework = std::nullopt;
+  const cost::GpuSpec& gpu = Gpu(spec);
+  size_t previous = SIZE_MAX;
+  for (double headroom : {0.0, 0.1, 0.3}) {
+    spec.planning.headroom = headroom;
+    const SearchResult r = Search(spec, gpu);
+    for (const Evaluation& e : r.fitting) {
+      EXPECT_LE(static_cast<double>(e.memory.total_bytes),
+                static_cast<double>(gpu.MemoryBytes()) * (1 - headroom));
+    }
+    EXPECT_LT(r.fitting.size(), previous);
+    previous = r.fitting.size();
+  }
+}
+
+}  // namespace
+}  // namespace seedance::plan

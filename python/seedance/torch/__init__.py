@@ -29,6 +29,11 @@ Control (features CTRL-*):
 - :func:`tiered_cache` and :class:`CachedDataset`: a dataset read through a host-memory / disk
   sample cache shared by the DataLoader's workers, with per-tier hit and latency metrics.
 
+Planning (feature CLI-1):
+- ``enable(..., record_run="runs.csv")`` (and ``SeedanceCallback(record_run=...)``) appends the
+  run's measured step time, tokens/s and peak memory, with its job, as a row that
+  ``seedancectl optimize --calibrate runs.csv`` reads; :class:`RunRecorder` is the piece behind it.
+
 Node (features TOPO-*):
 - :func:`numa_worker_init_fn`: DataLoader workers on the CPUs local to the GPU.
 """
@@ -45,9 +50,10 @@ from seedance.torch.control import ControlSettings, Session, enable
 from seedance.torch.data import CachedDataset, tiered_cache
 from seedance.torch.lifetimes import record_lifetimes
 from seedance.torch.numa import NumaWorkerInit, numa_worker_init_fn
+from seedance.torch.record import RunRecorder
 from seedance.torch.precision_policy import PrecisionPlan, apply_precision_policy, fake_round
 from seedance.torch.recompute import apply_recompute_plan
 
 __all__ = ["apply_recompute_plan", "CachedDataset", "tiered_cache", "Checkpointer", "ControlSettings", "enable", "Session", "GradientAccumulator", "Resumed", "CollapseGuard", "CommState", "GradScaler", "comm_hook", "PrecisionPlan", "apply_precision_policy", "fake_round",
-           "memory_stats", "NumaWorkerInit", "numa_worker_init_fn", "record_lifetimes",
+           "memory_stats", "NumaWorkerInit", "numa_worker_init_fn", "record_lifetimes", "RunRecorder",
            "use_caching_allocator"]

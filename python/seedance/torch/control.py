@@ -56,6 +56,7 @@ import torch
 from seedance import _core
 from seedance.torch.accumulate import GradientAccumulator, _first_dim
 from seedance.torch.checkpoint import Checkpointer
+from seedance.torch.record import RunRecorder
 
 __all__ = ["ControlSettings", "Session", "cpu_memory", "enable", "find_blocks",
            "is_out_of_memory", "release_free_memory"]
@@ -100,6 +101,12 @@ class ControlSettings:
     checkpoint_cold_bf16: bool = False         # lossy: float32 stored as bfloat16
     mtbf_s: float = 0.0
     resume: bool = True
+    # The planner's calibration (issue 39): append this run's measured row to a runs table that
+    # `seedancectl optimize --calibrate` reads (seedance.torch.record).
+    record_run: Optional[str] = None
+    record_run_job: Optional[dict] = None      # job-spec keys the run cannot tell (gpu, ...)
+    record_run_catalog: Optional[str] = None   # a GPU catalog file for a device not built in
+    record_run_warmup: int = 2                 # optimizer steps left out of the median
 
     @classmethod
     def from_kwargs(cls, **kwargs: Any) -> "ControlSettings":
@@ -470,6 +477,11 @@ class Session:
                 cold_bf16=settings.checkpoint_cold_bf16)
             if settings.resume:
                 self._resume()
+        self.recorder: Optional[RunRecorder] = None
+        if settings.record_run:
+            self.recorder = RunRecorder(settings.record_run, model, job=settings.record_run_job,
+                                        catalog=settings.record_run_catalog,
+                                        warmup=settings.record_run_warmup)
         self._pre = optimizer.register_step_pre_hook(lambda *a: self._before_step())
         self._post = optimizer.register_step_post_hook(lambda *a: self._after_step())
 
@@ -477,6 +489,8 @@ class Session:
     def __iter__(self) -> Iterator[Any]:
         for batch in self.loader:
             n = _samples_in(batch)
+            if self.recorder is not None:
+                self.recorder.observe_batch(batch)
             self.next_sample += n
             self._samples_since_step += n
             yield batch
@@ -536,6 +550,8 @@ class Session:
         seconds = now - self._last_step_time
         self._last_step_time = now
         self._step_seconds = (self._step_seconds + [seconds])[-20:]
+        if self.recorder is not None:
+            self.recorder.observe_step(seconds, self._samples_since_step)
         self.controllers.after_optimizer_step(self._samples_since_step, seconds)
         self._samples_since_step = 0
         self._since_save += 1
@@ -588,9 +604,12 @@ class Session:
                                 next_sample=resumed.next_sample)
 
     def close(self) -> None:
-        """Waits for the last checkpoint write, removes the hooks, stops the exporter."""
+        """Waits for the last checkpoint write, removes the hooks, stops the exporter, and with
+        ``record_run`` appends the run's row."""
         if self.checkpointer is not None:
             self.checkpointer.wait()
+        if self.recorder is not None and not self.recorder.written:
+            self.recorder.write()
         self._pre.remove()
         self._post.remove()
         self.controllers.close()

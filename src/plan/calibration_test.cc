@@ -1,0 +1,147 @@
+#include "seedance/plan/calibration.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <string>
+
+#include "seedance/base/env.h"
+#include "seedance/plan/kernel_fit.h"
+#include "seedance/plan/public_fit_writer.h"
+
+namespace seedance::plan {
+namespace {
+
+const cost::GpuCatalog& Catalog() { return cost::GpuCatalog::BuiltIn(); }
+
+std::string Source(const std::string& path) {
+  const char* root = std::getenv("SEEDANCE_SOURCE_DIR");
+  EXPECT_NE(root, nullptr);
+  auto text = base::Env::Default()->ReadFile(std::string(root ? root : ".") + "/" + path);
+  EXPECT_TRUE(text.ok()) << text.status().ToString();
+  return text.ok() ? *text : "";
+}
+
+std::vector<RunRecord> PublicRuns() {
+  auto t = ParseRunTable(Source("bench/plan/published_runs.csv"), "published_runs.csv", Catalog());
+  EXPECT_TRUE(t.ok()) << t.status().ToString();
+  return *t;
+}
+
+double MedianAbsLog(std::vector<double> r) {
+  for (double& x : r) x = std::fabs(x);
+  std::sort(r.begin(), r.end());
+  return r.empty() ? 0 : r[r.size() / 2];
+}
+
+// The fit finds coefficients it was given: rows whose "measured" step is the model's own
+// prediction at known coefficients are fitted back to those coefficients (to the fraction the
+// rows inform them), from the prior.
+TEST(CalibrationTest, FitRecoversKnownCoefficients) {
+  std::vector<RunRecord> records = PublicRuns();
+  std::vector<FitRow> rows = FitRows(records, Catalog());
+  ASSERT_GT(rows.size(), 150u);
+  ModelCoefficients truth = PriorCoefficients();
+  truth[Coef::kGemm] = 0.8;
+  truth[Coef::kAttention] = 0.7;
+  truth[Coef::kMemoryBound] = 0.6;
+  truth[Coef::kBubble] = 1.3;
+  const KernelCurves curves = BuiltInFit().curves;
+  for (FitRow& r : rows) r.measured_s = PredictStepSeconds(r, curves, truth);
+  Prior prior = DefaultPrior();
+  for (Coef c : {Coef::kGemm, Coef::kAttention, Coef::kMemoryBound, Coef::kBubble}) {
+    prior.log_sd[static_cast<size_t>(c)] = 10;  // a flat prior: the rows alone decide
+  }
+  auto fit = FitCoefficients(rows, curves, prior);
+  ASSERT_TRUE(fit.ok());
+  for (Coef c : {Coef::kGemm, Coef::kAttention, Coef::kMemoryBound, Coef::kBubble}) {
+    EXPECT_NEAR(fit->coefficients[c], truth[c], 0.02 * truth[c]) << CoefName(c);
+  }
+  EXPECT_LT(fit->rms, 0.01);
+}
+
+// Rows the public fit already predicts change nothing: calibrating with them returns the public
+// coefficients.
+TEST(CalibrationTest, RowsThePublicFitPredictsChangeNothing) {
+  std::vector<RunRecord> records = PublicRuns();
+  std::vector<FitRow> rows = FitRows(records, Catalog());
+  const PublicFit& fit = BuiltInFit();
+  std::vector<FitRow> mine(rows.begin(), rows.begin() + 6);
+  for (FitRow& r : mine) r.measured_s = PredictStepSeconds(r, fit.curves, fit.coefficients);
+  auto c = Calibrate(mine, fit);
+  ASSERT_TRUE(c.ok());
+  for (size_t i = 0; i < kCoefCount; ++i) {
+    EXPECT_NEAR(c->after.value[i], fit.coefficients.value[i],
+                1e-4 * std::max(1.0, fit.coefficients.value[i]))
+        << CoefName(static_cast<Coef>(i));
+  }
+}
+
+// A handful of rows from one cluster improves the prediction of that cluster's other runs:
+// BLOOM's benchmarks held out of the public fit, five of them given as the user's calibration,
+// the rest predicted before and after.
+TEST(CalibrationTest, AFewRowsFromOneClusterImproveItsOtherRuns) {
+  std::vector<RunRecord> records = PublicRuns();
+  std::vector<FitRow> rows = FitRows(records, Catalog());
+  std::vector<FitRow> others, cluster;
+  for (const FitRow& r : rows) (r.record->group == "bloom" ? cluster : others).push_back(r);
+  ASSERT_GT(cluster.size(), 30u);
+  PublicFit without = BuiltInFit();
+  auto fit = FitCoefficients(others, without.curves, DefaultPrior());
+  ASSERT_TRUE(fit.ok());
+  without.coefficients = fit->coefficients;
+  std::vector<FitRow> given, held;
+  for (size_t i = 0; i < cluster.size(); ++i) {
+    (i % 7 == 0 && given.size() < 5 ? given : held).push_back(cluster[i]);
+  }
+  ASSERT_EQ(given.size(), 5u);
+  auto c = Calibrate(given, without);
+  ASSERT_TRUE(c.ok());
+  std::vector<double> before, after;
+  for (const FitRow& r : held) {
+    before.push_back(std::log(r.measured_s / PredictStepSeconds(r, without.curves, c->before)));
+    after.push_back(std::log(r.measured_s / PredictStepSeconds(r, without.curves, c->after)));
+  }
+  EXPECT_LT(MedianAbsLog(after), 0.8 * MedianAbsLog(before))
+      << MedianAbsLog(before) << " -> " << MedianAbsLog(after);
+  // Only what the rows inform moved; the rest kept the prior's value.
+  for (size_t i = 0; i < kCoefCount; ++i) {
+    if (!c->refitted[i]) EXPECT_EQ(c->after.value[i], c->before.value[i]);
+  }
+}
+
+TEST(CalibrationTest, QuantilesInterpolate) {
+  const ResidualQuantiles q = QuantilesOf({0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10});
+  EXPECT_DOUBLE_EQ(q.q05, 0.5);
+  EXPECT_DOUBLE_EQ(q.q95, 9.5);
+  EXPECT_EQ(q.rows, 11);
+  EXPECT_EQ(QuantilesOf({}).rows, 0);
+}
+
+// The fit compiled into the library is the one the calibration set gives: re-running the
+// documented procedure (kernel curves, coefficients, cross-validation) writes the same source.
+TEST(PublicFitTest, MatchesTheCalibrationSet) {
+  auto kernel_rows = ParseKernelTable(Source("bench/plan/kernel_refs.csv"), "kernel_refs.csv");
+  ASSERT_TRUE(kernel_rows.ok()) << kernel_rows.status().ToString();
+  auto kernels = FitKernelCurves(*kernel_rows);
+  ASSERT_TRUE(kernels.ok());
+  const PublicFit& built_in = BuiltInFit();
+  EXPECT_DOUBLE_EQ(kernels->curves.gemm_half_dim, built_in.curves.gemm_half_dim);
+  EXPECT_DOUBLE_EQ(kernels->curves.attention_half_seq, built_in.curves.attention_half_seq);
+  EXPECT_DOUBLE_EQ(kernels->curves.nvlink_hopper.busbw_fraction,
+                   built_in.curves.nvlink_hopper.busbw_fraction);
+  std::vector<RunRecord> records = PublicRuns();
+  const std::vector<FitRow> rows = FitRows(records, Catalog());
+  auto fit = FitCoefficients(rows, kernels->curves, DefaultPrior());
+  ASSERT_TRUE(fit.ok());
+  for (size_t i = 0; i < kCoefCount; ++i) {
+    EXPECT_NEAR(fit->coefficients.value[i], built_in.coefficients.value[i],
+                1e-9 * std::max(1.0, built_in.coefficients.value[i]))
+        << CoefName(static_cast<Coef>(i))
+        << ": run build/bench/published_runs --fit --write src/plan/public_fit.cc";
+  }
+}
+
+}  // namespace
+}  // namespace seedance::plan
