@@ -153,7 +153,9 @@ def job_yaml(model: str, zero: int, recompute: str, ranks: int) -> str:
     # with dropout runs its math kernel, which keeps the s x s probabilities ("eager" in the
     # planner's terms); Llama has no attention dropout and gets the fused kernel.
     attention = "eager" if m["family"] == "gpt" else "flash"
-    lines = ["name: cpu-validation", "model:"]
+    # PyTorch's own DDP and FSDP2 over Hugging Face modules: the planner's fsdp framework (eager
+    # kernels, fp32 parameters that are their own master copy).
+    lines = ["name: cpu-validation", "framework: fsdp", "model:"]
     lines += [f"  {k}: {v}" for k, v in m.items()]
     lines += ["training:", f"  global_batch: {MICRO_BATCH * ranks}", f"  micro_batch: {MICRO_BATCH}",
               "  precision: fp32", "  optimizer: adamw", f"  attention: {attention}",

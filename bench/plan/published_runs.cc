@@ -138,6 +138,7 @@ int RunFit(const std::vector<plan::RunRecord>& records, const std::string& kerne
   report["coefficients"] = plan::CoefficientsToReport(fit->coefficients);
   report["fit"] = {{"rows", rows.size()},
                    {"iterations", fit->iterations},
+                   {"converged", fit->converged},
                    {"in_sample_within_15_pct", Within(fit->residuals, 15)},
                    {"in_sample_median_abs_error_pct", MedianAbsPct(fit->residuals)}};
   report["leave_one_source_out"] = CrossValidationReport(rows, *cv);

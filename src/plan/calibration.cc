@@ -60,6 +60,7 @@ struct Problem {
   const KernelCurves& curves;
   const Prior& prior;
   std::vector<size_t> free;  // indices into Coef
+  Vector weight;             // per row: sources weigh alike (GroupWeights)
 
   ModelCoefficients At(const Vector& u) const {
     ModelCoefficients c = prior.mean;
@@ -78,7 +79,7 @@ struct Problem {
   // The weighted residual vector: the rows', then the prior's.
   Vector Residuals(const Vector& u) const {
     Vector r = Errors(u);
-    for (double& x : r) x /= kRunNoise;
+    for (size_t j = 0; j < r.size(); ++j) r[j] *= std::sqrt(weight[j]) / kRunNoise;
     for (size_t i = 0; i < free.size(); ++i) {
       const size_t k = free[i];
       r.push_back((u[i] - std::log(prior.mean.value[k])) / prior.log_sd[k]);
@@ -87,8 +88,8 @@ struct Problem {
   }
   void Clamp(Vector& u) const {
     for (size_t i = 0; i < free.size(); ++i) {
-      u[i] = std::min(u[i], std::log(InfoOf(static_cast<Coef>(free[i])).max));
-      u[i] = std::max(u[i], std::log(1e-12));
+      const CoefficientInfo& info = InfoOf(static_cast<Coef>(free[i]));
+      u[i] = std::clamp(u[i], std::log(info.min), std::log(info.max));
     }
   }
 };
@@ -111,6 +112,19 @@ std::vector<Vector> Jacobian(const F& f, const Vector& u, const Vector& at) {
     for (size_t r = 0; r < at.size(); ++r) j[r][i] = (moved[r] - at[r]) / h;
   }
   return j;
+}
+
+// Each row's weight in the fit: every source (group) weighs as much in total as an average one,
+// N / (G n_g) a row, so a source that published the same configuration in many releases does not
+// outvote the others; the weights sum to the number of rows.
+Vector GroupWeights(const std::vector<FitRow>& rows) {
+  std::map<std::string, double> count;
+  for (const FitRow& r : rows) count[r.record->group] += 1;
+  Vector w;
+  w.reserve(rows.size());
+  const double n = static_cast<double>(rows.size()), g = static_cast<double>(count.size());
+  for (const FitRow& r : rows) w.push_back(n / (g * count[r.record->group]));
+  return w;
 }
 
 }  // namespace
@@ -153,7 +167,7 @@ Prior DefaultPrior() {
 
 base::StatusOr<FitResult> FitCoefficients(const std::vector<FitRow>& rows,
                                           const KernelCurves& curves, const Prior& prior) {
-  Problem problem{rows, curves, prior, {}};
+  Problem problem{rows, curves, prior, {}, GroupWeights(rows)};
   for (size_t i = 0; i < kCoefCount; ++i) {
     if (prior.free[i]) problem.free.push_back(i);
   }
@@ -165,7 +179,8 @@ base::StatusOr<FitResult> FitCoefficients(const std::vector<FitRow>& rows,
   Vector r = residuals(u);
   double cost = SumSquares(r);
   double lambda = 1e-3;
-  for (int it = 0; it < 200 && p > 0; ++it) {
+  bool done = p == 0;
+  for (int it = 0; it < kMaxFitIterations && !done; ++it) {
     out.iterations = it + 1;
     const std::vector<Vector> j = Jacobian(residuals, u, r);
     std::vector<Vector> jtj(p, Vector(p, 0));
@@ -198,22 +213,23 @@ base::StatusOr<FitResult> FitCoefficients(const std::vector<FitRow>& rows,
         cost = cn;
         lambda = std::max(lambda / 3, 1e-9);
         improved = true;
-        if (gain < 1e-10) it = 200;
+        done = gain < kFitTolerance;
       } else {
         lambda *= 4;
       }
     }
-    if (!improved) break;
+    if (!improved) done = true;  // no step lowers the cost: a minimum
   }
+  out.converged = done;
   out.coefficients = problem.At(u);
   const Vector errors = problem.Errors(u);
   out.residuals.reserve(errors.size());
-  double rss = 0;
-  for (double e : errors) {
-    out.residuals.push_back(-e);
-    rss += e * e;
+  double rss = 0;  // weighted
+  for (size_t j = 0; j < errors.size(); ++j) {
+    out.residuals.push_back(-errors[j]);
+    rss += problem.weight[j] * errors[j] * errors[j];
   }
-  out.rms = errors.empty() ? 0 : std::sqrt(rss / static_cast<double>(errors.size()));
+  out.rms = errors.empty() ? 0 : std::sqrt(rss / static_cast<double>(errors.size()));  // Σw = N
   // Standard errors: the inverse Hessian of the log posterior (Gauss-Newton), with the rows'
   // noise raised to their own spread when that is larger.
   if (p > 0 && !errors.empty()) {
@@ -224,7 +240,9 @@ base::StatusOr<FitResult> FitCoefficients(const std::vector<FitRow>& rows,
     std::vector<Vector> h(p, Vector(p, 0));
     for (size_t row = 0; row < errors.size(); ++row) {
       for (size_t a = 0; a < p; ++a) {
-        for (size_t b = 0; b < p; ++b) h[a][b] += j[row][a] * j[row][b] / sigma2;
+        for (size_t b = 0; b < p; ++b) {
+          h[a][b] += problem.weight[row] * j[row][a] * j[row][b] / sigma2;
+        }
       }
     }
     for (size_t d = 0; d < p; ++d) {

@@ -10,25 +10,26 @@ namespace {
 // notes; the spreads are wide (a factor of e^0.3 to e^1 at one standard deviation) so that the
 // published runs, not the prior, set every coefficient they inform.
 constexpr std::array<CoefficientInfo, kCoefCount> kInfo = {{
-    {"gemm", "sustained share of the MAMF anchor reached by a step's 16-bit GEMMs", 1.0, 0.3, 1.25},
+    {"gemm", "sustained share of the MAMF anchor reached by a step's 16-bit GEMMs", 1.0, 0.3, 0.01,
+     1.25},
     {"fp8_gemm", "sustained share of the FP8 MAMF anchor reached by a step's FP8 GEMMs", 1.0, 0.3,
-     1.4},
+     0.01, 1.4},
     {"attention", "share of the fused attention kernel's published throughput reached", 1.0, 0.3,
-     1.5},
+     0.01, 1.5},
     {"memory_bound", "share of the streaming anchor reached by the elementwise kernels", 1.0, 0.3,
-     1.18},
+     0.01, 1.18},
     {"overlap_loss", "share of overlapped communication time that still costs step time", 0.2, 0.7,
-     1.0},
+     0.01, 1.0},
     {"tp_overlap", "share of tensor-parallel collectives hidden by Transformer Engine", 0.5, 0.7,
-     1.0},
-    {"kernel_gap_s", "seconds between consecutive kernels", 4e-6, 0.7, 1e-3},
-    {"step_fixed_s", "seconds per optimizer step outside the model", 0.05, 1.0, 10.0},
+     0.01, 1.0},
+    {"kernel_gap_s", "seconds between consecutive kernels", 4e-6, 0.7, 1e-7, 1e-3},
+    {"step_fixed_s", "seconds per optimizer step outside the model", 0.05, 1.0, 1e-4, 10.0},
     {"network", "share of the nccl-tests bus bandwidth reached across nodes in training", 1.0, 0.3,
-     1.5},
-    {"bubble", "pipeline bubble as a multiple of 1F1B's (p - 1)/v micro-batch times", 1.0, 0.3,
+     0.01, 1.5},
+    {"bubble", "pipeline bubble as a multiple of 1F1B's (p - 1)/v micro-batch times", 1.0, 0.3, 0.5,
      3.0},
     {"cp_overlap", "share of context parallelism's ring exchange hidden by the attention", 0.5, 0.7,
-     1.0},
+     0.01, 1.0},
 }};
 
 constexpr std::array<std::string_view, kRegimeCount> kRegimeNames = {

@@ -168,9 +168,9 @@ FrameworkTraits TraitsOf(std::optional<Framework> framework) {
   return t;
 }
 
-std::string Inexpressible(Framework framework, const JobSpec& spec, const ParallelConfig& c) {
-  std::string common = CommonBlocker(spec, c);
-  if (!common.empty()) return common;
+namespace {
+
+std::string FrameworkBlocker(Framework framework, const JobSpec& spec, const ParallelConfig& c) {
   switch (framework) {
     case Framework::kDeepSpeed:
       return DeepSpeedBlocker(spec, c);
@@ -185,6 +185,26 @@ std::string Inexpressible(Framework framework, const JobSpec& spec, const Parall
                                                      : FsdpBlocker(spec, c);
   }
   return "unknown framework";
+}
+
+}  // namespace
+
+std::string Inexpressible(Framework framework, const JobSpec& spec, const ParallelConfig& c) {
+  std::string common = CommonBlocker(spec, c);
+  if (!common.empty()) return common;
+  return FrameworkBlocker(framework, spec, c);
+}
+
+bool RunnableBySome(const JobSpec& spec, const ParallelConfig& c) {
+  // Seedance's compression hook is a DDP hook: data parallelism alone.
+  if (c.gradient_compression != GradCompression::kNone) {
+    return c.tensor == 1 && c.pipeline == 1 && c.context_parallel == 1;
+  }
+  for (Framework f :
+       {Framework::kMegatron, Framework::kDeepSpeed, Framework::kFsdp, Framework::kTorchtitan}) {
+    if (FrameworkBlocker(f, spec, c).empty()) return true;
+  }
+  return false;
 }
 
 }  // namespace seedance::plan

@@ -54,6 +54,11 @@ StateBytes StateBytesFor(const TrainingSpec& training, std::optional<Framework> 
   if (framework == Framework::kDeepSpeed && training.precision == base::NumericFormat::kBf16) {
     b.gradient = 2 + 4;
   }
+  // DeepSpeed's ZeRO optimizer in fp16 keeps an fp32 copy of its gradient partition beside the
+  // fp32 master partition: counted with the master weights (both are sharded from stage 1).
+  if (framework == Framework::kDeepSpeed && training.precision == base::NumericFormat::kFp16) {
+    b.master += 4;
+  }
   if (framework == Framework::kFsdp || framework == Framework::kTorchtitan ||
       framework == Framework::kAccelerate) {
     b.weight = 4;
@@ -137,6 +142,14 @@ Terms TermsOf(const ModelSpec& model, const TrainingSpec& training, const Parall
     x.norms += 2 * e * s * b * h / sp;
     if (model.family != "gpt") x.attention += 4 * s * b * (h + kv) / t;
     if (model.family == "llama") x.mlp += e * s * b * f / t;
+    if (gpt) {
+      // Hugging Face's GPT-2 in eager PyTorch: the tanh-GELU as composite operators (its tanh
+      // output, 0.5 x and 1 + tanh saved beside the input), and dropout masks of the activation's
+      // dtype instead of bytes (two residual dropouts, and the attention probabilities').
+      x.mlp += 3 * e * s * b * f / t;
+      x.norms += 2 * (e - 1) * s * b * h / sp;
+      if (training.attention != "flash") x.scores += (e - 1) * a * s * keys * b / t;
+    }
   }
   // Op-selective: the input, q, v, the attention kernel's output and state, the MLP's first
   // input projection and its output.
@@ -215,7 +228,7 @@ MemoryEstimate EstimateMemory(const JobSpec& spec, const ModelFigures& figures,
                      static_cast<double>(model.vocab_size);
   const double logits = (e + 4) * sbv / static_cast<double>(c.tensor);
 
-  // Two DDP buckets (gradients as bucket views). At ZeRO 3, FSDP's units as torchtitan and
+  // At ZeRO 3, FSDP's units as torchtitan and
   // accelerate wrap them — one per layer, the root holding the embeddings and the output head:
   // the gathered 16-bit weights of the current and the prefetched layer and the current layer's
   // gradients before their reduce-scatter, plus the root unit's weights, which stay gathered
@@ -229,8 +242,16 @@ MemoryEstimate EstimateMemory(const JobSpec& spec, const ModelFigures& figures,
     if (c.zero_stage >= 1 && c.zero_stage < 3 && framework == Framework::kDeepSpeed) {
       return 2 * 5e8 * e;
     }
-    if (c.zero_stage < 3) return 2.0 * 25 * (1 << 20);
     const double root = static_cast<double>(root_params) / static_cast<double>(c.tensor);
+    // FSDP's SHARD_GRAD_OP: a unit's unsharded gradients wait for their reduce-scatter — the
+    // current layer's and the root's (the head's come first in the backward pass).
+    const bool torch_fsdp = framework == Framework::kFsdp || framework == Framework::kTorchtitan ||
+                            framework == Framework::kAccelerate;
+    if (c.zero_stage == 2 && torch_fsdp) return (layer_params + root) * sb.gradient;
+    // DDP's buckets are the gradients themselves (gradient_as_bucket_view): nothing beyond the
+    // model states (the CPU validation's DDP rows were 8-15% high while two 25 MiB buckets were
+    // counted on top).
+    if (c.zero_stage < 3) return 0.0;
     return layer_params * (2 * e + sb.gradient) + root * (e + sb.gradient);
   };
   const int64_t head_params = figures.lm_head_parameters;
@@ -256,7 +277,15 @@ MemoryEstimate EstimateMemory(const JobSpec& spec, const ModelFigures& figures,
         in_flight *= 1 + static_cast<double>(p - 1) / static_cast<double>(p * c.virtual_stages);
       }
     }
-    m.activation_bytes = Ceil(activations(layers) * in_flight + transient);
+    // DeepSpeed's pipeline engine keeps each in-flight micro-batch's stage output (the whole
+    // hidden width) until its backward pass; Megatron frees it once sent.
+    const double pipe_buffers = framework == Framework::kDeepSpeed && p > 1 && !last
+                                    ? in_flight * e * static_cast<double>(model.sequence_length) /
+                                          static_cast<double>(c.context_parallel) *
+                                          static_cast<double>(c.micro_batch) *
+                                          static_cast<double>(model.hidden_size)
+                                    : 0;
+    m.activation_bytes = Ceil(activations(layers) * in_flight + transient + pipe_buffers);
     m.logits_bytes = last ? Ceil(logits) : 0;
     int64_t root = 0;
     if (first) root += figures.embedding_parameters;

@@ -84,7 +84,10 @@ TEST(PrecisionSearchTest, SearchAddsTheListedPrecisions) {
   const JobSpec spec = ParsePrecisionJob(
       PrecisionJobWith(", search_precisions: [fp8], search_optimizer_states: [bf16]"));
   const SearchResult wide = Search(spec, PrecisionGpu(spec));
-  EXPECT_EQ(wide.candidates, 4 * base.candidates);
+  // Four precision pairs per layout, less the fp8 layouts no framework runs (only Megatron's and
+  // torchtitan's take fp8).
+  EXPECT_LE(wide.candidates, 4 * base.candidates);
+  EXPECT_GT(wide.candidates, 3 * base.candidates);
   std::vector<double> stated_times, base_times;
   for (const Evaluation& e : base.fitting) base_times.push_back(e.time.step_s);
   for (const Evaluation& e : wide.fitting) {

@@ -165,7 +165,8 @@ SearchResult Search(const JobSpec& spec, const cost::GpuSpec& gpu, const PlanSet
                                              .precision = precision.compute,
                                              .optimizer_states = precision.optimizer_states};
                       if (!CheckParallelism(c, spec).ok()) continue;
-                      if (spec.framework && !Inexpressible(*spec.framework, spec, c).empty()) {
+                      if (spec.framework ? !Inexpressible(*spec.framework, spec, c).empty()
+                                         : !RunnableBySome(spec, c)) {
                         continue;
                       }
                       ++result.candidates;
@@ -371,7 +372,10 @@ std::vector<std::string> Reasons(const Evaluation& best, const JobSpec& spec,
     bool any = false;
     for (const ParallelConfig& alt : dim.alternatives) {
       if (!CheckParallelism(alt, spec).ok()) continue;
-      if (spec.framework && !Inexpressible(*spec.framework, spec, alt).empty()) continue;
+      if (spec.framework ? !Inexpressible(*spec.framework, spec, alt).empty()
+                         : !RunnableBySome(spec, alt)) {
+        continue;
+      }
       any = true;
       const Evaluation e = Evaluate(spec, gpu, alt, settings);
       line += " " + dim.value(alt) + ": ";

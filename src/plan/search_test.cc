@@ -17,9 +17,9 @@ const cost::GpuSpec& Gpu(const JobSpec& spec) {
   return **cost::GpuCatalog::BuiltIn().Get(spec.hardware.gpu);
 }
 
-// Every layout the search keeps is valid and fits with the headroom, the ranking is by step
-// time, and no valid layout left out by the brute-force enumeration below both fits with the
-// headroom and is faster than the first.
+// Every layout the search keeps is valid, runs on some framework and fits with the headroom, the
+// ranking is by step time, and no such layout left out by the brute-force enumeration below both
+// fits with the headroom and is faster than the first.
 TEST(Search, AgreesWithBruteForceOnASmallJob) {
   const JobSpec spec = Parse(
       "name: small\n"
@@ -64,7 +64,7 @@ TEST(Search, AgreesWithBruteForceOnASmallJob) {
                                          .zero_stage = zero,
                                          .recompute = rc,
                                          .micro_batch = b};
-                  if (!CheckParallelism(c, spec).ok()) continue;
+                  if (!CheckParallelism(c, spec).ok() || !RunnableBySome(spec, c)) continue;
                   const Evaluation e = Evaluate(spec, gpu, c, settings);
                   if (static_cast<double>(e.memory.total_bytes) > capacity) continue;
                   ++fitting;

@@ -185,11 +185,13 @@ base::StatusOr<std::vector<Buffer>> PlannedStepBuffers(const JobSpec& spec,
       Add(out, mb + ".root_unsharded_grads", b0, b0 + units, root_unsharded_grads,
           BufferKind::kWorkspace);
     } else {
-      // DDP's two 25 MiB buckets; DeepSpeed's ZeRO 1-2 reduce and gather buckets of 5e8 elements.
-      const bool deepspeed = c.zero_stage >= 1 && spec.framework == Framework::kDeepSpeed;
-      for (int bucket = 0; bucket < 2; ++bucket) {
-        Add(out, mb + ".bucket" + std::to_string(bucket), b0, b0 + units,
-            deepspeed ? 5e8 * e : 25.0 * (1 << 20), BufferKind::kWorkspace);
+      // DeepSpeed's ZeRO 1-2 reduce and gather buckets of 5e8 elements (DDP's buckets are the
+      // gradients themselves).
+      if (c.zero_stage >= 1 && spec.framework == Framework::kDeepSpeed) {
+        for (int bucket = 0; bucket < 2; ++bucket) {
+          Add(out, mb + ".bucket" + std::to_string(bucket), b0, b0 + units, 5e8 * e,
+              BufferKind::kWorkspace);
+        }
       }
     }
   }

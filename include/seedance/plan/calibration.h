@@ -3,10 +3,12 @@
 // calibration to their own cluster (`optimize --calibrate RUNS.csv`).
 //
 // The fit is a maximum a posteriori estimate in log space: it minimises
-//   sum over runs of (log predicted_s - log measured_s)^2 / sigma^2
+//   sum over runs of w (log predicted_s - log measured_s)^2 / sigma^2
 //   + sum over coefficients of (log value - log prior)^2 / prior_log_sd^2
 // by Levenberg-Marquardt with a finite-difference Jacobian, each coefficient kept within
-// (0, max]. sigma is the runs' noise (kRunNoise: published figures of one configuration differ
+// (0, max]. w weighs every source (group) alike in total — N / (G n_g) a row — so a source that
+// published one configuration in many releases does not outvote the others. sigma is the runs'
+// noise (kRunNoise: published figures of one configuration differ
 // by about that much between software versions). Standard errors come from the inverse of the
 // Gauss-Newton Hessian with sigma replaced by the residuals' own spread when that is larger
 // (delta method from log value to value).
@@ -34,6 +36,10 @@
 namespace seedance::plan {
 
 inline constexpr double kRunNoise = 0.1;
+// Levenberg-Marquardt stops when a step lowers the cost by less than this share, or after
+// kMaxFitIterations steps.
+inline constexpr double kFitTolerance = 1e-7;
+inline constexpr int kMaxFitIterations = 500;
 inline constexpr double kMinCalibrationLogSd = 0.05;
 inline constexpr double kInformativeShare = 0.02;
 
@@ -64,6 +70,7 @@ struct FitResult {
   std::vector<double> residuals;   // log(measured / predicted), one per row
   double rms = 0;                  // of the residuals
   int iterations = 0;
+  bool converged = false;  // stopped by the tolerance, not the iteration bound
 };
 
 base::StatusOr<FitResult> FitCoefficients(const std::vector<FitRow>& rows,

@@ -60,7 +60,7 @@ struct CoefficientInfo {
   std::string_view meaning;
   double prior;         // the anchor: the value before any run is seen
   double prior_log_sd;  // the prior's spread on log(value)
-  double max;           // upper bound (shares are at most 1); the lower bound is 0
+  double min, max;      // bounds: shares are at most 1, a gap between kernels at least 0.1 us
 };
 
 // The table above, in Coef order.

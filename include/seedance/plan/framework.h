@@ -59,4 +59,10 @@ FrameworkTraits TraitsOf(std::optional<Framework> framework);
 // Why `framework` cannot run `c` for `spec` (one sentence), or "" when it can.
 std::string Inexpressible(Framework framework, const JobSpec& spec, const ParallelConfig& c);
 
+// Whether some framework runs `c` (what a search weighs when the spec names none): the rules
+// above, each framework's alone (no mixing torchtitan's op-selective recomputation into
+// DeepSpeed's offload), bf16 optimizer states allowed, and Seedance's compression hook on plain
+// data parallelism (it is a DDP hook).
+bool RunnableBySome(const JobSpec& spec, const ParallelConfig& c);
+
 }  // namespace seedance::plan
