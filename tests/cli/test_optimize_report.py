@@ -34,6 +34,12 @@ def test_plan_page_renders_the_report(seedancectl, tmp_path):
     # The table's figures are the report's (step time to 3 decimals).
     assert f'{report["after"]["step_time_s"]:.3f}' in dom.stdout
     assert f'{report["before"]["step_time_s"]:.3f}' in dom.stdout
+    # Every figure's 90% interval: beside it in the table, as a bar through each chart point.
+    assert dom.stdout.count('class="interval"') - dom.stdout.count('span class="interval"') == (
+        report["pareto_front"]["size"] + 2)
+    low, high = report["after"]["interval"]["step_time_s"]
+    assert f"({low:.3f}&ndash;{high:.3f})" in html
+    assert "90% interval" in html and report["recommendation"] in html
     shot = tmp_path / "plan.png"
     subprocess.run(common + [f"--screenshot={shot}", "--window-size=1000,1900", page.as_uri()],
                    capture_output=True, timeout=120)

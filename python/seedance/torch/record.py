@@ -20,6 +20,7 @@ rewritten through a temporary file and renamed), with the header when the file i
 from __future__ import annotations
 
 import copy
+import json
 import os
 import re
 import statistics
@@ -27,7 +28,6 @@ import tempfile
 from typing import Any, Optional
 
 import torch
-import yaml
 
 from .. import _core
 from ..errors import read_text
@@ -175,7 +175,8 @@ class RunRecorder:
         if not self.run_id:
             spec = dict(spec, name=f"{spec['name']}-{rows + 1}")
         catalog_yaml = read_text(self.catalog) if self.catalog else None
-        row = _core.format_run_row(yaml.safe_dump(spec, sort_keys=False),
+        # JSON is YAML's flow style: the job spec parser reads it as it is.
+        row = _core.format_run_row(json.dumps(spec),
                                    "seedance.torch record_run", spec["name"], step_s,
                                    tokens_per_s, gb, catalog_yaml, self.catalog or "")
         directory = os.path.dirname(os.path.abspath(self.path))
