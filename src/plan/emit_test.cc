@@ -85,6 +85,9 @@ TEST(EmitTest, FrameworkNamesRoundTrip) {
   // A job spec names what runs it; accelerate is a launcher for FSDP or DeepSpeed.
   EXPECT_FALSE(ParseJobFramework("accelerate", "framework").ok());
   EXPECT_EQ(*ParseJobFramework("torchtitan", "framework"), Framework::kTorchtitan);
+  EXPECT_EQ(*ParseJobFramework("nemo", "framework"), Framework::kMegatron);
+  EXPECT_EQ(*ParseJobFramework("megatron-deepspeed", "framework"), Framework::kDeepSpeed);
+  EXPECT_EQ(*ParseJobFramework("fsdp2", "framework"), Framework::kFsdp);
 }
 
 // DeepSpeed asserts train_batch_size == micro-batch x accumulation x data-parallel size; every

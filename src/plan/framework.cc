@@ -146,6 +146,21 @@ base::StatusOr<Framework> ParseFramework(std::string_view text, std::string_view
 }
 
 base::StatusOr<Framework> ParseJobFramework(std::string_view text, std::string_view where) {
+  // The names the systems built on these go by: NeMo and MegaScale run Megatron-Core,
+  // Megatron-DeepSpeed runs DeepSpeed's engine, FSDP2 is PyTorch's fully_shard.
+  struct Alias {
+    std::string_view name;
+    Framework framework;
+  };
+  constexpr Alias kAliases[] = {{"nemo", Framework::kMegatron},
+                                {"megatron-lm", Framework::kMegatron},
+                                {"megatron-core", Framework::kMegatron},
+                                {"megascale", Framework::kMegatron},
+                                {"megatron-deepspeed", Framework::kDeepSpeed},
+                                {"fsdp2", Framework::kFsdp}};
+  for (const Alias& a : kAliases) {
+    if (text == a.name) return a.framework;
+  }
   return base::ParseEnum(kJobFrameworkNames, text, where);
 }
 

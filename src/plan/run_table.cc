@@ -15,7 +15,6 @@ namespace {
 using base::CsvRecord;
 using base::CsvTable;
 using base::InvalidArgumentError;
-using base::Status;
 using base::StatusOr;
 
 // Columns, in the order FormatRunRow writes them, with the job spec section each belongs to
