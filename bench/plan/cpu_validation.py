@@ -144,7 +144,10 @@ def worker(args: argparse.Namespace) -> None:
     sys.stdout.write(json.dumps(result) + "\n")
     sys.stdout.flush()
     dist.barrier()
-    dist.destroy_process_group()
+    # Tearing gloo down can deadlock or abort a CPU rank (examples/fsdp_train.py says how); the
+    # result is out: leave without the teardown.
+    sys.stderr.flush()
+    os._exit(0)
 
 
 def job_yaml(model: str, zero: int, recompute: str, ranks: int) -> str:
@@ -193,7 +196,7 @@ def main() -> None:
     p.add_argument("--recompute", choices=["none", "full"])
     args = p.parse_args()
     if args.worker:
-        worker(args)
+        worker(args)  # leaves the process itself
         return
 
     import seedance

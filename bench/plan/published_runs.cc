@@ -128,7 +128,9 @@ int RunFit(const std::vector<plan::RunRecord>& records, const std::string& kerne
     if (r.kind == plan::RunKind::kRun) {
       for (plan::Framework f : {plan::Framework::kMegatron, plan::Framework::kDeepSpeed,
                                 plan::Framework::kFsdp, plan::Framework::kTorchtitan}) {
-        if (r.spec.framework == f) out.frameworks_with_rows |= 1u << static_cast<unsigned>(f);
+        if (r.spec.framework != f) continue;
+        out.frameworks_with_rows |= 1u << static_cast<unsigned>(f);
+        if (r.gb_per_gpu) out.memory_frameworks_with_rows |= 1u << static_cast<unsigned>(f);
       }
     }
   }

@@ -7,6 +7,7 @@
 #include "seedance/plan/links.h"
 #include "seedance/plan/memory_model.h"
 #include "seedance/plan/model_figures.h"
+#include "seedance/plan/step_replay.h"
 #include "seedance/plan/time_model.h"
 
 namespace seedance::plan {
@@ -330,9 +331,15 @@ std::vector<double> MemoryResiduals(const std::vector<RunRecord>& records,
     } else {
       auto gpu = catalog.Get(r.spec.hardware.gpu);
       if (!gpu.ok()) continue;
-      predicted = static_cast<double>(EstimateMemory(r.spec, ComputeModelFigures(r.spec.model),
-                                                     r.spec.parallelism, (*gpu)->MemoryBytes())
-                                          .total_bytes);
+      // As `optimize --evaluate-only` estimates it: the fragmentation margin is the stated
+      // layout's replayed step's (the default where the replay fails).
+      const ModelFigures figures = ComputeModelFigures(r.spec.model);
+      MemorySettings settings;
+      const auto replay = ReplayPlannedStep(r.spec, figures, r.spec.parallelism);
+      if (replay.ok()) settings.fragmentation_fraction = replay->margin_fraction;
+      predicted = static_cast<double>(
+          EstimateMemory(r.spec, figures, r.spec.parallelism, (*gpu)->MemoryBytes(), settings)
+              .total_bytes);
     }
     out.push_back(std::log(*r.gb_per_gpu * 1e9 / predicted));
   }

@@ -95,13 +95,23 @@ Report MegatronArgs(const JobSpec& spec, const ParallelConfig& c) {
   };
   flag("--tensor-model-parallel-size", c.tensor);
   flag("--pipeline-model-parallel-size", c.pipeline);
-  if (c.virtual_stages > 1) {
+  if (c.virtual_stages > 1 && c.first_stage_layers > 0) {
+    flag("--num-virtual-stages-per-pipeline-rank", c.virtual_stages);
+  } else if (c.virtual_stages > 1) {
     flag("--num-layers-per-virtual-pipeline-stage", m.layers / (c.pipeline * c.virtual_stages));
   }
   if (c.sequence_parallel) a.emplace_back("--sequence-parallel");
   if (c.zero_stage == 1) a.emplace_back("--use-distributed-optimizer");
   if (c.recompute == Recompute::kSelective) a.emplace_back("--recompute-activations");
-  if (c.recompute == Recompute::kFull) {
+  if (c.first_stage_layers > 0) {
+    flag("--decoder-first-pipeline-num-layers", c.first_stage_layers);
+    flag("--decoder-last-pipeline-num-layers", c.last_stage_layers);
+  }
+  if (c.recompute == Recompute::kFull && c.recompute_layers > 0) {
+    // The first recompute_layers layers of each stage recomputed, the rest kept.
+    a.insert(a.end(), {"--recompute-granularity", "full", "--recompute-method", "block"});
+    flag("--recompute-num-layers", c.recompute_layers);
+  } else if (c.recompute == Recompute::kFull) {
     a.insert(a.end(), {"--recompute-granularity", "full", "--recompute-method", "uniform",
                        "--recompute-num-layers", "1"});
   }

@@ -137,6 +137,36 @@ TEST(EmitTest, MegatronFlagsForAnInterleavedLayout) {
   EXPECT_TRUE(text.ends_with("--use-flash-attn\n"));
 }
 
+// End-stage layer counts and partial recomputation as Megatron-LM's flags; a split only
+// DeepSpeed's uniform partition makes (34 layers on 4 stages, no end-stage counts) is not a
+// Megatron layout.
+TEST(EmitTest, MegatronFlagsForUnequalStagesAndPartialRecomputation) {
+  JobSpec spec = DefaultJob();
+  ParallelConfig c = Layout(1, 4, 1, Recompute::kFull, 2);
+  c.first_stage_layers = 7;
+  c.last_stage_layers = 7;
+  c.recompute_layers = 3;
+  const auto args = EmitContent(Framework::kMegatron, spec, c).get<std::vector<std::string>>();
+  auto after = [&args](const std::string& flag) {
+    for (size_t i = 0; i + 1 < args.size(); ++i) {
+      if (args[i] == flag) return args[i + 1];
+    }
+    return std::string("(absent)");
+  };
+  EXPECT_EQ(after("--decoder-first-pipeline-num-layers"), "7");
+  EXPECT_EQ(after("--decoder-last-pipeline-num-layers"), "7");
+  EXPECT_EQ(after("--num-virtual-stages-per-pipeline-rank"), "2");
+  EXPECT_EQ(after("--recompute-method"), "block");
+  EXPECT_EQ(after("--recompute-num-layers"), "3");
+  EXPECT_EQ(after("--num-layers-per-virtual-pipeline-stage"), "(absent)");
+
+  spec.model.layers = 34;
+  const ParallelConfig split = Layout(1, 4, 1, Recompute::kFull);
+  EXPECT_NE(Inexpressible(Framework::kMegatron, spec, split).find("evenly"), std::string::npos);
+  EXPECT_TRUE(Inexpressible(Framework::kDeepSpeed, spec, split).empty());
+  EXPECT_FALSE(Inexpressible(Framework::kTorchtitan, spec, split).empty());
+}
+
 TEST(EmitTest, FsdpPlanNamesTheShardingStrategy) {
   const JobSpec spec = DefaultJob();
   const struct {

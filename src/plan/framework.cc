@@ -107,6 +107,10 @@ std::string MegatronBlocker(const JobSpec& spec, const ParallelConfig& c) {
   if (opt != "adam" && opt != "adamw" && opt != "sgd" && opt != "sgd-momentum") {
     return "Megatron-LM has no " + opt + " optimizer";
   }
+  if (!Uneven(c) && !EvenStages(c, spec.model.layers)) {
+    return "Megatron-LM splits the layers evenly over pipeline x virtual_stages unless the first "
+           "and last stages' layer counts are set";
+  }
   return "";
 }
 
@@ -129,7 +133,7 @@ std::string TorchtitanBlocker(const JobSpec& spec, const ParallelConfig& c) {
   if (c.recompute == Recompute::kSelective) {
     return "torchtitan's selective checkpointing is per operator (op-selective), not Megatron's";
   }
-  if (c.recompute_layers > 0 || Uneven(c)) {
+  if (c.recompute_layers > 0 || !EvenStages(c, spec.model.layers)) {
     return "torchtitan's configuration has no per-stage layer counts or partial recomputation";
   }
   return "";
@@ -166,8 +170,9 @@ base::StatusOr<Framework> ParseJobFramework(std::string_view text, std::string_v
 
 FrameworkTraits TraitsOf(std::optional<Framework> framework) {
   FrameworkTraits t;
-  if (!framework) return t;
-  switch (*framework) {
+  // No framework stated: Megatron-Core's, the engine of most published large runs (and of
+  // every group of the calibration set but BLOOM's).
+  switch (framework.value_or(Framework::kMegatron)) {
     case Framework::kMegatron:
       t.tp_overlap = true;
       break;
@@ -208,6 +213,15 @@ std::string Inexpressible(Framework framework, const JobSpec& spec, const Parall
   std::string common = CommonBlocker(spec, c);
   if (!common.empty()) return common;
   return FrameworkBlocker(framework, spec, c);
+}
+
+std::optional<Framework> RunningFramework(const JobSpec& spec, const ParallelConfig& c) {
+  if (spec.framework) return spec.framework;
+  for (Framework f :
+       {Framework::kMegatron, Framework::kTorchtitan, Framework::kDeepSpeed, Framework::kFsdp}) {
+    if (FrameworkBlocker(f, spec, c).empty()) return f;
+  }
+  return std::nullopt;
 }
 
 bool RunnableBySome(const JobSpec& spec, const ParallelConfig& c) {

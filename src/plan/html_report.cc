@@ -108,7 +108,7 @@ std::string Summary(const Report& r) {
   s << "Recommended: <b>" << HtmlEscape(Layout(after["parallelism"])) << "</b>.</p>\n";
   s << "<table><tr><th></th><th>before (as stated)</th><th>after (recommended)</th></tr>\n";
   const std::pair<const char*, const char*> rows[] = {
-      {"fits", "fits"},
+      {"memory_fit", "fits (by the memory interval)"},
       {"memory_bytes_per_gpu", "memory per GPU (GB)"},
       {"step_time_s", "step time (s)"},
       {"tokens_per_s_per_gpu", "tokens/s per GPU"},
@@ -124,8 +124,9 @@ std::string Summary(const Report& r) {
                            : std::string(key) == "energy_per_step_j"  ? 1e3
                                                                       : 1;
       const int digits = scale > 1 ? 1 : 3;
-      std::string text = v.is_boolean() ? (v.get<bool>() ? "yes" : "no")
-                                        : FixedNumber(v.get<double>() / scale, digits);
+      std::string text = v.is_boolean()  ? (v.get<bool>() ? "yes" : "no")
+                         : v.is_string() ? HtmlEscape(v.get<std::string>())
+                                         : FixedNumber(v.get<double>() / scale, digits);
       // The 90% prediction interval, where the figure has one.
       if (e->contains("interval") && (*e)["interval"].contains(key)) {
         const Report& span = (*e)["interval"][key];

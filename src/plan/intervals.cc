@@ -3,11 +3,17 @@
 #include <algorithm>
 #include <cmath>
 
+#include "seedance/base/enum_names.h"
 #include "seedance/plan/kernel_anchors.h"
 #include "seedance/plan/memory_model.h"
 
 namespace seedance::plan {
 namespace {
+
+constexpr base::EnumTable<MemoryFit, 3> kMemoryFitNames = {
+    {{MemoryFit::kFits, "fits"},
+     {MemoryFit::kAtRisk, "at risk"},
+     {MemoryFit::kDoesNotFit, "does not fit"}}};
 
 // Quantiles widened about their middle by `w` (on the log scale).
 ResidualQuantiles Widen(ResidualQuantiles q, double w) {
@@ -50,16 +56,21 @@ EvaluationIntervals IntervalsFor(const JobSpec& spec, const cost::GpuSpec& gpu,
                  ": its GEMMs run at the datasheet roofline, not a measured share; the interval "
                  "is twice as wide");
   }
-  if (spec.framework) {
-    const unsigned bit = 1u << static_cast<unsigned>(*spec.framework);
-    if ((fit.frameworks_with_rows & bit) == 0) {
-      widen(1.5, "no published run of " + std::string(FrameworkName(*spec.framework)) +
-                     " in the calibration set: its kernels and overlap are counted from first "
-                     "principles; the interval is 1.5 times as wide");
-    }
-  } else {
+  // The framework the models counted (framework.h): the spec's, else the first that runs `c`.
+  const std::optional<Framework> running = RunningFramework(spec, c);
+  const std::string running_name = running ? std::string(FrameworkName(*running)) : "";
+  if (!spec.framework) {
     out.notes.push_back(
-        "no framework stated: the time model assumes Megatron-Core's fused kernels");
+        running ? "no framework stated: counted as " + running_name +
+                      " runs this layout (the first of megatron, torchtitan, deepspeed and fsdp "
+                      "that runs it)"
+                : "no framework stated and none runs this layout: counted with Megatron-Core's "
+                  "fused kernels and tensor-parallel overlap");
+  }
+  if (running && (fit.frameworks_with_rows & (1u << static_cast<unsigned>(*running))) == 0) {
+    widen(1.5, "no published run of " + running_name +
+                   " in the calibration set: its kernels and overlap are counted from first "
+                   "principles; the interval is 1.5 times as wide");
   }
   if (static_cast<double>(spec.model.sequence_length) > fit.max_sequence_length &&
       fit.max_sequence_length > 0) {
@@ -83,7 +94,22 @@ EvaluationIntervals IntervalsFor(const JobSpec& spec, const cost::GpuSpec& gpu,
   out.hfu = Inverse(f.hfu, q);
   out.model_tflops_per_gpu = Inverse(f.model_tflops_per_gpu, q);
   out.hardware_tflops_per_gpu = Inverse(f.hardware_tflops_per_gpu, q);
-  out.memory_bytes_per_gpu = Around(f.memory_bytes_per_gpu, fit.memory);
+  // The memory rows' error is their frameworks' (DeepSpeed's, read by nvidia-smi, in the public
+  // set): another framework's interval keeps their spread but not their bias, centred on the
+  // estimate and 1.5 times as wide.
+  const bool memory_rows =
+      running && (fit.memory_frameworks_with_rows & (1u << static_cast<unsigned>(*running))) != 0;
+  ResidualQuantiles memory = fit.memory;
+  if (!memory_rows) {
+    const double half = (memory.q95 - memory.q05) / 2 * 1.5;
+    memory.q05 = -half;
+    memory.q95 = half;
+    out.notes.push_back(
+        "no published memory figure of " + (running ? running_name : std::string("this layout")) +
+        ": the memory interval is centred on the estimate, 1.5 times as wide as the calibration "
+        "rows'");
+  }
+  out.memory_bytes_per_gpu = Around(f.memory_bytes_per_gpu, memory);
   return out;
 }
 
@@ -96,6 +122,14 @@ Interval RatioInterval(double before_s, double after_s, const EvaluationInterval
   const ResidualQuantiles q = Widen(fit.paired, widen);
   // log(true after / true before) = log(predicted ratio) + r_after - r_before.
   return Around(after_s / before_s, q);
+}
+
+std::string_view MemoryFitName(MemoryFit fit) { return base::EnumName(kMemoryFitNames, fit); }
+
+MemoryFit MemoryFitOf(const EvaluationIntervals& i, double capacity_bytes) {
+  if (i.memory_bytes_per_gpu.low > capacity_bytes) return MemoryFit::kDoesNotFit;
+  if (i.memory_bytes_per_gpu.high > capacity_bytes) return MemoryFit::kAtRisk;
+  return MemoryFit::kFits;
 }
 
 base::Report IntervalsToReport(const EvaluationIntervals& i) {

@@ -35,18 +35,20 @@ double LogWidth(const Interval& i) { return std::log(i.high / i.low); }
 // calibrated region says why its interval is wider, and is.
 TEST(IntervalsTest, FiguresSitInsideAndTheRegionWidens) {
   const ParallelConfig c{.zero_stage = 3, .micro_batch = 1};
-  const Evaluation plain = Evaluate(Parse(Job("H100-SXM")), Gpu("H100-SXM"), c);
+  // DeepSpeed's ZeRO 3: a framework with published runs.
+  const Evaluation plain =
+      Evaluate(Parse(Job("H100-SXM", "framework: deepspeed\n")), Gpu("H100-SXM"), c);
   const EvaluationIntervals& i = plain.intervals;
   EXPECT_TRUE(i.step_s.contains(plain.time.step_s));
   EXPECT_TRUE(i.mfu.contains(plain.mfu));
   EXPECT_TRUE(i.tokens_per_s_per_gpu.contains(plain.tokens_per_s_per_gpu));
-  EXPECT_TRUE(i.memory_bytes_per_gpu.contains(static_cast<double>(plain.memory.total_bytes)));
+  // (DeepSpeed's memory interval carries BLOOM's bias: MemoryErrorIsTheMeasuredFrameworks.)
   EXPECT_NEAR(i.tokens_per_s_per_gpu.low * i.step_s.high,
               plain.tokens_per_s_per_gpu * plain.time.step_s, 1e-6 * plain.tokens_per_s_per_gpu);
   EXPECT_DOUBLE_EQ(i.widen, 1);
   EXPECT_EQ(i.regime, Regime::kMultiNodeData);
   // No kernel rows for an L40S: the roofline, twice as wide.
-  const Evaluation l40s = Evaluate(Parse(Job("L40S")), Gpu("L40S"), c);
+  const Evaluation l40s = Evaluate(Parse(Job("L40S", "framework: deepspeed\n")), Gpu("L40S"), c);
   EXPECT_DOUBLE_EQ(l40s.intervals.widen, 2);
   EXPECT_NEAR(LogWidth(l40s.intervals.step_s), 2 * LogWidth(i.step_s), 1e-9);
   ASSERT_FALSE(l40s.intervals.notes.empty());
@@ -55,7 +57,30 @@ TEST(IntervalsTest, FiguresSitInsideAndTheRegionWidens) {
   const Evaluation titan = Evaluate(Parse(Job("H100-SXM", "framework: torchtitan\n", 2 << 20)),
                                     Gpu("H100-SXM"), {.zero_stage = 3, .micro_batch = 1});
   EXPECT_DOUBLE_EQ(titan.intervals.widen, 1.5 * 1.5);
-  EXPECT_EQ(titan.intervals.notes.size(), 2u);
+  ASSERT_EQ(titan.intervals.notes.size(), 3u);  // the two, and no memory row of torchtitan
+  EXPECT_NE(titan.intervals.notes[2].find("memory interval is centred"), std::string::npos);
+  EXPECT_TRUE(
+      titan.intervals.memory_bytes_per_gpu.contains(static_cast<double>(titan.memory.total_bytes)));
+}
+
+// The memory rows' error (their bias included) is their framework's; another framework's memory
+// interval is centred on the estimate, 1.5 times as wide.
+TEST(IntervalsTest, MemoryErrorIsTheMeasuredFrameworks) {
+  const PublicFit& fit = BuiltInFit();
+  ASSERT_NE(fit.memory_frameworks_with_rows & (1u << static_cast<unsigned>(Framework::kDeepSpeed)),
+            0u);
+  const ParallelConfig c{.zero_stage = 1, .micro_batch = 1};
+  const Evaluation ds =
+      Evaluate(Parse(Job("H100-SXM", "framework: deepspeed\n")), Gpu("H100-SXM"), c);
+  const double m = static_cast<double>(ds.memory.total_bytes);
+  EXPECT_NEAR(ds.intervals.memory_bytes_per_gpu.low, m * std::exp(fit.memory.q05), 1e-6 * m);
+  EXPECT_NEAR(ds.intervals.memory_bytes_per_gpu.high, m * std::exp(fit.memory.q95), 1e-6 * m);
+  const Evaluation mg =
+      Evaluate(Parse(Job("H100-SXM", "framework: megatron\n")), Gpu("H100-SXM"), c);
+  const double n = static_cast<double>(mg.memory.total_bytes);
+  const Interval& i = mg.intervals.memory_bytes_per_gpu;
+  EXPECT_NEAR(i.low * i.high, n * n, 1e-9 * n * n);  // centred on the log scale
+  EXPECT_NEAR(std::log(i.high / i.low), 1.5 * (fit.memory.q95 - fit.memory.q05), 1e-9);
 }
 
 // A saving's interval comes from the paired residuals and is narrower than either layout's.
@@ -71,6 +96,20 @@ TEST(IntervalsTest, ARatioIsSurerThanEitherFigure) {
 }
 
 // The report puts each interval under its figure's key.
+// The verdict of a stated layout from its memory interval against the GPU: every position of
+// the capacity against the interval.
+TEST(IntervalsTest, MemoryFitFollowsTheInterval) {
+  EvaluationIntervals i;
+  i.memory_bytes_per_gpu = {90, 110};
+  EXPECT_EQ(MemoryFitOf(i, 120), MemoryFit::kFits);
+  EXPECT_EQ(MemoryFitOf(i, 110), MemoryFit::kFits);
+  EXPECT_EQ(MemoryFitOf(i, 100), MemoryFit::kAtRisk);
+  EXPECT_EQ(MemoryFitOf(i, 90), MemoryFit::kAtRisk);
+  EXPECT_EQ(MemoryFitOf(i, 89), MemoryFit::kDoesNotFit);
+  EXPECT_EQ(MemoryFitName(MemoryFit::kAtRisk), "at risk");
+  EXPECT_EQ(MemoryFitName(MemoryFit::kDoesNotFit), "does not fit");
+}
+
 TEST(IntervalsTest, ReportKeysNameTheFigures) {
   const Evaluation e =
       Evaluate(Parse(Job("H100-SXM")), Gpu("H100-SXM"), {.zero_stage = 3, .micro_batch = 1});

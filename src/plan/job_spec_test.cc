@@ -2,7 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
+#include <vector>
 
 #include "seedance/base/testing/text_mutator.h"
 
@@ -138,6 +140,8 @@ INSTANTIATE_TEST_SUITE_P(
         BadSpec{"uneven stages that do not add up", "pipeline: 1",
                 "pipeline: 4\n  first_stage_layers: 5\n  last_stage_layers: 6",
                 "bad.yaml:31: parallelism.first_stage_layers", "equal share"},
+        BadSpec{"more model chunks than layers", "pipeline: 1", "pipeline: 16\n  virtual_stages: 4",
+                "bad.yaml:31: parallelism.virtual_stages", "exceeds the 32 layers"},
         BadSpec{"recompute layers without full recomputation", "recompute: full",
                 "recompute: selective\n  recompute_layers: 2",
                 "bad.yaml:33: parallelism.recompute_layers", "needs recompute: full"},
@@ -169,6 +173,53 @@ TEST(JobSpecTest, FrameworkStagesAndPlanningKeys) {
   EXPECT_EQ(StageLayers(c, 32, 3), 7);
   EXPECT_EQ(MaxStageLayers(c, 32), 9);
   EXPECT_EQ(DataParallel(c, 16), 2);
+}
+
+// Layers that pipeline x virtual_stages does not divide (Llama 3 405B's 126 on 16 stages) are
+// split as numpy.array_split splits a list: the first layers % chunks chunks one layer longer.
+// The reference slices the list of layers; stage s holds chunks s, s + p, ...
+TEST(JobSpecTest, LayersThatDoNotDivideSplitAsEvenlyAsTheyGo) {
+  for (int64_t layers = 1; layers <= 130; ++layers) {
+    for (int64_t p : {1, 2, 3, 4, 6, 8, 12, 16}) {
+      for (int64_t v : {1, 2, 3, 4}) {
+        if (p * v > layers || (p == 1 && v > 1)) continue;
+        ParallelConfig c;
+        c.pipeline = p;
+        c.virtual_stages = v;
+        const int64_t chunks = p * v;
+        std::vector<int64_t> held(p, 0);
+        int64_t next = 0;  // first layer of the next chunk
+        for (int64_t j = 0; j < chunks; ++j) {
+          const int64_t length = layers / chunks + (j < layers % chunks ? 1 : 0);
+          held[j % p] += length;
+          next += length;
+        }
+        ASSERT_EQ(next, layers);
+        int64_t total = 0, most = 0;
+        for (int64_t s = 0; s < p; ++s) {
+          EXPECT_EQ(StageLayers(c, layers, s), held[s]) << layers << " " << p << " " << v;
+          total += StageLayers(c, layers, s);
+          most = std::max(most, held[s]);
+        }
+        EXPECT_EQ(total, layers);
+        EXPECT_EQ(MaxStageLayers(c, layers), most);
+        EXPECT_EQ(EvenStages(c, layers), layers % chunks == 0);
+      }
+    }
+  }
+  // Llama 3 405B's layout stated without end-stage counts: accepted, 8 layers on the first 14
+  // stages and 7 on the last two.
+  std::string yaml(DefaultJobYaml());
+  yaml.replace(yaml.find("layers: 32"), 10, "layers: 126");
+  yaml.replace(yaml.find("nodes: 2"), 8, "nodes: 4");
+  yaml.replace(yaml.find("  pipeline: 1"), 13, "  pipeline: 16");
+  yaml.replace(yaml.find("zero_stage: 3"), 13, "zero_stage: 1");
+  auto spec = ParseJobSpec(yaml, "ok.yaml", Catalog());
+  ASSERT_TRUE(spec.ok()) << spec.status().ToString();
+  EXPECT_EQ(StageLayers(spec->parallelism, 126, 0), 8);
+  EXPECT_EQ(StageLayers(spec->parallelism, 126, 13), 8);
+  EXPECT_EQ(StageLayers(spec->parallelism, 126, 15), 7);
+  EXPECT_FALSE(EvenStages(spec->parallelism, 126));
 }
 
 TEST(JobSpecTest, SyntaxErrorWhereHasLineAndColumn) {

@@ -40,7 +40,8 @@ TrainingSpec TrainingOf(const TrainingSpec& training, const ParallelConfig& c) {
   return t;
 }
 
-StateBytes StateBytesFor(const TrainingSpec& training, std::optional<Framework> framework) {
+StateBytes StateBytesFor(const TrainingSpec& training, std::optional<Framework> framework,
+                         const ParallelConfig* layout) {
   StateBytes b;
   const bool low = LowPrecision(training.precision);
   b.weight = low ? 2 : 4;
@@ -49,9 +50,13 @@ StateBytes StateBytesFor(const TrainingSpec& training, std::optional<Framework> 
   const std::string& o = training.optimizer;
   b.optimizer = o == "adamw" || o == "adam" ? 8 : o == "sgd" ? 0 : 4;
   if (training.optimizer_states == base::NumericFormat::kBf16) b.optimizer /= 2;
-  // DeepSpeed's bf16 optimizer (ZeRO 0 and 1, the pipeline engine's) accumulates the gradients
-  // in an fp32 buffer of every parameter beside the bf16 ones.
-  if (framework == Framework::kDeepSpeed && training.precision == base::NumericFormat::kBf16) {
+  // DeepSpeed's BF16_Optimizer (bf16 at ZeRO 0-1 without offload: the engine's
+  // _do_optimizer_sanity_check) accumulates the gradients in an fp32 buffer of every parameter
+  // beside the bf16 ones.
+  const bool bf16_optimizer =
+      layout == nullptr || (layout->zero_stage <= 1 && !layout->offload_optimizer);
+  if (framework == Framework::kDeepSpeed && training.precision == base::NumericFormat::kBf16 &&
+      bf16_optimizer) {
     b.gradient = 2 + 4;
   }
   // DeepSpeed's ZeRO optimizer in fp16 keeps an fp32 copy of its gradient partition beside the
@@ -120,9 +125,10 @@ Terms TermsOf(const ModelSpec& model, const TrainingSpec& training, const Parall
 
   Terms x;
   // Transformer Engine's FP8 GEMMs keep their saved inputs (the two norms' outputs, the
-  // attention output, the MLP's last input) in 1 byte.
-  const bool fp8_saved =
-      training.precision == base::NumericFormat::kFp8 && framework == Framework::kMegatron;
+  // attention output, the MLP's last input) in 1 byte (Megatron-Core's, also when no framework
+  // is stated).
+  const bool fp8_saved = training.precision == base::NumericFormat::kFp8 &&
+                         framework.value_or(Framework::kMegatron) == Framework::kMegatron;
   const double saved = fp8_saved ? 1 : e;
   x.input = e * s * b * h / sp;
   x.norms = (e + 2 * saved) * s * b * h / sp + (gpt ? 2 * s * b * h / sp : 0);  // + masks (1 B)
@@ -196,13 +202,13 @@ MemoryEstimate EstimateMemory(const JobSpec& spec, const ModelFigures& figures,
                               const MemorySettings& settings) {
   const ModelSpec& model = spec.model;
   const TrainingSpec training = TrainingOf(spec.training, c);
-  const std::optional<Framework> framework = spec.framework;
+  const std::optional<Framework> framework = RunningFramework(spec, c);
   const int64_t d = DataParallel(c, spec.hardware.total_gpus());
   const int64_t p = c.pipeline;
   const int64_t micro_batches = training.global_batch / (c.micro_batch * d);
   // Context-parallel ranks hold the same weights: the optimizer shards over d x cp.
   const int64_t shards = d * c.context_parallel;
-  const StateBytes sb = StateBytesFor(training, framework);
+  const StateBytes sb = StateBytesFor(training, framework, &c);
   const double e = LowPrecision(training.precision) ? 2 : 4;  // activations, gathered weights
 
   const double per_layer = static_cast<double>(LayerActivationBytes(model, training, c, framework));

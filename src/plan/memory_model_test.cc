@@ -126,11 +126,17 @@ TEST(MemoryModel, ZeroThreeTemporariesHoldTheRootUnit) {
   // 64,000 parameters: 493,056 + 64,000 x 8 = 1,005,056.
   c.pipeline = 2;
   EXPECT_EQ(EstimateMemory(spec, f, c, int64_t{1} << 40).temporary_bytes, 1'005'056);
-  // Below ZeRO 3 nothing: DDP's buckets are the gradients (bucket views), FSDP's SHARD_GRAD_OP
-  // reduces in place; DeepSpeed's ZeRO 1-2 hold a reduce and a gather bucket of 5e8 elements.
+  // Below ZeRO 3: Megatron's and DDP's buckets are the gradients (bucket views): nothing;
+  // FSDP's SHARD_GRAD_OP reduce-scatters each unit's unsharded gradients (fp32 here): one layer
+  // and the root, 41,088 x 4 + 128,000 x 4 = 676,352; DeepSpeed's ZeRO 1-2 hold a reduce and a
+  // gather bucket of 5e8 elements.
   c.pipeline = 1;
-  c.zero_stage = 2;
+  c.zero_stage = 1;
+  spec.framework = Framework::kMegatron;
   EXPECT_EQ(EstimateMemory(spec, f, c, int64_t{1} << 40).temporary_bytes, 0);
+  c.zero_stage = 2;
+  spec.framework = Framework::kFsdp;
+  EXPECT_EQ(EstimateMemory(spec, f, c, int64_t{1} << 40).temporary_bytes, 676'352);
   spec.framework = Framework::kDeepSpeed;
   EXPECT_EQ(EstimateMemory(spec, f, c, int64_t{1} << 40).temporary_bytes,
             int64_t{2} * 500'000'000 * 4);

@@ -169,7 +169,8 @@ base::StatusOr<Report> RecomputeSection(const JobSpec& spec, const cost::GpuSpec
   const auto per_step = static_cast<double>(micro_batches);
   seconds = {seconds.attention_s * per_step, seconds.mlp_s * per_step, seconds.norms_s * per_step};
   LayerActivations layer =
-      LayerActivationParts(spec.model, TrainingOf(spec.training, e.config), keep_all, seconds);
+      LayerActivationParts(spec.model, TrainingOf(spec.training, e.config), keep_all, seconds,
+                           RunningFramework(spec, e.config));
   layer.kept_bytes *= copies;
   for (DroppablePart& part : layer.parts) part.bytes *= copies;
   const std::vector<LayerActivations> chain(
@@ -195,7 +196,8 @@ base::StatusOr<Report> RecomputeSection(const JobSpec& spec, const cost::GpuSpec
 
 // How often the recommended layout should checkpoint (spec.reliability given).
 Report CheckpointSection(const JobSpec& spec, const Evaluation& e) {
-  const StateBytes b = StateBytesFor(TrainingOf(spec.training, e.config));
+  const StateBytes b = StateBytesFor(TrainingOf(spec.training, e.config),
+                                     RunningFramework(spec, e.config), &e.config);
   const int64_t parameters = ComputeModelFigures(spec.model).parameters;
   const int64_t bytes = parameters * (b.weight + b.master + b.optimizer);
   Report r = CheckpointPlanToReport(
@@ -322,8 +324,14 @@ base::Status PlanTraining(const JobSpec& spec, const cost::GpuSpec& gpu,
   const auto headroom_capacity =
       static_cast<int64_t>(static_cast<double>(gpu.MemoryBytes()) * (1 - spec.planning.headroom));
   report["before"]["within_headroom"] = before.memory.total_bytes <= headroom_capacity;
+  // The stated layout is judged by its memory interval: an estimate over the GPU by less than
+  // the model's memory error is "at risk", not "does not fit" (intervals.h).
+  const MemoryFit verdict = MemoryFitOf(before.intervals, static_cast<double>(gpu.MemoryBytes()));
+  const bool before_runs = verdict != MemoryFit::kDoesNotFit;
+  report["before"]["memory_fit"] = std::string(MemoryFitName(verdict));
+  report["before"]["fits"] = before_runs;
   if (options.evaluate_only) {
-    report["fits"] = before.memory.fits;
+    report["fits"] = before_runs;
     return base::OkStatus();
   }
   const SearchResult& found = *margin.found;
@@ -352,6 +360,8 @@ base::Status PlanTraining(const JobSpec& spec, const cost::GpuSpec& gpu,
   const bool keep = before_ok && !judged.recommended;
   const Evaluation& best = keep ? before : fastest;
   report["after"] = EvaluationToReport(best, spec);
+  report["after"]["memory_fit"] = std::string(
+      MemoryFitName(MemoryFitOf(best.intervals, static_cast<double>(gpu.MemoryBytes()))));
   report["recommendation"] =
       keep ? (judged.significant
                   ? "keep the stated layout: the fastest layout's saving is below planning.min_gain"
@@ -363,7 +373,7 @@ base::Status PlanTraining(const JobSpec& spec, const cost::GpuSpec& gpu,
     report["search"]["fastest"] = Summary(fastest, spec);
     report["search"]["fastest"]["saving"] = Saving(before, fastest, judged);
   }
-  if (before.memory.fits) {
+  if (before_runs) {
     report["saving"] = Saving(before, best, JudgeSaving(before, best, spec, fit));
   } else {
     report["saving"] = {{"note", "the configuration the spec states does not fit (" +

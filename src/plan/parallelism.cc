@@ -29,12 +29,23 @@ base::StatusOr<Recompute> ParseRecompute(std::string_view text, std::string_view
 
 int64_t StageLayers(const ParallelConfig& c, int64_t layers, int64_t stage) {
   const int64_t p = c.pipeline;
-  if (c.first_stage_layers == 0 && c.last_stage_layers == 0) return layers / p;
+  if (c.first_stage_layers == 0 && c.last_stage_layers == 0) {
+    const int64_t chunks = p * c.virtual_stages;
+    const int64_t each = layers / chunks, extra = layers % chunks;
+    int64_t held = 0;
+    for (int64_t j = stage; j < chunks; j += p) held += each + (j < extra ? 1 : 0);
+    return held;
+  }
   if (p == 1) return layers;
   const int64_t first = c.first_stage_layers, last = c.last_stage_layers;
   if (stage == 0) return first;
   if (stage == p - 1) return last;
   return (layers - first - last) / (p - 2);
+}
+
+bool EvenStages(const ParallelConfig& c, int64_t layers) {
+  return c.first_stage_layers == 0 && c.last_stage_layers == 0 &&
+         layers % (c.pipeline * c.virtual_stages) == 0;
 }
 
 int64_t MaxStageLayers(const ParallelConfig& c, int64_t layers) {
@@ -96,9 +107,11 @@ base::Status CheckParallelism(const ParallelConfig& c, const JobSpec& spec,
           "first_stage_layers (" + n(first) + ") and last_stage_layers (" + n(last) + ") " + why,
           where_prefix, "first_stage_layers");
     }
-  } else if (m.layers % (c.pipeline * c.virtual_stages) != 0) {
-    return Bad("pipeline x virtual_stages (" + n(c.pipeline * c.virtual_stages) +
-                   ") must divide the " + n(m.layers) + " layers",
+  } else if (m.layers < c.pipeline * c.virtual_stages) {
+    // Layers that do not divide are split as evenly as they go (StageLayers); each model chunk
+    // needs one.
+    return Bad("pipeline x virtual_stages (" + n(c.pipeline * c.virtual_stages) + ") exceeds the " +
+                   n(m.layers) + " layers (each model chunk holds one or more)",
                where_prefix, c.virtual_stages > 1 ? "virtual_stages" : "pipeline");
   }
   if (c.recompute_layers < 0 || (c.recompute_layers > 0 && c.recompute != Recompute::kFull)) {

@@ -44,10 +44,11 @@ const PublicFit& BuiltInFit() {
     f.step_time[3] = {-0.10315781179780763, 0.29640200422336771, 371};  // multi-node model-parallel
     f.step_time_all = {-0.11143453270238582, 0.30566450162026154, 394};
     f.paired = {-0.16996007881306727, 0.1699600788130671, 1864};
-    f.memory = {-0.023335871709254261, 0.12855694679745297, 69};
+    f.memory = {0.0050535553113421061, 0.17566348698569162, 69};
     f.max_sequence_length = 1048576;
     f.max_gpus = 12288;
     f.frameworks_with_rows = 5;
+    f.memory_frameworks_with_rows = 1;
     return f;
   }();
   return fit;

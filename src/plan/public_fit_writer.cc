@@ -55,6 +55,8 @@ std::string PublicFitSource(const PublicFit& fit) {
   s += "    f.max_sequence_length = " + D(fit.max_sequence_length) + ";\n";
   s += "    f.max_gpus = " + std::to_string(fit.max_gpus) + ";\n";
   s += "    f.frameworks_with_rows = " + std::to_string(fit.frameworks_with_rows) + ";\n";
+  s += "    f.memory_frameworks_with_rows = " + std::to_string(fit.memory_frameworks_with_rows) +
+       ";\n";
   s += "    return f;\n  }();\n  return fit;\n}\n\n}  // namespace seedance::plan\n";
   return s;
 }

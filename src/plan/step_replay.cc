@@ -71,7 +71,8 @@ base::StatusOr<std::vector<Buffer>> PlannedStepBuffers(const JobSpec& spec,
 
   std::vector<Buffer> out;
   // Model states, per layer and for the stage's embedding and head.
-  const StateBytes sb = StateBytesFor(training, spec.framework);
+  const std::optional<Framework> framework = RunningFramework(spec, c);
+  const StateBytes sb = StateBytesFor(training, framework, &c);
   auto states = [&](const std::string& name, int64_t params) {
     const StateBytes w{.weight = sb.weight, .gradient = 0, .master = 0, .optimizer = 0};
     const StateBytes g{.weight = 0, .gradient = sb.gradient, .master = 0, .optimizer = 0};
@@ -87,6 +88,13 @@ base::StatusOr<std::vector<Buffer>> PlannedStepBuffers(const JobSpec& spec,
     Add(out, name + ".optimizer", 0, end,
         static_cast<double>(ModelStateBytes(params, mo, c.zero_stage, shards)),
         BufferKind::kOptimizerState);
+    // PyTorch's FSDP at ZeRO 2 (reshard_after_forward=False) keeps the 16-bit weights it
+    // gathered beside its fp32 shards for the whole step, as the memory model counts them.
+    if (c.zero_stage == 2 && sb.master == 0 && training.precision != base::NumericFormat::kFp32 &&
+        training.precision != base::NumericFormat::kTf32) {
+      Add(out, name + ".unsharded.weights", 0, end, static_cast<double>(params) * 2.0,
+          BufferKind::kWeight);
+    }
   };
   const int64_t layer_params = figures.layer_parameters / c.tensor;
   for (int64_t i = 0; i < layers; ++i) states("layer" + std::to_string(i), layer_params);
@@ -105,8 +113,7 @@ base::StatusOr<std::vector<Buffer>> PlannedStepBuffers(const JobSpec& spec,
   ParallelConfig keep_all = c;
   keep_all.recompute = Recompute::kNone;
   keep_all.recompute_layers = 0;
-  const LayerActivations parts =
-      LayerActivationParts(model, training, keep_all, {}, spec.framework);
+  const LayerActivations parts = LayerActivationParts(model, training, keep_all, {}, framework);
   double attention = 0, mlp = 0, norms = 0;
   for (const DroppablePart& part : parts.parts) {
     const auto bytes = static_cast<double>(part.bytes);
@@ -117,12 +124,12 @@ base::StatusOr<std::vector<Buffer>> PlannedStepBuffers(const JobSpec& spec,
   const auto input = static_cast<double>(parts.kept_bytes);
   const double kept_attention =
       c.recompute == Recompute::kSelective
-          ? static_cast<double>(LayerActivationBytes(model, training, c, spec.framework)) - input -
-                mlp - norms
+          ? static_cast<double>(LayerActivationBytes(model, training, c, framework)) - input - mlp -
+                norms
           : attention;
   // Op-selective keeps one set of tensors from the forward pass to the backward pass.
   const double op_selective =
-      static_cast<double>(LayerActivationBytes(model, training, c, spec.framework)) - input;
+      static_cast<double>(LayerActivationBytes(model, training, c, framework)) - input;
   // Bytes per activation element and per gathered weight (16-bit or fp32 compute).
   const double e = StateBytesFor(training).weight;
   const double sp = c.sequence_parallel ? t : 1;
@@ -187,7 +194,7 @@ base::StatusOr<std::vector<Buffer>> PlannedStepBuffers(const JobSpec& spec,
     } else {
       // DeepSpeed's ZeRO 1-2 reduce and gather buckets of 5e8 elements (DDP's buckets are the
       // gradients themselves).
-      if (c.zero_stage >= 1 && spec.framework == Framework::kDeepSpeed) {
+      if (c.zero_stage >= 1 && framework == Framework::kDeepSpeed) {
         for (int bucket = 0; bucket < 2; ++bucket) {
           Add(out, mb + ".bucket" + std::to_string(bucket), b0, b0 + units, 5e8 * e,
               BufferKind::kWorkspace);

@@ -227,7 +227,8 @@ double HeadSeconds(const ModelSpec& model, const ParallelConfig& c, const Machin
 
 LayerPartSeconds LayerPartForwardSeconds(const JobSpec& spec, const ParallelConfig& c,
                                          const cost::GpuSpec& gpu, const HardwareModel& hw) {
-  const Machine m = MachineFor(gpu, TrainingOf(spec.training, c), TraitsOf(spec.framework), hw);
+  const Machine m =
+      MachineFor(gpu, TrainingOf(spec.training, c), TraitsOf(RunningFramework(spec, c)), hw);
   Links none;
   none.intra_node_gbytes_per_s = none.inter_node_gbytes_per_s = 1;
   const LayerForward l =
@@ -242,8 +243,9 @@ StepTime EstimateStepTime(const JobSpec& spec, const ModelFigures& figures, cons
   const ModelSpec& model = spec.model;
   const TrainingSpec training = TrainingOf(spec.training, c);
   const HardwareSpec& hardware = spec.hardware;
-  const FrameworkTraits traits = TraitsOf(spec.framework);
-  const StateBytes sb = StateBytesFor(training, spec.framework);
+  const std::optional<Framework> framework = RunningFramework(spec, c);
+  const FrameworkTraits traits = TraitsOf(framework);
+  const StateBytes sb = StateBytesFor(training, framework, &c);
   const Machine m = MachineFor(gpu, training, traits, hw);
   const GpuFamily family = FamilyOf(gpu);
   const ModelCoefficients& k = hw.coefficients;
@@ -354,7 +356,7 @@ StepTime EstimateStepTime(const JobSpec& spec, const ModelFigures& figures, cons
       const double rs = Collective(ShardWire(grads, dp), dp, dp_link, curve);
       const double ag = Collective(ShardWire(weights, dp), dp, dp_link, curve);
       // DeepSpeed reduces every micro-batch's gradients; FSDP's SHARD_GRAD_OP once per step.
-      const double reductions = spec.framework == Framework::kDeepSpeed ? micro_batches : 1;
+      const double reductions = framework == Framework::kDeepSpeed ? micro_batches : 1;
       st.dp_comm_s = reductions * rs + ag;
       st.dp_exposed_s = reductions * Exposed(rs, backward_mb, loss) + Exposed(ag, forward_mb, loss);
     } else {

@@ -9,6 +9,7 @@ import json
 import math
 import os
 import pathlib
+import signal
 import socket
 import subprocess
 import sys
@@ -181,12 +182,21 @@ def test_deepspeed_reads_the_config(seedancectl, tmp_path, job):
 def torchrun(plan: dict, tmp_path: pathlib.Path, name: str) -> list[dict]:
     path = tmp_path / f"{name}.json"
     path.write_text(json.dumps(plan))
-    r = subprocess.run(
+    # Its own session, so that a timeout stops the ranks as well as torchrun (by the group's id).
+    proc = subprocess.Popen(
         [sys.executable, "-m", "torch.distributed.run", "--nproc-per-node", "2",
          "--master-addr", "127.0.0.1", "--master-port", str(free_port()),
          str(ROOT / "examples" / "fsdp_train.py"), str(path), "--tiny", "--steps", "2",
          "--report-update"],
-        capture_output=True, text=True, timeout=600, cwd=tmp_path)
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path,
+        start_new_session=True)
+    try:
+        stdout, stderr = proc.communicate(timeout=600)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        stdout, stderr = proc.communicate()
+        pytest.fail("torchrun did not finish in 600 s: " + stderr[-3000:])
+    r = subprocess.CompletedProcess(proc.args, proc.returncode, stdout, stderr)
     assert r.returncode == 0, r.stderr[-3000:]
     return sorted((json.loads(line) for line in r.stdout.splitlines() if line.startswith("{")),
                   key=lambda x: x["rank"])

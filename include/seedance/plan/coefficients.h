@@ -110,6 +110,9 @@ struct PublicFit {
   double max_sequence_length = 0;
   int64_t max_gpus = 0;
   unsigned frameworks_with_rows = 0;  // bit 1 << Framework
+  // The frameworks of the rows with a measured memory figure: `memory` is their error; another
+  // framework's memory interval is centred on the estimate (intervals.h).
+  unsigned memory_frameworks_with_rows = 0;
 };
 
 // The public fit compiled into the library (src/plan/public_fit.cc, written by

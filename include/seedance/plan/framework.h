@@ -54,12 +54,18 @@ struct FrameworkTraits {
   bool tp_overlap = false;
 };
 
-// The traits of `framework`; no framework stated: Megatron-Core's fused kernels with bf16
-// gradients (the ZeRO paper's accounting).
+// The traits of `framework`; no framework stated: Megatron-Core's (fused kernels, tensor-parallel
+// overlap). The state bytes of no framework are the ZeRO paper's accounting (plan/memory_model.h).
 FrameworkTraits TraitsOf(std::optional<Framework> framework);
 
 // Why `framework` cannot run `c` for `spec` (one sentence), or "" when it can.
 std::string Inexpressible(Framework framework, const JobSpec& spec, const ParallelConfig& c);
+
+// The framework whose kernels, copies and overlap the models count for `c`: the spec's, else the
+// first of Megatron-Core, torchtitan, DeepSpeed and FSDP that runs `c` (the engines of most
+// published runs first; torchtitan before DeepSpeed and FSDP for the layouts they share, as the
+// newer code), else none (Megatron-Core's traits).
+std::optional<Framework> RunningFramework(const JobSpec& spec, const ParallelConfig& c);
 
 // Whether some framework runs `c` (what a search weighs when the spec names none): the rules
 // above, each framework's alone (no mixing torchtitan's op-selective recomputation into

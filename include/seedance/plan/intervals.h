@@ -19,6 +19,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "seedance/base/report.h"
@@ -62,6 +63,14 @@ EvaluationIntervals IntervalsFor(const JobSpec& spec, const cost::GpuSpec& gpu,
 // other's (what both share, such as the framework, moves both predictions alike).
 Interval RatioInterval(double before_s, double after_s, const EvaluationIntervals& before,
                        const EvaluationIntervals& after, const PublicFit& fit);
+
+// Whether a layout fits, as surely as its memory interval says: kFits when even the interval's
+// high end is inside the GPU, kDoesNotFit when even its low end is over, kAtRisk between (the
+// estimate may be either side: the model's memory error is the difference). The verdict of a
+// stated layout; the search keeps the estimate plus the headroom as its test.
+enum class MemoryFit { kFits, kAtRisk, kDoesNotFit };
+std::string_view MemoryFitName(MemoryFit fit);  // "fits", "at risk", "does not fit"
+MemoryFit MemoryFitOf(const EvaluationIntervals& i, double capacity_bytes);
 
 // The keys of `figures` with their intervals: {"step_time_s": [low, high], ...}.
 base::Report IntervalsToReport(const EvaluationIntervals& i);

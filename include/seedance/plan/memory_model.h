@@ -77,9 +77,13 @@ struct StateBytes {
 // The ZeRO paper's accounting (no framework named, DeepSpeed, Megatron-Core with bf16 gradient
 // buffers as NeMo runs it); PyTorch's FSDP / DDP under autocast (fsdp, torchtitan) keep fp32
 // parameters that are their own master copy, fp32 gradients and no separate master
-// (4 + 4 + 0 + 8); the 16-bit weights they compute with are temporaries.
+// (4 + 4 + 0 + 8); the 16-bit weights they compute with are temporaries. DeepSpeed in bf16 at
+// ZeRO 0-1 without offload runs its BF16_Optimizer, which accumulates gradients in an fp32
+// buffer beside the bf16 ones (g = 2 + 4); at ZeRO 2-3 or with offload its ZeRO optimizer keeps
+// bf16 gradients (`layout`: the ZeRO stage and offload; none: ZeRO 1 without offload).
 StateBytes StateBytesFor(const TrainingSpec& training,
-                         std::optional<Framework> framework = std::nullopt);
+                         std::optional<Framework> framework = std::nullopt,
+                         const ParallelConfig* layout = nullptr);
 
 // Parameters on one GPU of the pipeline stage with the most (layers, embedding, head), after
 // tensor parallelism and before data-parallel sharding.

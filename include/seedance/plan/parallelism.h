@@ -74,8 +74,16 @@ inline int64_t DataParallel(const ParallelConfig& c, int64_t gpus) {
 }
 
 // The layers pipeline stage `stage` (0-based) holds: the stated end-stage counts, the rest spread
-// evenly over the middle stages.
+// evenly over the middle stages. Without them, layers that pipeline x virtual_stages does not
+// divide are split as DeepSpeed's uniform partition and torchtitan split them: the p x v model
+// chunks get layers / (p v) each and the first layers % (p v) chunks one more; stage s holds
+// chunks s, s + p, ... (so the earlier stages, which also hold the most micro-batches, are the
+// fuller ones).
 int64_t StageLayers(const ParallelConfig& c, int64_t layers, int64_t stage);
+// Whether every model chunk holds the same number of layers (no end-stage counts, and
+// pipeline x virtual_stages divides the layers): the only split Megatron-LM runs without
+// --decoder-first/last-pipeline-num-layers.
+bool EvenStages(const ParallelConfig& c, int64_t layers);
 // The most layers any stage holds.
 int64_t MaxStageLayers(const ParallelConfig& c, int64_t layers);
 
