@@ -125,12 +125,11 @@ int RunFit(const std::vector<plan::RunRecord>& records, const std::string& kerne
   out.paired = plan::QuantilesOf(plan::PairedResiduals(rows, cv->residuals));
   out.memory = plan::QuantilesOf(plan::MemoryResiduals(records, catalog));
   for (const plan::RunRecord& r : records) {
+    // The framework each row was counted as (its own, else the first that runs its layout).
     if (r.kind == plan::RunKind::kRun) {
-      for (plan::Framework f : {plan::Framework::kMegatron, plan::Framework::kDeepSpeed,
-                                plan::Framework::kFsdp, plan::Framework::kTorchtitan}) {
-        if (r.spec.framework != f) continue;
-        out.frameworks_with_rows |= 1u << static_cast<unsigned>(f);
-        if (r.gb_per_gpu) out.memory_frameworks_with_rows |= 1u << static_cast<unsigned>(f);
+      if (const auto f = plan::RunningFramework(r.spec, r.spec.parallelism)) {
+        out.frameworks_with_rows |= 1u << static_cast<unsigned>(*f);
+        if (r.gb_per_gpu) out.memory_frameworks_with_rows |= 1u << static_cast<unsigned>(*f);
       }
     }
   }

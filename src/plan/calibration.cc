@@ -104,7 +104,8 @@ double SumSquares(const Vector& r) {
 // Forward-difference Jacobian of `f` at u (rows of f by columns of u).
 template <typename F>
 std::vector<Vector> Jacobian(const F& f, const Vector& u, const Vector& at) {
-  std::vector<Vector> j(at.size(), Vector(u.size(), 0));
+  std::vector<Vector> j(at.size());
+  for (Vector& row : j) row.assign(u.size(), 0.0);
   for (size_t i = 0; i < u.size(); ++i) {
     Vector v = u;
     const double h = 1e-5;

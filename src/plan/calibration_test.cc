@@ -108,7 +108,9 @@ TEST(CalibrationTest, AFewRowsFromOneClusterImproveItsOtherRuns) {
       << MedianAbsLog(before) << " -> " << MedianAbsLog(after);
   // Only what the rows inform moved; the rest kept the prior's value.
   for (size_t i = 0; i < kCoefCount; ++i) {
-    if (!c->refitted[i]) EXPECT_EQ(c->after.value[i], c->before.value[i]);
+    if (!c->refitted[i]) {
+      EXPECT_EQ(c->after.value[i], c->before.value[i]);
+    }
   }
 }
 

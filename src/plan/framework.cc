@@ -111,6 +111,21 @@ std::string MegatronBlocker(const JobSpec& spec, const ParallelConfig& c) {
     return "Megatron-LM splits the layers evenly over pipeline x virtual_stages unless the first "
            "and last stages' layer counts are set";
   }
+  if (c.virtual_stages > 1 && Uneven(c) && c.pipeline > 1) {
+    const int64_t v = c.virtual_stages;
+    const int64_t middle =
+        c.pipeline > 2
+            ? (spec.model.layers - c.first_stage_layers - c.last_stage_layers) / (c.pipeline - 2)
+            : v;
+    if (c.first_stage_layers % v != 0 || c.last_stage_layers % v != 0 || middle % v != 0) {
+      return "Megatron-LM needs every stage's layers divisible by virtual_stages when the end "
+             "stages are set";
+    }
+  }
+  if (c.virtual_stages > 1 && c.recompute_layers > 0) {
+    return "Megatron-LM's --recompute-num-layers counts per model chunk, not per stage, when "
+           "stages interleave";
+  }
   return "";
 }
 
@@ -151,7 +166,7 @@ base::StatusOr<Framework> ParseFramework(std::string_view text, std::string_view
 
 base::StatusOr<Framework> ParseJobFramework(std::string_view text, std::string_view where) {
   // The names the systems built on these go by: NeMo and MegaScale run Megatron-Core,
-  // Megatron-DeepSpeed runs DeepSpeed's engine, FSDP2 is PyTorch's fully_shard.
+  // FSDP2 is PyTorch's fully_shard.
   struct Alias {
     std::string_view name;
     Framework framework;
@@ -160,7 +175,6 @@ base::StatusOr<Framework> ParseJobFramework(std::string_view text, std::string_v
                                 {"megatron-lm", Framework::kMegatron},
                                 {"megatron-core", Framework::kMegatron},
                                 {"megascale", Framework::kMegatron},
-                                {"megatron-deepspeed", Framework::kDeepSpeed},
                                 {"fsdp2", Framework::kFsdp}};
   for (const Alias& a : kAliases) {
     if (text == a.name) return a.framework;

@@ -95,7 +95,6 @@ TEST(IntervalsTest, ARatioIsSurerThanEitherFigure) {
   EXPECT_LT(LogWidth(ratio), LogWidth(a.intervals.step_s));
 }
 
-// The report puts each interval under its figure's key.
 // The verdict of a stated layout from its memory interval against the GPU: every position of
 // the capacity against the interval.
 TEST(IntervalsTest, MemoryFitFollowsTheInterval) {
@@ -110,6 +109,7 @@ TEST(IntervalsTest, MemoryFitFollowsTheInterval) {
   EXPECT_EQ(MemoryFitName(MemoryFit::kDoesNotFit), "does not fit");
 }
 
+// The report puts each interval under its figure's key.
 TEST(IntervalsTest, ReportKeysNameTheFigures) {
   const Evaluation e =
       Evaluate(Parse(Job("H100-SXM")), Gpu("H100-SXM"), {.zero_stage = 3, .micro_batch = 1});

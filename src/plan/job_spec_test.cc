@@ -207,6 +207,17 @@ TEST(JobSpecTest, LayersThatDoNotDivideSplitAsEvenlyAsTheyGo) {
       }
     }
   }
+  // Literal cases: 34 on 4 stages 9, 9, 8, 8; with 2 virtual stages the 8 chunks are 5, 5, 4 x 6,
+  // so the stages hold 5 + 4, 5 + 4, 4 + 4, 4 + 4.
+  ParallelConfig four{.pipeline = 4};
+  EXPECT_EQ((std::vector<int64_t>{StageLayers(four, 34, 0), StageLayers(four, 34, 1),
+                                  StageLayers(four, 34, 2), StageLayers(four, 34, 3)}),
+            (std::vector<int64_t>{9, 9, 8, 8}));
+  four.virtual_stages = 2;
+  EXPECT_EQ((std::vector<int64_t>{StageLayers(four, 34, 0), StageLayers(four, 34, 1),
+                                  StageLayers(four, 34, 2), StageLayers(four, 34, 3)}),
+            (std::vector<int64_t>{9, 9, 8, 8}));
+  EXPECT_EQ(StageLayers(ParallelConfig{.pipeline = 3, .virtual_stages = 2}, 8, 0), 3);  // 2 + 1
   // Llama 3 405B's layout stated without end-stage counts: accepted, 8 layers on the first 14
   // stages and 7 on the last two.
   std::string yaml(DefaultJobYaml());

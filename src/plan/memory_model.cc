@@ -302,14 +302,15 @@ MemoryEstimate EstimateMemory(const JobSpec& spec, const ModelFigures& figures,
     m.fragmentation_bytes = Ceil(static_cast<double>(managed) * settings.fragmentation_fraction);
     m.reserve_bytes = settings.runtime_reserve_bytes;
     m.total_bytes = managed + m.fragmentation_bytes + m.reserve_bytes;
-    m.fits = m.total_bytes <= capacity_bytes;
+    m.capacity_bytes = capacity_bytes;
     if (c.offload_optimizer) {
       const double shard = static_cast<double>(m.parameters_on_gpu) / static_cast<double>(shards);
       m.host_bytes_per_node = Ceil(shard * (sb.master + sb.optimizer + 4) *
                                    static_cast<double>(spec.hardware.gpus_per_node));
-      m.fits = m.fits &&
-               static_cast<double>(m.host_bytes_per_node) <= spec.hardware.host.memory_gbytes * 1e9;
+      m.host_fits =
+          static_cast<double>(m.host_bytes_per_node) <= spec.hardware.host.memory_gbytes * 1e9;
     }
+    m.fits = m.total_bytes <= capacity_bytes && m.host_fits;
     return m;
   };
   MemoryEstimate peak = stage(0);

@@ -60,6 +60,7 @@ Report Summary(const Evaluation& e, const JobSpec& spec) {
       ParallelismToReport(e.config, spec.hardware.total_gpus(), spec.training.global_batch);
   r["step_time_s"] = e.time.step_s;
   r["memory_bytes_per_gpu"] = e.memory.total_bytes;
+  r["memory_fit"] = std::string(MemoryFitName(MemoryFitOf(e.intervals, e.memory.capacity_bytes)));
   r["tokens_per_s_per_gpu"] = e.tokens_per_s_per_gpu;
   r["mfu"] = e.mfu;
   r["power_w"] = e.power_w;
@@ -160,6 +161,7 @@ base::StatusOr<Report> RecomputeSection(const JobSpec& spec, const cost::GpuSpec
                                         const Evaluation& e, const PlanSettings& settings) {
   ParallelConfig keep_all = e.config;
   keep_all.recompute = Recompute::kNone;
+  keep_all.recompute_layers = 0;
   const int64_t d = DataParallel(e.config, spec.hardware.total_gpus());
   const int64_t micro_batches = spec.training.global_batch / (e.config.micro_batch * d);
   const auto copies =
@@ -174,7 +176,7 @@ base::StatusOr<Report> RecomputeSection(const JobSpec& spec, const cost::GpuSpec
   layer.kept_bytes *= copies;
   for (DroppablePart& part : layer.parts) part.bytes *= copies;
   const std::vector<LayerActivations> chain(
-      static_cast<size_t>(spec.model.layers / e.config.pipeline), layer);
+      static_cast<size_t>(StageLayers(e.config, spec.model.layers, 0)), layer);
   // The bytes left for activations once everything else the estimate holds is placed.
   const MemoryEstimate& m = e.memory;
   const double usable = static_cast<double>(gpu.MemoryBytes() - m.reserve_bytes) /
@@ -207,18 +209,49 @@ Report CheckpointSection(const JobSpec& spec, const Evaluation& e) {
   return r;
 }
 
-// The fastest fitting layout `framework` runs, written as its configuration.
+// The fastest fitting layout `framework` runs, written as its configuration. A spec that names
+// no framework had each layout counted as the first framework that runs it (RunningFramework);
+// the written one is counted again as `framework` runs it (its kernels, copies and buffers), and
+// must still fit with the headroom.
 base::StatusOr<Report> EmitSection(Framework framework, const JobSpec& spec,
-                                   const std::vector<Evaluation>& fitting) {
+                                   const std::vector<Evaluation>& fitting, const cost::GpuSpec& gpu,
+                                   const PlanSettings& settings) {
   const std::string after_blocker = Inexpressible(framework, spec, fitting.front().config);
-  for (const Evaluation& e : fitting) {
-    if (!Inexpressible(framework, spec, e.config).empty()) continue;
+  JobSpec as_written = spec;
+  if (!spec.framework) {
+    // Accelerate launches FSDP (or DeepSpeed, which a spec would name): counted as FSDP.
+    as_written.framework = framework == Framework::kAccelerate ? Framework::kFsdp : framework;
+  }
+  const double headroom_capacity =
+      static_cast<double>(gpu.MemoryBytes()) * (1 - spec.planning.headroom);
+  std::vector<Evaluation> recounted;
+  for (const Evaluation& listed : fitting) {
+    if (!Inexpressible(framework, spec, listed.config).empty()) continue;
+    recounted.push_back(spec.framework ? listed
+                                       : Evaluate(as_written, gpu, listed.config, settings));
+    if (static_cast<double>(recounted.back().memory.total_bytes) > headroom_capacity ||
+        !recounted.back().memory.fits) {
+      recounted.pop_back();
+    }
+  }
+  std::stable_sort(
+      recounted.begin(), recounted.end(),
+      [](const Evaluation& a, const Evaluation& b) { return a.time.step_s < b.time.step_s; });
+  for (const Evaluation& e : recounted) {
     Report r = Report::object();
     r["framework"] = FrameworkName(framework);
     r["parallelism"] =
         ParallelismToReport(e.config, spec.hardware.total_gpus(), spec.training.global_batch);
-    r["same_as_after"] = after_blocker.empty();
-    if (!after_blocker.empty()) r["differs_from_after_because"] = after_blocker;
+    const bool same = e.config == fitting.front().config;
+    r["same_as_after"] = same;
+    if (!same) {
+      r["differs_from_after_because"] =
+          !after_blocker.empty()
+              ? after_blocker
+              : "counted as " + std::string(FrameworkName(framework)) +
+                    " runs it (its kernels, copies and buffers), the recommended layout is slower "
+                    "or does not fit with the headroom";
+    }
     r["step_time_s"] = e.time.step_s;
     r["memory_bytes_per_gpu"] = e.memory.total_bytes;
     r["content"] = EmitContent(framework, spec, e.config);
@@ -237,6 +270,7 @@ base::StatusOr<Report> EmitSection(Framework framework, const JobSpec& spec,
 // it, needs no more (at most three rounds). A failed replay keeps the assumed default.
 struct Margin {
   Report section = Report::object();
+  double stated = 0;  // the stated layout's own replayed margin (the default where it failed)
   std::optional<SearchResult> found;  // the search with the final margin (not evaluate-only)
 };
 
@@ -252,10 +286,12 @@ base::StatusOr<Margin> ReplayMargin(const JobSpec& spec, const cost::GpuSpec& gp
   if (!before.ok()) {
     m.section["method"] = "assumed (the replay failed: " + before.status().ToString() + ")";
     m.section["margin_fraction"] = settings.memory.fragmentation_fraction;
+    m.stated = settings.memory.fragmentation_fraction;
     if (!evaluate_only) m.found = Search(spec, gpu, settings);
     return m;
   }
   settings.memory.fragmentation_fraction = before->margin_fraction;
+  m.stated = before->margin_fraction;
   m.section["before"] = StepReplayToReport(*before);
   if (!evaluate_only) {
     for (int round = 0;; ++round) {
@@ -325,9 +361,17 @@ base::Status PlanTraining(const JobSpec& spec, const cost::GpuSpec& gpu,
       static_cast<int64_t>(static_cast<double>(gpu.MemoryBytes()) * (1 - spec.planning.headroom));
   report["before"]["within_headroom"] = before.memory.total_bytes <= headroom_capacity;
   // The stated layout is judged by its memory interval: an estimate over the GPU by less than
-  // the model's memory error is "at risk", not "does not fit" (intervals.h).
-  const MemoryFit verdict = MemoryFitOf(before.intervals, static_cast<double>(gpu.MemoryBytes()));
-  const bool before_runs = verdict != MemoryFit::kDoesNotFit;
+  // the model's memory error is "at risk", not "does not fit" (intervals.h). It is judged at its
+  // own replayed margin, as `--evaluate-only` judges it and as the interval was fitted, not at
+  // the recommended layout's when that is larger.
+  PlanSettings own = settings;
+  own.memory.fragmentation_fraction = margin.stated;
+  const MemoryFit verdict =
+      margin.stated == settings.memory.fragmentation_fraction
+          ? MemoryFitOf(before.intervals, static_cast<double>(gpu.MemoryBytes()))
+          : MemoryFitOf(Evaluate(spec, gpu, spec.parallelism, own).intervals,
+                        static_cast<double>(gpu.MemoryBytes()));
+  const bool before_runs = verdict != MemoryFit::kDoesNotFit && before.memory.host_fits;
   report["before"]["memory_fit"] = std::string(MemoryFitName(verdict));
   report["before"]["fits"] = before_runs;
   if (options.evaluate_only) {
@@ -395,7 +439,8 @@ base::Status PlanTraining(const JobSpec& spec, const cost::GpuSpec& gpu,
   SEEDANCE_ASSIGN_OR_RETURN(report["pareto_front"], Front(found.fitting, spec));
   if (spec.reliability.given) report["checkpoint"] = CheckpointSection(spec, best);
   if (options.emit) {
-    SEEDANCE_ASSIGN_OR_RETURN(report["emit"], EmitSection(*options.emit, spec, found.fitting));
+    SEEDANCE_ASSIGN_OR_RETURN(report["emit"],
+                              EmitSection(*options.emit, spec, found.fitting, gpu, settings));
   }
   return base::OkStatus();
 }

@@ -249,7 +249,7 @@ std::vector<std::string> Reasons(const Evaluation& best, const JobSpec& spec,
         dim.alternatives.push_back(with([&](ParallelConfig& x) {
           x.tensor = t;
           x.sequence_parallel =
-              (x.sequence_parallel || spec.framework == Framework::kTorchtitan) && t > 1;
+              (x.sequence_parallel || RunningFramework(spec, c) == Framework::kTorchtitan) && t > 1;
         }));
       }
     }

@@ -142,6 +142,11 @@ base::StatusOr<std::vector<Buffer>> PlannedStepBuffers(const JobSpec& spec,
   const double unsharded_grads = static_cast<double>(layer_params) * sb.gradient;
   const double root_gathered = static_cast<double>(root_params) * e;
   const double root_unsharded_grads = static_cast<double>(root_params) * sb.gradient;
+  // PyTorch's FSDP at ZeRO 2 (SHARD_GRAD_OP) reduce-scatters each unit's unsharded gradients
+  // after its backward pass, as at ZeRO 3.
+  const bool torch_zero2 =
+      c.zero_stage == 2 && (framework == Framework::kFsdp || framework == Framework::kTorchtitan ||
+                            framework == Framework::kAccelerate);
 
   std::vector<int64_t> forward_start(static_cast<size_t>(simulated));
   for (const Pass& pass : passes) {
@@ -180,15 +185,23 @@ base::StatusOr<std::vector<Buffer>> PlannedStepBuffers(const JobSpec& spec,
       if (c.zero_stage == 3) {
         Add(out, id + ".gathered_fwd", f, f + 2, gathered_layer, BufferKind::kWorkspace);
         Add(out, id + ".gathered_bwd", b, b + 2, gathered_layer, BufferKind::kWorkspace);
+      }
+      if (c.zero_stage == 3 || torch_zero2) {
         Add(out, id + ".unsharded_grads", b, b + 1, unsharded_grads, BufferKind::kWorkspace);
       }
+    }
+    // DeepSpeed's pipeline engine keeps each micro-batch's stage output until its backward pass
+    // (Megatron frees it once sent); the last stage sends nothing.
+    if (framework == Framework::kDeepSpeed && c.pipeline > 1 && !has_head) {
+      Add(out, mb + ".stage_output", f0 + layers - 1, b0 + 1,
+          e * tokens * static_cast<double>(model.hidden_size), BufferKind::kActivation);
     }
     if (has_head) {
       const int64_t head_f = f0 + layers;
       Add(out, mb + ".logits", head_f, b0 + 1, e * sbv, BufferKind::kActivation);
       Add(out, mb + ".logits_fp32", head_f, b0 + 1, 4 * sbv, BufferKind::kActivation);
     }
-    if (c.zero_stage == 3) {
+    if (c.zero_stage == 3 || torch_zero2) {
       Add(out, mb + ".root_unsharded_grads", b0, b0 + units, root_unsharded_grads,
           BufferKind::kWorkspace);
     } else {

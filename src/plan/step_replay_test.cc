@@ -94,6 +94,37 @@ TEST(StepReplayTest, TimelineAgreesWithTheMemoryModel) {
   EXPECT_GT(checked, 5);
 }
 
+// The frameworks' own buffers are in the timeline as in the closed form: DeepSpeed's pipeline
+// keeps each in-flight micro-batch's stage output and its ZeRO buckets; FSDP's SHARD_GRAD_OP
+// holds a unit's unsharded gradients until their reduce-scatter and its gathered 16-bit weights.
+TEST(StepReplayTest, FrameworkBuffersAgreeWithTheMemoryModel) {
+  JobSpec spec = ReplayDefaultJob();
+  const cost::GpuSpec& gpu = ReplayGpuOf(spec);
+  const ModelFigures f = ComputeModelFigures(spec.model);
+  struct Case {
+    Framework framework;
+    ParallelConfig c;
+    const char* buffer;  // a buffer only this framework's timeline has
+  };
+  const Case cases[] = {
+      {Framework::kDeepSpeed, {.pipeline = 2, .zero_stage = 1, .micro_batch = 1}, "stage_output"},
+      {Framework::kFsdp, {.zero_stage = 2, .micro_batch = 1}, "unsharded_grads"},
+  };
+  for (const Case& k : cases) {
+    spec.framework = k.framework;
+    const MemoryEstimate m = EstimateMemory(spec, f, k.c, gpu.MemoryBytes());
+    const auto tensors =
+        static_cast<double>(m.total_bytes - m.fragmentation_bytes - m.reserve_bytes);
+    auto buffers = PlannedStepBuffers(spec, f, k.c);
+    ASSERT_TRUE(buffers.ok()) << buffers.status().ToString();
+    EXPECT_NEAR(static_cast<double>(ReplayPeakLive(*buffers)), tensors, tensors * 0.05)
+        << FrameworkName(k.framework);
+    bool found = false;
+    for (const mem::Buffer& b : *buffers) found = found || b.id.find(k.buffer) != std::string::npos;
+    EXPECT_TRUE(found) << k.buffer;
+  }
+}
+
 // Full recomputation keeps each layer's input from its forward to its backward pass, and the
 // other parts only while that layer's backward pass runs.
 TEST(StepReplayTest, FullRecomputationKeepsOnlyInputsAcrossTheStep) {

@@ -290,11 +290,21 @@ StepTime EstimateStepTime(const JobSpec& spec, const ModelFigures& figures, cons
     case Recompute::kNone:
       break;
   }
-  // The slowest stage: the most layers, and the LM head on the last stage (with one stage, both).
+  // The slowest stage: the most layers, or the last stage's layers and the LM head when that is
+  // more (with one stage, both).
   const double head = HeadSeconds(model, c, m);
+  // A stage of n layers: full recomputation of the first recompute_layers (all when 0), the
+  // other modes every layer.
+  auto stage_seconds = [&](double n) {
+    const double recomputed = c.recompute == Recompute::kFull && c.recompute_layers > 0
+                                  ? std::min(static_cast<double>(c.recompute_layers), n)
+                                  : n;
+    return n * (layer_fwd + layer_bwd) + recomputed * layer_recompute;
+  };
+  const double last_layers = static_cast<double>(StageLayers(c, model.layers, c.pipeline - 1));
   const double stage_compute =
-      layers * (layer_fwd + layer_bwd) + recomputed_layers * layer_recompute +
-      (c.pipeline == 1 || StageLayers(c, model.layers, c.pipeline - 1) == stage_layers ? head : 0);
+      c.pipeline == 1 ? stage_seconds(layers) + head
+                      : std::max(stage_seconds(layers), stage_seconds(last_layers) + head);
   const double stage_comm = layers * (2 * fwd.tp + 3 * fwd.cp) + recomputed_layers * recompute_tp;
   const double micro_batch_s = stage_compute + stage_comm;
 

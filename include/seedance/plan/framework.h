@@ -38,7 +38,7 @@ std::string_view FrameworkName(Framework framework);
 base::StatusOr<Framework> ParseFramework(std::string_view text, std::string_view where);
 // The same without "accelerate" (a launcher, not what a job spec's `framework` names), with the
 // names of the systems built on them: nemo, megatron-lm, megatron-core, megascale (megatron),
-// megatron-deepspeed (deepspeed), fsdp2 (fsdp).
+// fsdp2 (fsdp).
 base::StatusOr<Framework> ParseJobFramework(std::string_view text, std::string_view where);
 
 // How a framework runs a step, as the time and memory models count it.

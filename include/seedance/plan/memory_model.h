@@ -125,6 +125,8 @@ struct MemoryEstimate {
   int64_t total_bytes = 0;
   int64_t host_bytes_per_node = 0;   // optimizer offload: the node's shards in host memory
   const char* peak_stage = "first";  // "first" or "last" pipeline stage
+  int64_t capacity_bytes = 0;        // the GPU's memory the estimate was checked against
+  bool host_fits = true;             // optimizer offload: the shards fit in the host's memory
   bool fits = false;                 // on the GPU and, with offload, in the host's memory
 };
 

@@ -56,7 +56,7 @@ struct OptimizeOptions {
   // and plans with the calibrated coefficients; section `calibration` says what changed.
   // `calibrate_file` names the text in errors.
   std::optional<std::string> calibrate_csv = std::nullopt;
-  std::string calibrate_file;
+  std::string calibrate_file = {};
 };
 
 // The report for a parsed spec.

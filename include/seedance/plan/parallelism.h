@@ -50,7 +50,7 @@ struct ParallelConfig {
   int64_t recompute_layers = 0;
   // Pipelines whose end stages hold other layer counts than the middle ones (Megatron's
   // --decoder-first/last-pipeline-num-layers; BLOOM's 70 layers on 12 stages: 5, 6 x 10, 5).
-  // 0: every stage holds layers / pipeline.
+  // 0: as even a split as the layers allow (StageLayers).
   int64_t first_stage_layers = 0;
   int64_t last_stage_layers = 0;
   int64_t micro_batch = 1;  // sequences per GPU per forward/backward pass
@@ -75,10 +75,9 @@ inline int64_t DataParallel(const ParallelConfig& c, int64_t gpus) {
 
 // The layers pipeline stage `stage` (0-based) holds: the stated end-stage counts, the rest spread
 // evenly over the middle stages. Without them, layers that pipeline x virtual_stages does not
-// divide are split as DeepSpeed's uniform partition and torchtitan split them: the p x v model
-// chunks get layers / (p v) each and the first layers % (p v) chunks one more; stage s holds
-// chunks s, s + p, ... (so the earlier stages, which also hold the most micro-batches, are the
-// fuller ones).
+// divide are split as DeepSpeed's uniform partition splits them: the p x v model chunks get layers
+// / (p v) each and the first layers % (p v) chunks one more; stage s holds chunks s, s + p, ... (so
+// the earlier stages, which also hold the most micro-batches, are the fuller ones).
 int64_t StageLayers(const ParallelConfig& c, int64_t layers, int64_t stage);
 // Whether every model chunk holds the same number of layers (no end-stage counts, and
 // pipeline x virtual_stages divides the layers): the only split Megatron-LM runs without
@@ -89,11 +88,11 @@ int64_t MaxStageLayers(const ParallelConfig& c, int64_t layers);
 
 // Whether `c` is a valid layout of `spec` (a training job): TP within a node and dividing the
 // attention and key/value heads, TP x CP x PP dividing the GPUs, CP dividing the sequence,
-// PP x virtual stages dividing the layers (or the middle stages' layers when the end stages are
-// stated), sequence parallelism only with TP, ZeRO 0..3, optimizer offload only with ZeRO >= 1 and
-// a described host, gradient compression only with ZeRO <= 1, data parallelism and a described
-// host, and a micro-batch such that micro_batch x d divides the global batch. The error names the
-// key (`where_prefix` + key).
+// PP x virtual stages at most the layers (the middle stages sharing theirs equally when the end
+// stages are stated), sequence parallelism only with TP, ZeRO 0..3, optimizer offload only with
+// ZeRO >= 1 and a described host, gradient compression only with ZeRO <= 1, data parallelism and a
+// described host, and a micro-batch such that micro_batch x d divides the global batch. The error
+// names the key (`where_prefix` + key).
 base::Status CheckParallelism(const ParallelConfig& c, const JobSpec& spec,
                               std::string_view where_prefix = "parallelism.");
 
