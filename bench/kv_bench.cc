@@ -7,6 +7,8 @@
 //   BM_ScoresOneGroupCached  the AVX2 kernel on one group of codes held in L1: its
 //                          compute speed alone, no memory traffic
 //   BM_Dequant4Bit         the scalar dequantization loop (codes -> FP32)
+//   BM_TokenizerEncode/N   the tiny llama's BPE encoder on an N-byte prompt (issue 40 class 8:
+//                          it was quadratic; now O(n log n)); needs SEEDANCE_DATA_DIR's tiny-llama
 //
 // Bytes per second count the packed key codes read (tokens x channels / 2);
 // read_Bps also counts the group parameters the kernel reads beside them.
@@ -14,11 +16,14 @@
 // reference of a shared machine drifts, and interleaving compares like with like.
 #include <benchmark/benchmark.h>
 
+#include <cstdlib>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "seedance/kv/cache.h"
 #include "seedance/kv/estimate.h"
+#include "seedance/kv/llama.h"
 #include "seedance/port/simd_kv.h"
 
 namespace {
@@ -92,6 +97,37 @@ void BM_Dequant4Bit(benchmark::State& state) {
   state.counters["fp32_out_gbytes_per_s"] = gbytes_per_s;
 }
 BENCHMARK(BM_Dequant4Bit)->Iterations(1);
+
+void BM_TokenizerEncode(benchmark::State& state) {
+  const char* data = std::getenv("SEEDANCE_DATA_DIR");
+  const std::string path =
+      std::string(data != nullptr ? data : "../shared/data") + "/tiny-llama/tok512.bin";
+  auto tok = kv::Tokenizer::Load(*base::Env::Default(), path, 512);
+  if (!tok.ok()) {
+    state.SkipWithError(("no tokenizer: " + tok.status().ToString()).c_str());
+    return;
+  }
+  const std::vector<std::string> words = {
+      "the ",  "a ",      "gentle ", "hum ", "once upon a time ",
+      "Lily ", "played ", "with ",   "her ", "dog. "};
+  std::mt19937 rng(3);
+  std::string prompt;
+  while (prompt.size() < static_cast<size_t>(state.range(0))) prompt += words[rng() % words.size()];
+  size_t tokens = 0;
+  for (auto _ : state) {
+    const std::vector<int> ids = tok->Encode(prompt);
+    tokens = ids.size();
+    benchmark::DoNotOptimize(ids.data());
+  }
+  state.counters["tokens"] = static_cast<double>(tokens);
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) *
+                          static_cast<int64_t>(prompt.size()));
+}
+BENCHMARK(BM_TokenizerEncode)
+    ->Arg(4 << 10)
+    ->Arg(16 << 10)
+    ->Arg(64 << 10)
+    ->Unit(benchmark::kMillisecond);
 
 }  // namespace
 

@@ -93,6 +93,20 @@ StatusOr<CsvTable> CsvTable::Parse(std::string_view text, const std::string& fil
   return table;
 }
 
+Status CsvTable::CheckUniqueColumns() const {
+  for (size_t i = 0; i < header_.size(); ++i) {
+    for (size_t j = 0; j < i; ++j) {
+      if (header_[j] == header_[i]) {
+        return InvalidArgumentError("column '" + header_[i] + "' appears twice (columns " +
+                                        std::to_string(j + 1) + " and " + std::to_string(i + 1) +
+                                        ")",
+                                    file_ + ":" + std::to_string(header_line_));
+      }
+    }
+  }
+  return OkStatus();
+}
+
 std::optional<size_t> CsvTable::Column(std::string_view name) const {
   for (size_t i = 0; i < header_.size(); ++i) {
     if (header_[i] == name) return i;

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <random>
 #include <sstream>
 #include <thread>
@@ -113,48 +114,26 @@ class PosixEnv final : public Env {
     return IoError("cannot read link: " + ec.message(), path);
   }
 
+  // A regular file (or a new one) is replaced atomically: a temporary beside it, renamed over
+  // it. A symbolic link is followed to its end, and that file is replaced, so the link stays a
+  // link. A character device (/dev/null, a terminal) or a FIFO with a reader is written through.
+  // Anything else (a directory, a socket, a block device, a FIFO nobody reads) is refused and left
+  // as it was: a rename over it would destroy it.
   Status WriteFileAtomic(const std::string& path, std::string_view contents) override {
-    const std::string real = Resolve(path);
-    std::string tmp =
-        real + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(std::random_device{}());
-    int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-    if (fd < 0) return IoError("cannot create temporary file: " + ErrnoText(errno), path);
-    size_t written = 0;
-    while (written < contents.size()) {
-      ssize_t n = ::write(fd, contents.data() + written, contents.size() - written);
-      if (n < 0) {
-        if (errno == EINTR) continue;
-        const int err = errno;
-        ::close(fd);
-        ::unlink(tmp.c_str());
-        return IoError("write failed: " + ErrnoText(err), path);
-      }
-      written += static_cast<size_t>(n);
+    StatusOr<std::string> target = FollowLinks(Resolve(path), path);
+    if (!target.ok()) return target.status();
+    struct stat st {};
+    if (::stat(target->c_str(), &st) != 0) {
+      if (errno != ENOENT) return IoError("cannot stat: " + ErrnoText(errno), path);
+      return ReplaceRegular(*target, path, contents, /*mode=*/std::nullopt);
     }
-    // Both run whatever the first answers: a failed fsync must not leak the descriptor.
-    const int sync_rc = ::fsync(fd);
-    const int sync_err = errno;
-    const int close_rc = ::close(fd);
-    const int close_err = errno;
-    if (sync_rc != 0 || close_rc != 0) {
-      ::unlink(tmp.c_str());
-      return IoError("flush failed: " + ErrnoText(sync_rc != 0 ? sync_err : close_err), path);
+    if (S_ISREG(st.st_mode)) return ReplaceRegular(*target, path, contents, st.st_mode & 07777);
+    if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)) {
+      return WriteThrough(*target, path, contents, S_ISFIFO(st.st_mode));
     }
-    if (::rename(tmp.c_str(), real.c_str()) != 0) {
-      const int err = errno;
-      ::unlink(tmp.c_str());
-      return IoError("rename failed: " + ErrnoText(err), path);
-    }
-    // The rename is durable once the directory's entry is: fsync the directory too.
-    const size_t slash = real.find_last_of('/');
-    const std::string dir = slash == std::string::npos ? "." : real.substr(0, slash + 1);
-    const int dir_fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dir_fd < 0) return IoError("cannot open the directory to flush: " + ErrnoText(errno), path);
-    const int dir_rc = ::fsync(dir_fd);
-    const int dir_err = errno;
-    ::close(dir_fd);
-    if (dir_rc != 0) return IoError("directory flush failed: " + ErrnoText(dir_err), path);
-    return OkStatus();
+    if (S_ISDIR(st.st_mode)) return IoError("is a directory", path);
+    return IoError(
+        "not a regular file, character device or FIFO: left as it is rather than replaced", path);
   }
 
   std::optional<std::string> GetVar(const std::string& name) override {
@@ -164,6 +143,107 @@ class PosixEnv final : public Env {
   }
 
  private:
+  static constexpr int kMaxLinkHops = 40;  // as the kernel's ELOOP limit
+
+  // The end of `at`'s chain of symbolic links (`at` itself when it is not a link or does not
+  // exist); a relative target is taken from the link's own directory.
+  static StatusOr<std::string> FollowLinks(std::string at, const std::string& path) {
+    for (int hop = 0; hop < kMaxLinkHops; ++hop) {
+      struct stat st {};
+      if (::lstat(at.c_str(), &st) != 0) {
+        if (errno == ENOENT) return at;
+        return IoError("cannot stat: " + ErrnoText(errno), path);
+      }
+      if (!S_ISLNK(st.st_mode)) return at;
+      std::string target(4096, '\0');
+      const ssize_t n = ::readlink(at.c_str(), target.data(), target.size());
+      if (n < 0) return IoError("cannot read link: " + ErrnoText(errno), path);
+      if (static_cast<size_t>(n) == target.size()) return IoError("link target too long", path);
+      target.resize(static_cast<size_t>(n));
+      if (target.empty()) return IoError("empty symbolic link", path);
+      if (target.front() != '/') target = DirectoryOf(at) + target;
+      at = std::move(target);
+    }
+    return IoError("too many levels of symbolic links", path);
+  }
+
+  static std::string DirectoryOf(const std::string& file) {
+    const size_t slash = file.find_last_of('/');
+    return slash == std::string::npos ? "./" : file.substr(0, slash + 1);
+  }
+
+  static Status WriteAll(int fd, std::string_view contents, const std::string& path) {
+    size_t written = 0;
+    while (written < contents.size()) {
+      const ssize_t n = ::write(fd, contents.data() + written, contents.size() - written);
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        return IoError("write failed: " + ErrnoText(errno), path);
+      }
+      written += static_cast<size_t>(n);
+    }
+    return OkStatus();
+  }
+
+  // Writes into a device or FIFO as `cat > path` would. O_NONBLOCK on open: a FIFO that nobody
+  // reads is an error (ENXIO) rather than a hang.
+  static Status WriteThrough(const std::string& target, const std::string& path,
+                             std::string_view contents, bool fifo) {
+    const int fd = ::open(target.c_str(), O_WRONLY | O_NOCTTY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0) {
+      if (fifo && errno == ENXIO) return IoError("a FIFO that nobody is reading", path);
+      return IoError("cannot open for writing: " + ErrnoText(errno), path);
+    }
+    struct Closer {
+      int fd;
+      ~Closer() { ::close(fd); }
+    } closer{fd};
+    const int flags = ::fcntl(fd, F_GETFL);
+    if (flags < 0 || ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0) {
+      return IoError("cannot set blocking mode: " + ErrnoText(errno), path);
+    }
+    return WriteAll(fd, contents, path);
+  }
+
+  // A temporary in the target's directory, flushed, renamed over the target, and the directory
+  // flushed so that the rename is durable. `mode`: the replaced file's permissions, kept.
+  static Status ReplaceRegular(const std::string& target, const std::string& path,
+                               std::string_view contents, std::optional<mode_t> mode) {
+    const std::string tmp = target + ".tmp." + std::to_string(::getpid()) + "." +
+                            std::to_string(std::random_device{}());
+    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd < 0) return IoError("cannot create temporary file: " + ErrnoText(errno), path);
+    Status wrote = WriteAll(fd, contents, path);
+    if (wrote.ok() && mode.has_value() && ::fchmod(fd, *mode) != 0) {
+      wrote = IoError("cannot keep the file's permissions: " + ErrnoText(errno), path);
+    }
+    // Both run whatever the first answers: a failed fsync must not leak the descriptor.
+    const int sync_rc = wrote.ok() ? ::fsync(fd) : 0;
+    const int sync_err = errno;
+    const int close_rc = ::close(fd);
+    const int close_err = errno;
+    if (wrote.ok() && (sync_rc != 0 || close_rc != 0)) {
+      wrote = IoError("flush failed: " + ErrnoText(sync_rc != 0 ? sync_err : close_err), path);
+    }
+    if (!wrote.ok()) {
+      ::unlink(tmp.c_str());
+      return wrote;
+    }
+    if (::rename(tmp.c_str(), target.c_str()) != 0) {
+      const int err = errno;
+      ::unlink(tmp.c_str());
+      return IoError("rename failed: " + ErrnoText(err), path);
+    }
+    const std::string dir = DirectoryOf(target);
+    const int dir_fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dir_fd < 0) return IoError("cannot open the directory to flush: " + ErrnoText(errno), path);
+    const int dir_rc = ::fsync(dir_fd);
+    const int dir_err = errno;
+    ::close(dir_fd);
+    if (dir_rc != 0) return IoError("directory flush failed: " + ErrnoText(dir_err), path);
+    return OkStatus();
+  }
+
   std::string Resolve(const std::string& path) const {
     if (root_.empty() || path.empty() || path.front() != '/') return path;
     return root_ + path;

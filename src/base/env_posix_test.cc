@@ -1,9 +1,18 @@
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <string>
+#include <thread>
+#include <vector>
 
 #include "seedance/base/env.h"
 
@@ -112,6 +121,102 @@ TEST_F(PosixEnvTest, AtomicWriteIntoMissingDirectoryFailsCleanly) {
   Status s = Env::Default()->WriteFileAtomic(dir_ + "/no/such/dir/x", "data");
   EXPECT_EQ(s.code(), StatusCode::kIoError);
   EXPECT_EQ(s.where(), dir_ + "/no/such/dir/x");
+}
+
+TEST_F(PosixEnvTest, AtomicWriteFollowsLinksAndKeepsThem) {
+  Env* env = Env::Default();
+  Write("real/target.txt", "old");
+  ::chmod((dir_ + "/real/target.txt").c_str(), 0600);
+  fs::create_symlink("real/target.txt", dir_ + "/relative");  // relative to the link's folder
+  fs::create_symlink(dir_ + "/relative", dir_ + "/chain");    // a link to a link
+  ASSERT_TRUE(env->WriteFileAtomic(dir_ + "/chain", "new").ok());
+  EXPECT_TRUE(fs::is_symlink(dir_ + "/chain"));
+  EXPECT_TRUE(fs::is_symlink(dir_ + "/relative"));
+  EXPECT_EQ(*env->ReadFile(dir_ + "/real/target.txt"), "new");
+  EXPECT_EQ(fs::status(dir_ + "/real/target.txt").permissions(),
+            fs::perms::owner_read | fs::perms::owner_write);  // the replaced file's mode is kept
+  // A dangling link creates its target, as `cat > link` would.
+  fs::create_symlink("created.txt", dir_ + "/dangling");
+  ASSERT_TRUE(env->WriteFileAtomic(dir_ + "/dangling", "made").ok());
+  EXPECT_TRUE(fs::is_symlink(dir_ + "/dangling"));
+  EXPECT_EQ(*env->ReadFile(dir_ + "/created.txt"), "made");
+  // A loop is an error, and both links stay.
+  fs::create_symlink("loop_b", dir_ + "/loop_a");
+  fs::create_symlink("loop_a", dir_ + "/loop_b");
+  Status loop = env->WriteFileAtomic(dir_ + "/loop_a", "x");
+  EXPECT_EQ(loop.code(), StatusCode::kIoError);
+  EXPECT_NE(loop.message().find("symbolic links"), std::string::npos) << loop.message();
+  EXPECT_TRUE(fs::is_symlink(dir_ + "/loop_a"));
+}
+
+// The property the writers promise: whatever is at the destination and is not a regular file is
+// still there, of the same type, afterwards; it was written through or the write was refused.
+TEST_F(PosixEnvTest, AtomicWriteNeverReplacesWhatIsNotARegularFile) {
+  Env* env = Env::Default();
+  const std::string fifo = dir_ + "/fifo";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0644), 0);
+  const std::string sub = dir_ + "/sub";
+  fs::create_directory(sub);
+  const std::string sock = dir_ + "/sock";
+  const int sfd = ::socket(AF_UNIX, SOCK_STREAM, 0);
+  ASSERT_GE(sfd, 0);
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  ASSERT_LT(sock.size(), sizeof addr.sun_path);
+  std::memcpy(addr.sun_path, sock.c_str(), sock.size() + 1);
+  ASSERT_EQ(::bind(sfd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  fs::create_symlink(fifo, dir_ + "/to_fifo");
+  fs::create_symlink("/dev/null", dir_ + "/to_null");
+
+  struct Case {
+    std::string path;
+    fs::file_type type;  // of the entry itself, before and after
+    bool written;        // written through (true) or refused (false)
+  };
+  const std::vector<Case> cases = {
+      {"/dev/null", fs::file_type::character, true},
+      {dir_ + "/to_null", fs::file_type::symlink, true},
+      {fifo, fs::file_type::fifo, false},  // nobody reads it: refused, never a hang
+      {dir_ + "/to_fifo", fs::file_type::symlink, false},
+      {sub, fs::file_type::directory, false},
+      {sock, fs::file_type::socket, false},
+  };
+  for (const Case& c : cases) {
+    ASSERT_EQ(fs::symlink_status(c.path).type(), c.type) << c.path;
+    const Status s = env->WriteFileAtomic(c.path, "report\n");
+    EXPECT_EQ(s.ok(), c.written) << c.path << ": " << s.ToString();
+    if (!s.ok()) {
+      EXPECT_EQ(s.where(), c.path);
+    }
+    EXPECT_EQ(fs::symlink_status(c.path).type(), c.type) << c.path;
+  }
+  EXPECT_EQ(fs::status("/dev/null").type(), fs::file_type::character);
+  EXPECT_EQ(fs::symlink_status(fifo).type(), fs::file_type::fifo);
+
+  // A FIFO with a reader is written through: the reader gets every byte.
+  std::string received;
+  std::thread reader([&] {
+    const int rfd = ::open(fifo.c_str(), O_RDONLY);
+    char buf[256];
+    ssize_t n = 0;
+    while ((n = ::read(rfd, buf, sizeof buf)) > 0) received.append(buf, static_cast<size_t>(n));
+    ::close(rfd);
+  });
+  Status through = IoError("not tried", fifo);
+  for (int attempt = 0; attempt < 500 && !through.ok(); ++attempt) {  // until the reader opens it
+    through = env->WriteFileAtomic(dir_ + "/to_fifo", "through the pipe\n");
+    if (!through.ok()) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  reader.join();
+  EXPECT_TRUE(through.ok()) << through.ToString();
+  EXPECT_EQ(received, "through the pipe\n");
+  EXPECT_EQ(fs::symlink_status(fifo).type(), fs::file_type::fifo);
+  ::close(sfd);
+
+  // No temporary left behind by any refusal.
+  for (const auto& entry : fs::directory_iterator(dir_)) {
+    EXPECT_EQ(entry.path().filename().string().find(".tmp."), std::string::npos) << entry.path();
+  }
 }
 
 TEST_F(PosixEnvTest, ClocksAndVariables) {

@@ -2,7 +2,9 @@
 
 #include <yaml-cpp/depthguard.h>
 
+#include <algorithm>
 #include <cmath>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -39,6 +41,35 @@ std::string JoinChoices(std::span<const std::string_view> choices) {
   return out;
 }
 
+// The 1-based line where a second document starts, if the text holds one: a "---" line after
+// content or after a first "---", or content after a "..." end marker. (A document marker at
+// the start of a line cannot be inside a scalar, so a line scan is exact; yaml-cpp's LoadAll
+// is not used because some malformed inputs make it loop.)
+std::optional<int> SecondDocumentLine(std::string_view text) {
+  int line = 1;
+  bool begun = false, ended = false;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    const size_t end = std::min(text.find('\n', pos), text.size());
+    std::string_view l = text.substr(pos, end - pos);
+    if (!l.empty() && l.back() == '\r') l.remove_suffix(1);
+    const bool marker = l.starts_with("---") && (l.size() == 3 || l[3] == ' ' || l[3] == '\t');
+    const bool blank = l.find_first_not_of(" \t") == std::string_view::npos;
+    if (marker) {
+      if (begun || ended) return line;
+      begun = true;
+    } else if (l.starts_with("...") && (l.size() == 3 || l[3] == ' ' || l[3] == '\t')) {
+      ended = true;
+    } else if (!blank && l.front() != '#' && !(l.front() == '%' && !begun)) {
+      if (ended) return line;
+      begun = true;
+    }
+    pos = end + 1;
+    ++line;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 StatusOr<YAML::Node> ParseYaml(std::string_view text, const std::string& file) {
@@ -55,6 +86,12 @@ StatusOr<YAML::Node> ParseYaml(std::string_view text, const std::string& file) {
     return InvalidArgumentError(
         "YAML syntax error: " + e.msg,
         file + ":" + std::to_string(e.mark.line + 1) + ":" + std::to_string(e.mark.column + 1));
+  }
+  // A second document is an error rather than silently dropped.
+  if (const std::optional<int> second = SecondDocumentLine(text)) {
+    return InvalidArgumentError(
+        "a second YAML document starts here; a Seedance file holds one document",
+        file + ":" + std::to_string(*second));
   }
   if (!root.IsDefined() || root.IsNull()) {
     return InvalidArgumentError("the document is empty", file + ":1");

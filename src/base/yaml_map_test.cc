@@ -110,6 +110,33 @@ TEST(YamlMapTest, DuplicateKeysAreRejected) {
   EXPECT_NE(s.message().find("given twice"), std::string_view::npos);
 }
 
+// A second document is an error at its first line, never silently ignored; one document with
+// or without markers still loads.
+TEST(YamlMapTest, ASecondDocumentIsRefusedWithItsLine) {
+  struct Case {
+    std::string text;
+    int line;
+  };
+  const std::vector<Case> two = {
+      {"a: 1\n---\nb: 2\n", 2},
+      {"---\na: 1\n---\nb: 2\n", 3},
+      {"a: 1\n---\n", 2},             // an empty second document
+      {"# c\na: 1\n...\nb: 2\n", 4},  // after an end marker
+      {"a: 1\n--- {b: 2}\n", 2},
+      {"a: |\n  ---\n  x\n---\nc: 3\n", 4},  // "---" inside a block scalar is text
+  };
+  for (const Case& c : two) {
+    auto r = ParseYaml(c.text, "f.yaml");
+    ASSERT_FALSE(r.ok()) << c.text;
+    EXPECT_EQ(r.status().where(), "f.yaml:" + std::to_string(c.line)) << c.text;
+    EXPECT_NE(r.status().message().find("second YAML document"), std::string::npos);
+  }
+  for (const std::string one :
+       {"a: 1\n", "---\na: 1\n", "---\na: 1\n...\n", "%YAML 1.2\n---\na: 1\n"}) {
+    EXPECT_TRUE(ParseYaml(one, "f.yaml").ok()) << one;
+  }
+}
+
 TEST(YamlMapTest, OverflowAndNonFiniteAreRejected) {
   auto root = Load("big: 99999999999999999999999\nnan: .nan\nneg: -3\n");
   ASSERT_TRUE(root.ok());

@@ -33,6 +33,22 @@ TEST(TcoTest, RentedAtTheCatalogPrice) {
   EXPECT_EQ((*report)["inputs"]["price_date"], "2026-06-24");
 }
 
+// Inputs inside their ranges that divide past a double (subnormal, tiny): an error naming the
+// cost, never inf or null.
+TEST(TcoTest, TinyInputsThatOverflowACostAreErrors) {
+  for (const std::string extra :
+       {"utilization: 4.9e-324\n", "utilization: 1e-310\n",
+        "utilization: 0.5\ntokens_per_s_per_gpu: 1e-320\ntokens_per_request: 100\n"}) {
+    auto spec = ParseTcoSpec("gpu: H100-SXM\ngpus: 8\n" + extra, "t.yaml", Catalog());
+    if (!spec.ok()) continue;  // refused by its range: also fine
+    auto t = ComputeTco(*spec, Catalog());
+    ASSERT_FALSE(t.ok()) << extra << " gave " << t->usd_per_pflop_hour;
+    EXPECT_NE(t.status().message().find("not a finite number"), std::string::npos)
+        << t.status().ToString();
+    EXPECT_FALSE(TcoReport(*spec, Catalog()).ok());
+  }
+}
+
 TEST(TcoTest, OwnedDepreciationPowerAndServing) {
   const std::string yaml =
       "gpu: H100-SXM\n"

@@ -8,6 +8,7 @@
 #include <deque>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <random>
 #include <thread>
 
@@ -72,6 +73,48 @@ base::Report CiReport(const ConfidenceInterval& ci) {
   return base::Report{{"estimate", ci.estimate}, {"low", ci.low}, {"high", ci.high}};
 }
 
+// One `data:` event of a completion stream, read strictly; nullopt when it is not what the API
+// sends (not JSON, not an object, `choices` not an array of objects, `text` not a string,
+// `usage.completion_tokens` not a non-negative integer).
+struct StreamEvent {
+  bool error = false;     // an {"error": ...} event
+  bool has_text = false;  // choices[0].text non-empty
+  std::optional<int> completion_tokens;
+};
+
+std::optional<StreamEvent> ReadStreamEvent(const std::string& payload) {
+  const Json j = Json::parse(payload, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) return std::nullopt;
+  StreamEvent e;
+  if (j.contains("error")) {
+    e.error = true;
+    return e;
+  }
+  const auto choices = j.find("choices");
+  if (choices == j.end() || !choices->is_array()) return std::nullopt;
+  if (!choices->empty()) {
+    const Json& first = (*choices)[0];
+    if (!first.is_object()) return std::nullopt;
+    const auto text = first.find("text");
+    if (text != first.end() && !text->is_null()) {
+      if (!text->is_string()) return std::nullopt;
+      e.has_text = !text->get_ref<const std::string&>().empty();
+    }
+  }
+  const auto usage = j.find("usage");
+  if (usage != j.end() && !usage->is_null()) {
+    if (!usage->is_object()) return std::nullopt;
+    const auto n = usage->find("completion_tokens");
+    if (n != usage->end()) {
+      if (!n->is_number_integer() || n->get<int64_t>() < 0 || n->get<int64_t>() > (1 << 30)) {
+        return std::nullopt;
+      }
+      e.completion_tokens = static_cast<int>(n->get<int64_t>());
+    }
+  }
+  return e;
+}
+
 // One request; fills `s` (times relative to `origin`).
 void Issue(httplib::Client& client, const Target& target, const LoadTestOptions& o,
            const std::string& body, base::Env& env, int64_t origin, RequestSample& s) {
@@ -101,23 +144,24 @@ void Issue(httplib::Client& client, const Target& target, const LoadTestOptions&
         done = true;
         continue;
       }
-      const Json j = Json::parse(payload, nullptr, false);
-      if (j.is_discarded() || !j.is_object()) continue;
-      if (j.contains("error")) return false;
-      const Json& choices = j.value("choices", Json::array());
-      if (!choices.empty() && !choices[0].value("text", std::string()).empty()) {
+      const std::optional<StreamEvent> event_read = ReadStreamEvent(payload);
+      if (!event_read) {
+        s.malformed = true;
+        return false;  // stop reading: this response is an error whatever follows
+      }
+      if (event_read->error) return false;
+      if (event_read->has_text) {
         ++events;
         if (s.first_token_ns < 0) s.first_token_ns = env.NowMonotonicNanos() - origin;
       }
-      if (j.contains("usage") && j["usage"].is_object()) {
-        s.tokens = j["usage"].value("completion_tokens", 0);
-      }
+      if (event_read->completion_tokens) s.tokens = *event_read->completion_tokens;
     }
     return true;
   };
   auto r = client.send(req);
   s.end_ns = env.NowMonotonicNanos() - origin;
-  s.ok = r && r->status == 200 && done;
+  if (r && r->status == 200 && done && events == 0 && s.tokens == 0) s.malformed = true;
+  s.ok = r && r->status == 200 && done && !s.malformed;
   if (s.tokens == 0) s.tokens = events;
 }
 
@@ -296,10 +340,11 @@ base::Report SummarizeLevel(std::vector<RequestSample> samples, int concurrency,
   const std::vector<double> steady_ms(latency_ms.begin() + static_cast<int64_t>(drop),
                                       latency_ms.end());
   const double span_s = steady.empty() ? 0 : static_cast<double>(steady.back().end_ns - t0) / 1e9;
-  int64_t errors = 0, tokens = 0;
+  int64_t errors = 0, tokens = 0, malformed = 0;
   std::vector<double> ttft_ms, tpot_ms;
   for (const RequestSample& s : steady) {
     errors += s.ok ? 0 : 1;
+    malformed += s.malformed ? 1 : 0;
     if (!s.ok) continue;
     tokens += s.tokens;
     if (s.first_token_ns >= 0) {
@@ -312,6 +357,7 @@ base::Report SummarizeLevel(std::vector<RequestSample> samples, int concurrency,
   r["steady_from_s"] = static_cast<double>(t0) / 1e9;
   r["steady_requests"] = steady.size();
   r["errors"] = errors;
+  r["malformed_streams"] = malformed;  // of the errors: 200s whose stream was not a completion's
   r["error_rate"] = steady.empty() ? 0.0 : static_cast<double>(errors) / steady.size();
   const double throughput = span_s > 0 ? static_cast<double>(steady.size() - errors) / span_s : 0.0;
   r["throughput_rps"] = throughput;

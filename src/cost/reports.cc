@@ -77,6 +77,7 @@ base::StatusOr<std::vector<std::vector<double>>> ObjectiveValues(
 base::StatusOr<std::vector<std::vector<double>>> ParetoCsvValues(
     std::string_view csv, const std::string& file, const std::vector<Objective>& objectives) {
   SEEDANCE_ASSIGN_OR_RETURN(const base::CsvTable table, base::CsvTable::Parse(csv, file));
+  SEEDANCE_RETURN_IF_ERROR(table.CheckUniqueColumns());
   return ObjectiveValues(table, objectives);
 }
 
@@ -84,6 +85,7 @@ base::StatusOr<base::Report> ParetoCsvReport(std::string_view csv, const std::st
                                              const std::vector<Objective>& objectives,
                                              Dominance dominance, bool unique) {
   SEEDANCE_ASSIGN_OR_RETURN(const base::CsvTable table, base::CsvTable::Parse(csv, file));
+  SEEDANCE_RETURN_IF_ERROR(table.CheckUniqueColumns());
   SEEDANCE_ASSIGN_OR_RETURN(const auto values, ObjectiveValues(table, objectives));
   std::vector<Direction> directions;
   directions.reserve(objectives.size());

@@ -1,5 +1,7 @@
 #include "seedance/cost/tco.h"
 
+#include <cmath>
+
 #include "seedance/base/enum_names.h"
 #include "seedance/base/yaml_map.h"
 
@@ -175,6 +177,32 @@ base::StatusOr<TcoBreakdown> ComputeTco(const TcoSpec& s, const GpuCatalog& cata
     const double requests_per_gpu_hour = s.tokens_per_s_per_gpu * 3600.0 / s.tokens_per_request;
     t.usd_per_1k_requests = t.total_usd_per_gpu_hour / (requests_per_gpu_hour / 1000.0);
     t.usd_per_million_tokens = t.total_usd_per_gpu_hour / (s.tokens_per_s_per_gpu * 3600.0 / 1e6);
+  }
+  // Inputs that each pass their own range can still combine past a double (a subnormal
+  // utilization divides to inf): a cost that is not a finite number is an error naming what it
+  // divides by, never an `inf` or a null printed with exit 0.
+  const struct {
+    const char* output;
+    double value;
+    const char* inputs;
+  } outputs[] = {
+      {"facility_watts_per_gpu", t.facility_watts_per_gpu, "gpus_per_node and the power inputs"},
+      {"compute_usd_per_gpu_hour", t.compute_usd_per_gpu_hour,
+       "the price, or purchase_price_usd / (life_years x hours_per_year)"},
+      {"power_usd_per_gpu_hour", t.power_usd_per_gpu_hour, "price_per_kwh_usd"},
+      {"total_usd_per_gpu_hour", t.total_usd_per_gpu_hour, "the per-GPU-hour costs"},
+      {"usd_per_pflop_hour", t.usd_per_pflop_hour, "utilization"},
+      {"usd_per_1k_requests", t.usd_per_1k_requests.value_or(0),
+       "tokens_per_s_per_gpu, tokens_per_request"},
+      {"usd_per_million_tokens", t.usd_per_million_tokens.value_or(0), "tokens_per_s_per_gpu"},
+  };
+  for (const auto& o : outputs) {
+    if (std::isfinite(o.value)) continue;
+    return base::InvalidArgumentError(std::string(o.output) +
+                                          " is not a finite number: an input is too small or "
+                                          "too large for it (it divides by " +
+                                          o.inputs + ")",
+                                      o.output);
   }
   return t;
 }

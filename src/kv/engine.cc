@@ -259,7 +259,8 @@ class ServingEngine::Impl {
       }
       if (seq->reservation > o_.kv_budget_bytes) {
         ++stats_.rejected_budget;
-        return base::ResourceExhaustedError(
+        // Never servable, however long the client waits: not a 429 to retry but a bad request.
+        return base::InvalidArgumentError(
             "the request needs " + std::to_string(seq->reservation) + " bytes of KV cache (" +
                 std::to_string(prompt_len + r.max_tokens) + " tokens) and the whole budget is " +
                 std::to_string(o_.kv_budget_bytes) + " bytes",

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <queue>
 #include <unordered_map>
 
 namespace seedance::kv {
@@ -288,23 +289,55 @@ std::vector<int> Tokenizer::Encode(std::string_view text) const {
     }
     i += len;
   }
-  // Merge the best-scoring adjacent pair until none is in the vocabulary.
-  while (true) {
-    float best = -1e10f;
-    int best_id = -1;
-    size_t best_at = 0;
-    for (size_t i = 0; i + 1 < tokens.size(); ++i) {
-      const auto it = index.find(pieces_[tokens[i]] + pieces_[tokens[i + 1]]);
-      if (it != index.end() && scores_[it->second] > best) {
-        best = scores_[it->second];
-        best_id = it->second;
-        best_at = i;
-      }
-    }
-    if (best_id < 0) break;
-    tokens[best_at] = best_id;
-    tokens.erase(tokens.begin() + static_cast<int64_t>(best_at) + 1);
+  // Merge the best-scoring adjacent pair until none is in the vocabulary (ties: the leftmost),
+  // as llama2.c's loop does, but in O(n log n): the tokens are a linked list and the candidate
+  // pairs a heap, an entry being stale once either side has merged since it was pushed. A node
+  // keeps its index, so left-to-right order is index order and "leftmost" is the smaller index.
+  const size_t n = tokens.size();
+  if (n < 2) return tokens;
+  std::vector<size_t> next(n), prev(n);
+  std::vector<uint32_t> version(n, 0);
+  std::vector<char> alive(n, 1);
+  for (size_t i = 0; i < n; ++i) {
+    next[i] = i + 1;
+    prev[i] = i == 0 ? n : i - 1;  // n: none
   }
+  struct Candidate {
+    float score;
+    size_t left, right;
+    uint32_t left_version, right_version;
+    int merged;
+  };
+  const auto worse = [](const Candidate& a, const Candidate& b) {
+    return a.score != b.score ? a.score < b.score : a.left > b.left;
+  };
+  std::priority_queue<Candidate, std::vector<Candidate>, decltype(worse)> heap(worse);
+  const auto offer = [&](size_t left) {
+    if (left >= n || next[left] >= n) return;
+    const size_t right = next[left];
+    const auto it = index.find(pieces_[tokens[left]] + pieces_[tokens[right]]);
+    if (it == index.end() || !(scores_[it->second] > -1e10f)) return;
+    heap.push({scores_[it->second], left, right, version[left], version[right], it->second});
+  };
+  for (size_t i = 0; i + 1 < n; ++i) offer(i);
+  while (!heap.empty()) {
+    const Candidate c = heap.top();
+    heap.pop();
+    if (!alive[c.left] || !alive[c.right] || next[c.left] != c.right ||
+        version[c.left] != c.left_version || version[c.right] != c.right_version) {
+      continue;  // stale: a side merged with something else since
+    }
+    tokens[c.left] = c.merged;
+    ++version[c.left];
+    alive[c.right] = 0;
+    next[c.left] = next[c.right];
+    if (next[c.right] < n) prev[next[c.right]] = c.left;
+    if (prev[c.left] < n) offer(prev[c.left]);
+    offer(c.left);
+  }
+  std::vector<int> merged;
+  for (size_t i = 0; i < n; i = next[i]) merged.push_back(tokens[i]);
+  tokens = std::move(merged);
   return tokens;
 }
 

@@ -4,6 +4,10 @@
 
 #include <cmath>
 #include <cstring>
+#include <random>
+#include <string>
+#include <unordered_map>
+#include <vector>
 
 #include "seedance/base/testing/data.h"
 #include "seedance/kv/eval.h"
@@ -95,6 +99,86 @@ TEST(Llama, TokenizerNeedsTheByteTokens) {
   ASSERT_FALSE(small.ok());
   EXPECT_NE(small.status().message().find("259"), std::string_view::npos);
   EXPECT_TRUE(Tokenizer::Load(*base::Env::Default(), dir + "/tok512.bin", 512).ok());
+}
+
+// llama2.c's own encoder, quadratic: the reference the heap-based Encode must agree with token
+// for token (the best-scoring pair first, the leftmost of equal scores).
+std::vector<int> ReferenceEncode(const std::vector<std::string>& pieces,
+                                 const std::vector<float>& scores, std::string_view text) {
+  std::unordered_map<std::string, int> index;
+  for (size_t i = 0; i < pieces.size(); ++i) index.emplace(pieces[i], static_cast<int>(i));
+  std::vector<int> tokens;
+  const std::string s = text.empty() ? std::string() : " " + std::string(text);
+  for (size_t i = 0; i < s.size();) {
+    size_t len = 1;
+    while (i + len < s.size() && (static_cast<unsigned char>(s[i + len]) & 0xC0) == 0x80) ++len;
+    const auto it = index.find(s.substr(i, len));
+    if (it != index.end()) {
+      tokens.push_back(it->second);
+    } else {
+      for (size_t j = 0; j < len; ++j) tokens.push_back(static_cast<unsigned char>(s[i + j]) + 3);
+    }
+    i += len;
+  }
+  while (true) {
+    float best = -1e10f;
+    int best_id = -1;
+    size_t best_at = 0;
+    for (size_t i = 0; i + 1 < tokens.size(); ++i) {
+      const auto it = index.find(pieces[tokens[i]] + pieces[tokens[i + 1]]);
+      if (it != index.end() && scores[it->second] > best) {
+        best = scores[it->second];
+        best_id = it->second;
+        best_at = i;
+      }
+    }
+    if (best_id < 0) break;
+    tokens[best_at] = best_id;
+    tokens.erase(tokens.begin() + static_cast<int64_t>(best_at) + 1);
+  }
+  return tokens;
+}
+
+// Issue 40 class 8: Encode was llama2.c's quadratic loop (a 64 KB prompt took 24 s before the
+// length check). The O(n log n) encoder gives the reference's tokens on random text: words of
+// the vocabulary, repeats (equal-score ties), multi-byte UTF-8 and bytes with no piece.
+TEST(Llama, EncodeAgreesWithTheQuadraticReference) {
+  const std::string dir = (base::testing::DataDir() / "tiny-llama").string();
+  SEEDANCE_REQUIRE_DATA(dir);
+  auto tok = Tokenizer::Load(*base::Env::Default(), dir + "/tok512.bin", 512);
+  ASSERT_TRUE(tok.ok());
+  const std::string bytes = *base::Env::Default()->ReadFile(dir + "/tok512.bin");
+  std::vector<std::string> pieces;
+  std::vector<float> scores;
+  for (size_t at = 4; pieces.size() < 512;) {
+    float score;
+    int32_t len;
+    std::memcpy(&score, bytes.data() + at, 4);
+    std::memcpy(&len, bytes.data() + at + 4, 4);
+    scores.push_back(score);
+    pieces.emplace_back(bytes.data() + at + 8, static_cast<size_t>(len));
+    at += 8 + static_cast<size_t>(len);
+  }
+  std::mt19937 rng(11);
+  const std::vector<std::string> atoms = {"the ", "a ",   "gentle ", "hum",  "once upon a time",
+                                          " ",    "aaaa", "ababab",  "日本", "é",
+                                          "\xff", "\n",   "Lily",    "!",    "?",
+                                          "zzz",  "ing ", "ed "};
+  for (int trial = 0; trial < 300; ++trial) {
+    std::string text;
+    const int parts = static_cast<int>(rng() % 40);
+    for (int k = 0; k < parts; ++k) {
+      if (rng() % 5 == 0) {
+        text += static_cast<char>(rng() % 256);
+      } else {
+        text += atoms[rng() % atoms.size()];
+      }
+    }
+    ASSERT_EQ(tok->Encode(text), ReferenceEncode(pieces, scores, text)) << trial << ": " << text;
+  }
+  std::string long_text;
+  while (long_text.size() < 3000) long_text += atoms[rng() % atoms.size()];
+  EXPECT_EQ(tok->Encode(long_text), ReferenceEncode(pieces, scores, long_text));
 }
 
 }  // namespace

@@ -95,7 +95,8 @@ ParsedCompletion ParseCompletionRequest(std::string_view body) {
       const auto n = WholeNumber(v);
       if (!n) return Bad(key, Expected(key, "an integer", v));
       if (*n < 1 || *n > (1 << 30)) {
-        return Bad(key, "'max_tokens' must be at least 1, got " + std::to_string(*n));
+        return Bad(key, "'max_tokens' must be 1 to " + std::to_string(1 << 30) + ", got " +
+                            std::to_string(*n));
       }
       p.max_tokens = static_cast<int>(*n);
     } else if (key == "temperature" || key == "top_p") {

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
+#include <map>
 #include <mutex>
 #include <thread>
 
@@ -30,7 +31,7 @@ ApiError FromStatus(const base::Status& s) {
     case base::StatusCode::kResourceExhausted:
       e.status = 429;
       e.type = "server_overloaded";
-      e.code = s.where() == "kv_budget" ? "kv_budget_exceeded" : "queue_full";
+      e.code = "queue_full";
       e.param.clear();
       break;
     case base::StatusCode::kUnavailable:
@@ -40,6 +41,10 @@ ApiError FromStatus(const base::Status& s) {
     case base::StatusCode::kInvalidArgument:
       e.status = 400;
       if (s.where() == "max_tokens") e.code = "context_length_exceeded";
+      if (s.where() == "kv_budget") {  // larger than the whole budget: no retry can serve it
+        e.code = "kv_budget_exceeded";
+        e.param = "max_tokens";
+      }
       break;
     default:
       e.status = 500;
@@ -166,9 +171,24 @@ class KvServer::Impl {
     });
     http_.set_error_handler([](const httplib::Request& req, httplib::Response& res) {
       if (!res.body.empty()) return;
+      // A known path asked with another method: 405 with the methods it takes.
+      static const std::map<std::string, std::string, std::less<>> kAllow = {
+          {"/v1/completions", "POST"},
+          {"/v1/models", "GET"},
+          {"/healthz", "GET"},
+          {"/metrics", "GET"}};
+      if (res.status == 404) {
+        if (const auto it = kAllow.find(req.path); it != kAllow.end()) {
+          res.status = 405;
+          res.set_header("Allow", it->second);
+        }
+      }
       ApiError e;
       e.status = res.status;
-      if (res.status == 404) {
+      if (res.status == 405) {
+        e.message = req.method + " is not allowed on " + req.path +
+                    "; allowed: " + kAllow.find(req.path)->second;
+      } else if (res.status == 404) {
         e.message = "no route for " + req.method + " " + req.path;
       } else if (res.status == 413) {
         e.message = "the request body is larger than this server takes";

@@ -118,6 +118,16 @@ TEST(KvServer, BadRequestsGetTheirStatusAndAReason) {
   auto nowhere = c.Get("/v2/nothing");
   ASSERT_TRUE(nowhere);
   EXPECT_EQ(nowhere->status, 404);
+  // A known path with the wrong method: 405 and the methods it takes, for each route.
+  for (const auto& [path, allow] : std::vector<std::pair<std::string, std::string>>{
+           {"/v1/completions", "POST"}, {"/v1/models", "GET"}, {"/metrics", "GET"}}) {
+    auto wrong = allow == "POST" ? c.Get(path) : c.Delete(path);
+    ASSERT_TRUE(wrong) << path;
+    EXPECT_EQ(wrong->status, 405) << path;
+    EXPECT_EQ(wrong->get_header_value("Allow"), allow) << path;
+    EXPECT_NE(Json::parse(wrong->body)["error"]["message"].get<std::string>().find("not allowed"),
+              std::string::npos);
+  }
   // The server counts a response after writing it, so the client may be ahead: wait for all 7.
   EXPECT_TRUE(WaitUntil([&] {
     const KvServerStats now = s->stats();
@@ -151,7 +161,8 @@ TEST(KvServer, OverBudgetIs429AndDrainFinishesWhatRuns) {
   EXPECT_EQ(Json::parse(refused->body)["error"]["code"], "queue_full");
   auto huge = Post(*s, R"({"model":"tiny","prompt":"","max_tokens":127})");
   ASSERT_TRUE(huge);
-  EXPECT_EQ(huge->status, 429);
+  EXPECT_EQ(huge->status, 400) << huge->body;  // never servable: nothing to retry
+  EXPECT_FALSE(huge->has_header("Retry-After"));
   EXPECT_EQ(Json::parse(huge->body)["error"]["code"], "kv_budget_exceeded");
   const base::Report drained = s->Drain();
   first.join();

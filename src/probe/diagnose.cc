@@ -339,7 +339,8 @@ std::optional<ClusterMeasurement> DiagnoseMeasure(const MetricsSource& src,
       m.unit = "s";
       m.threshold = c.threshold;
       m.value = BucketQuantile(c.quantile, total.buckets);
-      m.over = !std::isnan(m.value) && m.value > c.threshold;
+      m.undetermined = std::isnan(m.value);
+      m.over = !m.undetermined && m.value > c.threshold;
       break;
     }
     case DiagnoseCheckKind::kCounter: {
@@ -386,6 +387,16 @@ base::StatusOr<Diagnosis> DiagnoseCluster(const std::vector<MetricsSource>& sour
   for (const MetricsSource& src : sources) {
     if (src.before) d.window_seconds = src.window_seconds;
     std::set<std::string> components;
+    for (const DiagnoseCheck& c : DiagnoseChecks()) {
+      if (c.kind != DiagnoseCheckKind::kHistogram) continue;
+      for (const char* family : c.families) {
+        SEEDANCE_RETURN_IF_ERROR(CheckHistograms(src.now, family, src.name));
+        if (src.before) {
+          SEEDANCE_RETURN_IF_ERROR(
+              CheckHistograms(*src.before, family, src.name + " (the earlier scrape)"));
+        }
+      }
+    }
     for (const DiagnoseCheck& c : DiagnoseChecks()) {
       std::optional<ClusterMeasurement> m = DiagnoseMeasure(src, c);
       if (!m) continue;
@@ -442,9 +453,26 @@ base::StatusOr<Diagnosis> DiagnoseCluster(const std::vector<MetricsSource>& sour
   return d;
 }
 
+bool Undetermined(const Diagnosis& d) {
+  return std::any_of(d.measurements.begin(), d.measurements.end(),
+                     [](const ClusterMeasurement& m) { return m.undetermined; });
+}
+
 base::Report DiagnosisToReport(const Diagnosis& d) {
   base::Report r;
-  if (d.findings.empty()) {
+  std::string undetermined;
+  size_t n_undetermined = 0;
+  for (const ClusterMeasurement& m : d.measurements) {
+    if (!m.undetermined) continue;
+    ++n_undetermined;
+    undetermined += (undetermined.empty() ? "" : ", ") + m.source + ": " + m.check;
+  }
+  if (d.findings.empty() && n_undetermined > 0) {
+    // Not clean: what could not be measured may be what is wrong.
+    r["summary"] = "undetermined: no degradation pattern matched, but " +
+                   std::to_string(n_undetermined) + " of " + std::to_string(d.measurements.size()) +
+                   " checks had no observations to judge (" + undetermined + ")";
+  } else if (d.findings.empty()) {
     r["summary"] = "clean: no degradation pattern matched (" +
                    std::to_string(d.measurements.size()) + " measurements)";
   } else {
@@ -487,6 +515,7 @@ base::Report DiagnosisToReport(const Diagnosis& d) {
     j["unit"] = m.unit;
     j["threshold"] = m.threshold;
     j["over"] = m.over;
+    j["undetermined"] = m.undetermined;
     j["observations"] = m.observations;
     r["measurements"].push_back(j);
   }

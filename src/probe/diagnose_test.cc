@@ -2,7 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <string>
+#include <vector>
 
 #include "seedance/base/prometheus_text.h"
 #include "seedance/base/report.h"
@@ -90,6 +93,70 @@ TEST(Diagnose, ASlowDiskIsTheRootOfTheApiServersSlowWrites) {
   EXPECT_NE(d->findings[0].confirm[0].find("fio"), std::string::npos);
   // Only mutating verbs count: the GETs stay fast.
   EXPECT_NE(d->findings[2].evidence[0].find("mutating"), std::string::npos);
+}
+
+// A histogram that is malformed hides what the well-formed one shows (a slow disk here): each
+// class is an error naming the file and line, never a "clean" verdict.
+TEST(Diagnose, MalformedHistogramsAreErrorsWithTheLine) {
+  const std::string slow = EtcdText(0.05, 500, 1, 0);
+  ASSERT_FALSE(DiagnoseCluster({Source("etcd.txt", slow)})->findings.empty());
+  const std::string bucket = "etcd_disk_wal_fsync_duration_seconds_bucket";
+  // The line of the first sample of `name` whose text contains `needle`, 1-based.
+  auto line_of = [&](const std::string& needle) {
+    size_t pos = slow.find(needle);
+    return 1 + static_cast<int>(std::count(slow.begin(), slow.begin() + pos, '\n'));
+  };
+  auto replace = [&](const std::string& from, const std::string& to) {
+    std::string t = slow;
+    const size_t pos = t.find(from);
+    EXPECT_NE(pos, std::string::npos) << from;
+    t.replace(pos, from.size(), to);
+    return t;
+  };
+  const std::string first = bucket + "{le=\"0.001\"} 0\n";
+  const std::string inf = bucket + "{le=\"+Inf\"} 500\n";
+  struct Case {
+    std::string what, text, message;
+    int line;
+  };
+  const std::vector<Case> cases = {
+      {"a duplicated bucket", replace(first, first + first), "appears twice", line_of(first) + 1},
+      {"a NaN count", replace(first, bucket + "{le=\"0.001\"} NaN\n"), "finite", line_of(first)},
+      {"a negative count", replace(first, bucket + "{le=\"0.001\"} -1\n"), "finite",
+       line_of(first)},
+      {"counts that fall", replace(first, bucket + "{le=\"0.001\"} 900\n"), "fall",
+       line_of(bucket + "{le=\"0.002\"}")},
+      {"no +Inf bucket", replace(inf, ""), "+Inf", line_of(first)},
+      {"no le", replace(first, bucket + "{quantile=\"x\"} 0\n"), "le", line_of(first)},
+  };
+  for (const Case& c : cases) {
+    base::StatusOr<Diagnosis> d = DiagnoseCluster({Source("etcd.txt", c.text)});
+    ASSERT_FALSE(d.ok()) << c.what;
+    EXPECT_EQ(d.status().where(), "etcd.txt:" + std::to_string(c.line)) << c.what;
+    EXPECT_NE(d.status().message().find(c.message), std::string::npos)
+        << c.what << ": " << d.status().ToString();
+  }
+  // The earlier scrape of a window is checked too.
+  MetricsSource windowed = Source("etcd.txt", slow);
+  windowed.before = Source("etcd.txt", cases[0].text).now;
+  windowed.window_seconds = 10;
+  EXPECT_FALSE(DiagnoseCluster({windowed}).ok());
+}
+
+// A check with nothing to judge (no observations) makes the verdict "undetermined", not "clean".
+TEST(Diagnose, NoObservationsIsUndeterminedNotClean) {
+  base::StatusOr<Diagnosis> d = DiagnoseCluster({Source("etcd", EtcdText(0.001, 0, 1, 0))});
+  ASSERT_TRUE(d.ok()) << d.status().ToString();
+  EXPECT_TRUE(d->findings.empty());
+  EXPECT_TRUE(Undetermined(*d));
+  const base::Report r = DiagnosisToReport(*d);
+  EXPECT_EQ(r["summary"].get<std::string>().rfind("undetermined", 0), 0u) << r["summary"];
+  EXPECT_NE(r["summary"].get<std::string>().find("etcd: etcd_wal_fsync_p99"), std::string::npos)
+      << r["summary"];
+  bool any = false;
+  for (const auto& m : r["measurements"]) any = any || m["undetermined"].get<bool>();
+  EXPECT_TRUE(any);
+  EXPECT_FALSE(Undetermined(*DiagnoseCluster({Source("etcd", EtcdText(0.001, 10, 1, 0))})));
 }
 
 TEST(Diagnose, LeaderChangesAreChurnBeyondTheFirstElection) {

@@ -70,8 +70,16 @@ class Finder {
 
   std::optional<std::string> Read(const std::string& path) {
     auto text = env_.ReadFile(Under(o_.root, path));
-    if (!text.ok()) return std::nullopt;
+    if (!text.ok()) {
+      if (text.status().code() != base::StatusCode::kNotFound) {
+        Unreadable(path, std::string(text.status().message()));
+      }
+      return std::nullopt;
+    }
     return std::move(*text);
+  }
+  void Unreadable(const std::string& path, const std::string& why) {
+    unreadable_.push_back(path + ": " + why);
   }
   std::vector<std::string> List(const std::string& path) {
     auto names = env_.ListDirectory(Under(o_.root, path));
@@ -92,10 +100,13 @@ class Finder {
           }
         }
       }
+      Unreadable("/proc/driver/nvidia/version", "no driver version after \"Kernel Module\"");
     }
     if (auto text = Read("/sys/module/nvidia/version")) {
       if (auto v = ParseVersion(Trim(*text)); v && v->parts.size() >= 2) {
         Add("driver", *v, "/sys/module/nvidia/version");
+      } else {
+        Unreadable("/sys/module/nvidia/version", "not a driver version");
       }
     }
   }
@@ -267,11 +278,13 @@ class Finder {
   }
 
   Stack Take() { return std::move(stack_); }
+  std::vector<std::string> TakeUnreadable() { return std::move(unreadable_); }
 
  private:
   base::Env& env_;
   const DoctorOptions& o_;
   Stack stack_;
+  std::vector<std::string> unreadable_;
 };
 
 // One clause, checked at parse time.
@@ -388,12 +401,14 @@ int CompareVersions(const Version& a, const Version& b, size_t n) {
   return 0;
 }
 
-Stack FindStack(base::Env& env, const DoctorOptions& options) {
+Stack FindStack(base::Env& env, const DoctorOptions& options,
+                std::vector<std::string>* unreadable) {
   Finder f(env, options);
   f.Driver();
   f.Libraries();
   f.Headers();
   f.Python();
+  if (unreadable != nullptr) *unreadable = f.TakeUnreadable();
   return f.Take();
 }
 
@@ -483,9 +498,11 @@ bool Matches(const Problem& problem, const Stack& stack, std::vector<std::string
   return true;
 }
 
-DoctorReport Diagnose(const Stack& stack, const std::vector<Problem>& table) {
+DoctorReport Diagnose(const Stack& stack, const std::vector<Problem>& table,
+                      std::vector<std::string> unreadable) {
   DoctorReport r;
   r.stack = stack;
+  r.unreadable = std::move(unreadable);
   r.driver = stack.count("driver") != 0;
   for (const char* c : {"cuda_runtime", "cudnn", "cublas", "nccl"}) {
     r.cuda_libraries = r.cuda_libraries || stack.count(c) != 0;
@@ -508,8 +525,18 @@ base::Report DoctorToReport(const DoctorReport& d) {
     if (it == d.stack.end()) continue;
     found += (found.empty() ? "" : ", ") + std::string(label) + " " + it->second.version.text;
   }
+  // A driver file that is there but could not be read: the driver's version is unknown, which
+  // is not the same as no driver.
+  std::string driver_file;
+  for (const std::string& u : d.unreadable) {
+    if (u.find("nvidia/version") == std::string::npos) continue;
+    driver_file += (driver_file.empty() ? "" : "; ") + u;
+  }
   std::string stack;
-  if (!d.driver && !d.cuda_libraries) {
+  if (!d.driver && !driver_file.empty()) {
+    stack = "an NVIDIA driver is installed but its version is unknown (" + driver_file + ")" +
+            (found.empty() ? std::string() : "; " + found);
+  } else if (!d.driver && !d.cuda_libraries) {
     stack =
         "no GPU software stack on this machine: no NVIDIA driver (/proc/driver/nvidia/version, "
         "/sys/module/nvidia/version) and no CUDA runtime, cuDNN, cuBLAS or NCCL library";
@@ -534,6 +561,7 @@ base::Report DoctorToReport(const DoctorReport& d) {
       "; " + stack;
   r["summary"] = summary;
   r["driver_found"] = d.driver;
+  r["unreadable"] = d.unreadable;
   r["cuda_libraries_found"] = d.cuda_libraries;
   base::Report components = base::Report::array();
   for (std::string_view name : kComponents) {

@@ -188,5 +188,42 @@ TEST(DoctorTest, AMachineWithoutAGpuStackSaysSoAndMatchesNothing) {
   EXPECT_NE(said.find("CUDA libraries only: CUDA runtime 13"), std::string::npos) << said;
 }
 
+// A driver version file that exists but cannot be read, or does not hold a version, makes the
+// driver "unknown", never "no driver".
+TEST(DoctorTest, AnUnreadableDriverFileIsUnknownNotAbsent) {
+  const auto table = ParseKnownProblems(KnownProblemsYaml(), "known_problems.yaml").value();
+  DoctorOptions o;
+  {
+    base::FakeEnv env;
+    env.SetFile("/proc/driver/nvidia/version", "NVRM version: ...");
+    env.FailPath("/proc/driver/nvidia/version",
+                 base::IoError("cannot open: Permission denied", "/proc/driver/nvidia/version"));
+    std::vector<std::string> unreadable;
+    const Stack s = FindStack(env, o, &unreadable);
+    ASSERT_EQ(unreadable.size(), 1U);
+    EXPECT_NE(unreadable[0].find("Permission denied"), std::string::npos);
+    const DoctorReport d = Diagnose(s, table, unreadable);
+    EXPECT_FALSE(d.driver);
+    const base::Report r = DoctorToReport(d);
+    const std::string summary = r["summary"].get<std::string>();
+    EXPECT_NE(summary.find("an NVIDIA driver is installed but its version is unknown"),
+              std::string::npos)
+        << summary;
+    EXPECT_EQ(summary.find("no NVIDIA driver"), std::string::npos) << summary;
+    EXPECT_EQ(r["unreadable"].size(), 1U);
+  }
+  {
+    base::FakeEnv env;
+    env.SetFile("/sys/module/nvidia/version", "garbage\n");
+    std::vector<std::string> unreadable;
+    const Stack s = FindStack(env, o, &unreadable);
+    const DoctorReport d = Diagnose(s, table, unreadable);
+    const std::string summary = DoctorToReport(d)["summary"].get<std::string>();
+    EXPECT_NE(summary.find("version is unknown (/sys/module/nvidia/version: not a driver version)"),
+              std::string::npos)
+        << summary;
+  }
+}
+
 }  // namespace
 }  // namespace seedance::probe

@@ -3,6 +3,11 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
+#include <optional>
+#include <string>
+
+#include "seedance/base/prometheus_text.h"
 
 namespace seedance::probe {
 namespace {
@@ -132,6 +137,71 @@ std::vector<HistogramSeries> CollectHistograms(const base::PromText& text,
     out.push_back(std::move(h));
   }
   return out;
+}
+
+base::Status CheckHistograms(const base::PromText& text, std::string_view family,
+                             const std::string& source) {
+  const std::string bucket_name = std::string(family) + "_bucket";
+  struct Seen {
+    std::map<double, std::pair<double, int>> by_bound;  // le -> (count, line)
+    int first_line = 0;
+  };
+  std::map<std::vector<std::pair<std::string, std::string>>, Seen> series;
+  auto at = [&source](int line) { return source + ":" + std::to_string(line); };
+  for (const base::PromSample& s : text.samples) {
+    if (s.name != bucket_name) continue;
+    std::vector<std::pair<std::string, std::string>> labels;
+    std::optional<std::string_view> le;
+    for (const auto& [k, v] : s.labels) {
+      if (k == "le") {
+        le = v;
+      } else {
+        labels.emplace_back(k, v);
+      }
+    }
+    const std::optional<double> bound = le ? base::ParsePrometheusValue(*le) : std::nullopt;
+    if (!bound || std::isnan(*bound)) {
+      return base::InvalidArgumentError(
+          bucket_name + ": a bucket needs an `le` label that is a number or +Inf", at(s.line));
+    }
+    if (!std::isfinite(s.value) || s.value < 0) {
+      return base::InvalidArgumentError(
+          bucket_name + ": a bucket count must be a finite number of 0 or more", at(s.line));
+    }
+    Seen& seen = series[labels];
+    if (seen.first_line == 0) seen.first_line = s.line;
+    const auto [it, fresh] = seen.by_bound.emplace(*bound, std::make_pair(s.value, s.line));
+    if (!fresh) {
+      return base::InvalidArgumentError(bucket_name + ": the bucket le=\"" + std::string(*le) +
+                                            "\" appears twice in one series (first on line " +
+                                            std::to_string(it->second.second) + ")",
+                                        at(s.line));
+    }
+  }
+  for (const auto& [labels, seen] : series) {
+    if (!std::isinf(seen.by_bound.rbegin()->first) || seen.by_bound.rbegin()->first < 0) {
+      return base::InvalidArgumentError(
+          bucket_name + ": the series has no le=\"+Inf\" bucket (its total count)",
+          at(seen.first_line));
+    }
+    const std::pair<double, int>* previous = nullptr;
+    double previous_bound = 0;
+    for (const auto& [bound, count_line] : seen.by_bound) {
+      if (previous != nullptr && count_line.first < previous->first) {
+        return base::InvalidArgumentError(bucket_name + ": cumulative counts fall from " +
+                                              base::FormatSampleValue(previous->first) +
+                                              " (le=" + base::FormatSampleValue(previous_bound) +
+                                              ", line " + std::to_string(previous->second) +
+                                              ") to " + base::FormatSampleValue(count_line.first) +
+                                              " (le=" + base::FormatSampleValue(bound) +
+                                              "); buckets never decrease as le rises",
+                                          at(count_line.second));
+      }
+      previous = &count_line;
+      previous_bound = bound;
+    }
+  }
+  return base::OkStatus();
 }
 
 HistogramSeries SumByLe(const std::vector<HistogramSeries>& series) {

@@ -67,6 +67,9 @@ std::pair<std::string, bool> WhyNot(const Cluster& c, const Pod& pod, int node) 
 
 }  // namespace
 
+// How many unknown candidate nodes a filter answer gives a reason for.
+constexpr size_t kMaxUnknownNodeReasons = 32;
+
 struct Extender::State {
   ExtenderOptions o;
   base::Env* env = nullptr;
@@ -118,6 +121,27 @@ struct Extender::State {
   }
 
   std::string Key(const KubePod& p) const { return p.uid.empty() ? p.pod.name : p.uid; }
+
+  // The pod (namespace/name) that holds `key` (a UID) in this extender's state, other than
+  // `name`; "" when none does. Kubernetes UIDs are unique: a second pod with a UID already held is
+  // refused, so that no pod can commit, release or take over another pod's reservation.
+  std::string UidHeldByAnother(const std::string& key, const std::string& name) const {
+    if (key == name) return "";  // no UID given: keyed by name
+    if (auto r = reservations.find(key); r != reservations.end() && r->second.name != name) {
+      return r->second.name;
+    }
+    if (auto f = filtered.find(key); f != filtered.end() && f->second.first.name != name) {
+      return f->second.first.name;
+    }
+    for (const auto& [pod, uid] : uid_of) {
+      if (uid == key && pod != name) return pod;
+    }
+    return "";
+  }
+  static std::string DuplicateUid(const std::string& key, const std::string& holder) {
+    return "pod UID " + key + " already belongs to pod " + holder +
+           " (UIDs are unique): refused, the other pod's reservation is kept";
+  }
 
   void Release(const std::string& name) {
     const PodRecord* r = sched->Find(name);
@@ -194,10 +218,15 @@ struct Extender::State {
   // kube-scheduler's candidates as node indices; the unknown and cordoned ones go to `failed`.
   std::vector<char> Allowed(const std::vector<std::string>& names, ExtenderFilterResult& r) {
     std::vector<char> allowed(cluster().nodes().size(), 0);
+    size_t unknown = 0;
     for (const auto& n : names) {
       const auto idx = sched->NodeIndex(n);
       if (!idx) {
-        r.failed[n] = "not in the extender's node cache (not yet seen by its watch)";
+        // A reason for the first few only: a node left out of NodeNames is not a candidate
+        // anyway, and a request naming a million unknown nodes must not get a million reasons.
+        if (++unknown <= kMaxUnknownNodeReasons) {
+          r.failed[n] = "not in the extender's node cache (not yet seen by its watch)";
+        }
       } else if (cordoned.count(n) != 0) {
         r.failed_unresolvable[n] = "node is cordoned (spec.unschedulable)";
       } else {
@@ -419,6 +448,10 @@ ExtenderFilterResult Extender::Filter(const ExtenderArgs& args) {
   ++s.counts.filters;
   ExtenderFilterResult r;
   const KubePod& p = args.pod;
+  if (const std::string holder = s.UidHeldByAnother(s.Key(p), p.pod.name); !holder.empty()) {
+    r.error = State::DuplicateUid(s.Key(p), holder);
+    return r;
+  }
   const std::vector<std::string> names = args.candidate_names();
   std::vector<char> allowed = s.Allowed(names, r);
   if (!p.gang.empty()) return s.FilterGangMember(p, names, std::move(allowed), std::move(r));
@@ -512,6 +545,9 @@ base::StatusOr<std::vector<BindPlan>> Extender::PlanBind(const ExtenderBindingAr
   std::lock_guard<std::mutex> lock(s.mu);
   const std::string name = a.pod_namespace + "/" + a.pod_name;
   const std::string key = a.pod_uid.empty() ? name : a.pod_uid;
+  if (const std::string holder = s.UidHeldByAnother(key, name); !holder.empty()) {
+    return base::FailedPreconditionError(State::DuplicateUid(key, holder), name);
+  }
   const auto node = s.sched->NodeIndex(a.node);
   if (!node) return base::FailedPreconditionError("node " + a.node + " is not known", name);
   const PodRecord* rec = s.sched->Find(name);
@@ -623,29 +659,32 @@ std::map<std::string, MetaVictims> Extender::Preempt(const ExtenderPreemptionArg
   return out;
 }
 
-void Extender::BindSucceeded(std::string_view uid) {
+void Extender::BindSucceeded(const BindPlan& plan) {
   std::lock_guard<std::mutex> lock(s_->mu);
-  s_->posting.erase(std::string(uid));
+  const std::string uid = plan.uid.empty() ? plan.ns + "/" + plan.name : plan.uid;
+  s_->posting.erase(uid);
   ++s_->counts.binds;
   for (auto& [gang, g] : s_->gangs) {
-    if (g.placed.erase(std::string(uid)) != 0) g.bound.insert(std::string(uid));
+    if (g.placed.erase(uid) != 0) g.bound.insert(uid);
   }
   auto it = s_->reservations.find(uid);
-  if (it == s_->reservations.end()) return;  // the watch committed it first
+  // Gone: the watch committed it first. Another pod's: never committed by this one's Binding.
+  if (it == s_->reservations.end() || it->second.name != plan.ns + "/" + plan.name) return;
   (void)s_->sched->Bind(it->second.name);
   s_->reservations.erase(it);
 }
 
-void Extender::BindFailed(std::string_view uid) {
+void Extender::BindFailed(const BindPlan& plan) {
   std::lock_guard<std::mutex> lock(s_->mu);
-  s_->posting.erase(std::string(uid));
+  const std::string uid = plan.uid.empty() ? plan.ns + "/" + plan.name : plan.uid;
+  s_->posting.erase(uid);
   auto it = s_->reservations.find(uid);
   ++s_->counts.bind_failures;
-  if (it == s_->reservations.end()) return;
+  if (it == s_->reservations.end() || it->second.name != plan.ns + "/" + plan.name) return;
   const std::string name = it->second.name;
   s_->Release(name);
   for (auto& [gang, g] : s_->gangs) {
-    if (g.placed.erase(std::string(uid)) != 0) s_->ReleaseGang(g);
+    if (g.placed.erase(uid) != 0) s_->ReleaseGang(g);
   }
 }
 

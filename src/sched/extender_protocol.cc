@@ -4,6 +4,7 @@
 #include <cctype>
 #include <nlohmann/json.hpp>
 
+#include "seedance/base/printable.h"
 #include "src/sched/k8s_json.h"
 
 namespace seedance::sched {
@@ -48,6 +49,10 @@ base::StatusOr<KubePod> PodField(const json& j, const std::string& where) {
   if (pod == nullptr) return base::InvalidArgumentError("expected a Pod", where + ".Pod");
   return internal::KubePodFromJson(*pod, where + ".Pod");
 }
+
+// Invalid UTF-8 in a string (a node name, an error quoting input) is replaced, never thrown:
+// a response always encodes.
+std::string Dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
 
 }  // namespace
 
@@ -156,18 +161,18 @@ std::string EncodeFilterResult(const ExtenderFilterResult& r) {
   j["NodeNames"] = r.node_names ? json(*r.node_names) : json(nullptr);
   j["FailedNodes"] = json(r.failed);
   j["FailedAndUnresolvableNodes"] = json(r.failed_unresolvable);
-  j["Error"] = r.error;
-  return j.dump();
+  j["Error"] = base::Printable(r.error);
+  return Dump(j);
 }
 
 std::string EncodeHostPriorityList(const std::vector<HostPriority>& list) {
   json j = json::array();
   for (const auto& p : list) j.push_back({{"Host", p.host}, {"Score", p.score}});
-  return j.dump();
+  return Dump(j);
 }
 
 std::string EncodeBindingResult(std::string_view error) {
-  return json{{"Error", std::string(error)}}.dump();
+  return Dump(json{{"Error", base::Printable(error)}});
 }
 
 std::string EncodePreemptionResult(const std::map<std::string, MetaVictims>& victims) {
@@ -177,7 +182,7 @@ std::string EncodePreemptionResult(const std::map<std::string, MetaVictims>& vic
     for (const auto& uid : v.pod_uids) pods.push_back({{"UID", uid}});
     map[node] = {{"Pods", pods}, {"NumPDBViolations", v.num_pdb_violations}};
   }
-  return json{{"NodeNameToMetaVictims", map}}.dump();
+  return Dump(json{{"NodeNameToMetaVictims", map}});
 }
 
 }  // namespace seedance::sched

@@ -177,9 +177,9 @@ base::StatusOr<std::unique_ptr<ExtenderServer>> ExtenderServer::Start(
     for (const BindPlan& plan : *plans) {
       const base::Status posted = s->binder->Bind(plan);
       if (posted.ok()) {
-        s->extender->BindSucceeded(plan.uid);
+        s->extender->BindSucceeded(plan);
       } else {
-        s->extender->BindFailed(plan.uid);
+        s->extender->BindFailed(plan);
         if (&plan == &plans->front()) error = posted.ToString();
       }
     }
@@ -212,6 +212,22 @@ base::StatusOr<std::unique_ptr<ExtenderServer>> ExtenderServer::Start(
   });
   s->http.Get("/metrics", [s](const httplib::Request&, httplib::Response& res) {
     res.set_content(Render(*s), "text/plain; version=0.0.4; charset=utf-8");
+  });
+  // A known path asked with another method is 405 with the methods it takes, not 404.
+  const std::map<std::string, std::string> allow = {
+      {p + "/filter", "POST"},  {p + "/prioritize", "POST"}, {p + "/bind", "POST"},
+      {p + "/preempt", "POST"}, {p + "/config", "GET, PUT"}, {"/healthz", "GET"},
+      {"/metrics", "GET"}};
+  s->http.set_error_handler([allow](const httplib::Request& req, httplib::Response& res) {
+    if (res.status != 404 || !res.body.empty()) return;
+    const auto it = allow.find(req.path);
+    if (it == allow.end()) return;
+    res.status = 405;
+    res.set_header("Allow", it->second);
+    res.set_content(nlohmann::json{{"error", req.method + " is not allowed on " + req.path +
+                                                 "; allowed: " + it->second}}
+                        .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace),
+                    "application/json");
   });
   s->port = o.port == 0 ? s->http.bind_to_any_port(o.host)
                         : (s->http.bind_to_port(o.host, o.port) ? o.port : -1);

@@ -177,6 +177,39 @@ TEST_F(ExtenderServerTest, MalformedBodiesAre400WithTheDecodersError) {
   EXPECT_EQ(lines[1]["request"], "not json");
 }
 
+// A verb path asked with another method is 405 with its Allow field, not a bare 404.
+TEST_F(ExtenderServerTest, WrongMethodsAre405WithAllow) {
+  for (const char* verb :
+       {"/seedance/filter", "/seedance/prioritize", "/seedance/bind", "/seedance/preempt"}) {
+    auto r = client_->Get(verb);
+    ASSERT_TRUE(r) << verb;
+    EXPECT_EQ(r->status, 405) << verb;
+    EXPECT_EQ(r->get_header_value("Allow"), "POST") << verb;
+    EXPECT_NE(r->body.find("not allowed"), std::string::npos) << r->body;
+  }
+  auto config = client_->Post("/seedance/config", "{}", "application/json");
+  ASSERT_TRUE(config);
+  EXPECT_EQ(config->status, 405);
+  EXPECT_EQ(config->get_header_value("Allow"), "GET, PUT");
+  auto nowhere = client_->Get("/seedance/nothing");
+  ASSERT_TRUE(nowhere);
+  EXPECT_EQ(nowhere->status, 404);
+}
+
+// A decode error quoting a multi-byte character cut in half still encodes (no 500, no empty body).
+TEST_F(ExtenderServerTest, AnErrorQuotingCutUtf8IsStillA400WithABody) {
+  const std::string quantity = "1\u65e5\u65e5\u65e5\u65e5";  // "1" and a long CJK suffix
+  auto f = client_->Post("/seedance/filter",
+                         R"({"Pod":{"metadata":{"name":"p"},"spec":{"containers":[{"resources":)"
+                         R"({"requests":{"cpu":")" +
+                             quantity + R"("}}}]}}})",
+                         "application/json");
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->status, 400) << f->body;
+  ASSERT_FALSE(f->body.empty());
+  EXPECT_NE(f->body.find("[cpu]"), std::string::npos) << f->body;
+}
+
 TEST(ExchangeJsonLineTest, KeepsBodiesExactlyAndReplacesBadUtf8) {
   const std::string line = ExchangeJsonLine("filter", "{\"a\":\n\"\\u00e9\"}", 200, "[]");
   ASSERT_EQ(line.back(), '\n');

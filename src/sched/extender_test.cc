@@ -12,6 +12,7 @@
 
 #include "seedance/base/fake_env.h"
 #include "seedance/sched/cluster.h"
+#include "seedance/sched/extender_protocol.h"
 #include "seedance/sched/scheduler.h"
 
 namespace seedance::sched {
@@ -94,7 +95,7 @@ TEST(ExtenderTest, DecideModeMatchesTheSchedulerAlone) {
       ASSERT_TRUE(reference.Bind(p.pod.name).ok());
       const auto plan = e->PlanBind({p.name, p.ns, p.uid, plain[want->node].name}).value().at(0);
       EXPECT_EQ(plan.gpus, want->gpus);
-      e->BindSucceeded(p.uid);
+      e->BindSucceeded(plan);
     }
     EXPECT_TRUE(e->Check().ok());
     EXPECT_EQ(e->stats().used_gpu_milli, reference.cluster().used_gpu_milli());
@@ -156,8 +157,9 @@ TEST(ExtenderTest, ReservationsExpireAndFailedBindsRelease) {
   // A bind the API server refused releases the GPU at once.
   const KubePod q = ExtPod("q", 1, 1000);
   ASSERT_TRUE(e->Filter(FilterArgs(q, {"a"})).node_names.has_value());
-  ASSERT_TRUE(e->PlanBind({"q", "ml", q.uid, "a"}).ok());
-  e->BindFailed(q.uid);
+  const auto q_plans = e->PlanBind({"q", "ml", q.uid, "a"});
+  ASSERT_TRUE(q_plans.ok());
+  e->BindFailed(q_plans->at(0));
   EXPECT_EQ(e->stats().used_gpu_milli, 0);
   EXPECT_EQ(e->stats().bind_failures, 1);
   EXPECT_TRUE(e->Check().ok());
@@ -174,7 +176,7 @@ TEST(ExtenderTest, RebuildsFromBoundPodsAfterARestart) {
     const auto r = first->Filter(FilterArgs(p, {"a", "b"}));
     if (!r.node_names) continue;
     const auto plan = first->PlanBind({p.name, p.ns, p.uid, (*r.node_names)[0]}).value().at(0);
-    first->BindSucceeded(p.uid);
+    first->BindSucceeded(plan);
     p.node_name = plan.node;
     p.gpus = plan.gpus;
     p.pod.phase = "Running";
@@ -211,6 +213,45 @@ TEST(ExtenderTest, APendingPodEventKeepsItsReservation) {
   EXPECT_EQ(e->stats().used_gpu_milli, 0);
 }
 
+// Two pods with one UID (the API server never makes them; a buggy or hostile caller can): the
+// second is refused at filter and at bind, in both modes, and no sequence of its verbs commits,
+// releases or takes over the first pod's reservation. One GPU never holds more than 1000 milli.
+TEST(ExtenderTest, ADuplicateUidCannotTouchAnotherPodsReservation) {
+  for (const ExtenderMode mode : {ExtenderMode::kCooperative, ExtenderMode::kDecide}) {
+    SCOPED_TRACE(mode == ExtenderMode::kDecide ? "decide" : "cooperative");
+    base::FakeEnv env;
+    auto e = Make(mode, &env, "bestfit", {ExtNode("a", 1)});
+    const KubePod first = ExtPod("first", 1, 1000, "shared-uid");
+    const KubePod second = ExtPod("second", 1, 1000, "shared-uid");
+    ASSERT_TRUE(e->Filter(FilterArgs(first, {"a"})).node_names.has_value());
+    // The twin is refused at filter, before and after the first's bind is planned.
+    const ExtenderFilterResult twin = e->Filter(FilterArgs(second, {"a"}));
+    EXPECT_NE(twin.error.find("already belongs to pod ml/first"), std::string::npos) << twin.error;
+    EXPECT_FALSE(twin.node_names.has_value());
+    const auto plans = e->PlanBind({"first", "ml", "shared-uid", "a"});
+    ASSERT_TRUE(plans.ok()) << plans.status().ToString();
+    ASSERT_EQ(plans->size(), 1U);
+    // The twin's bind is refused (nothing to post), and a report of its failure, or of its
+    // success, touches nothing of the first's.
+    const auto twin_bind = e->PlanBind({"second", "ml", "shared-uid", "a"});
+    ASSERT_FALSE(twin_bind.ok());
+    EXPECT_NE(twin_bind.status().ToString().find("already belongs"), std::string::npos);
+    e->BindFailed({"ml", "second", "shared-uid", "a", {0}});
+    EXPECT_EQ(e->stats().used_gpu_milli, 1000);
+    e->BindSucceeded({"ml", "second", "shared-uid", "a", {0}});
+    EXPECT_EQ(e->stats().reservations, 1);  // still the first's, still to commit
+    e->BindSucceeded(plans->at(0));
+    EXPECT_EQ(e->stats().reservations, 0);
+    EXPECT_EQ(e->stats().used_gpu_milli, 1000);
+    // A third pod finds the GPU taken.
+    const ExtenderFilterResult third = e->Filter(FilterArgs(ExtPod("third", 1, 1000), {"a"}));
+    EXPECT_FALSE(third.node_names.has_value());
+    EXPECT_FALSE(e->PlanBind({"third", "ml", "uid-third", "a"}).ok());
+    EXPECT_EQ(e->stats().used_gpu_milli, 1000);
+    EXPECT_TRUE(e->Check().ok());
+  }
+}
+
 TEST(ExtenderTest, TheWatchCommitsAReservation) {
   base::FakeEnv env;
   auto e = Make(ExtenderMode::kDecide, &env, "bestfit", {ExtNode("a", 1)});
@@ -222,7 +263,7 @@ TEST(ExtenderTest, TheWatchCommitsAReservation) {
   p.pod.phase = "Pending";
   ASSERT_TRUE(e->UpsertPod(p).ok());  // the watch saw the binding before the bind returned
   EXPECT_EQ(e->stats().reservations, 0);
-  e->BindSucceeded(p.uid);  // a no-op now
+  e->BindSucceeded(plan);  // a no-op now
   env.AdvanceClock(std::chrono::minutes(5));
   EXPECT_EQ(e->ExpireReservations(), 0);
   EXPECT_EQ(e->stats().used_gpu_milli, 500);
@@ -251,9 +292,25 @@ TEST(ExtenderTest, CooperativeModeListsFitsWithReasonsAndChoosesGpusAtBind) {
   EXPECT_LE(scores[1].score, 10);
   const auto plan = e->PlanBind({"big", "ml", big.uid, "b"}).value().at(0);
   EXPECT_EQ(plan.gpus.size(), 2U);
-  e->BindSucceeded(big.uid);
+  e->BindSucceeded(plan);
   EXPECT_EQ(e->stats().used_gpu_milli, 2000);
   EXPECT_TRUE(e->Check().ok());
+}
+
+// A filter naming a great many unknown nodes gets a reason for a few of them, not one per name:
+// the answer stays small whatever the request holds.
+TEST(ExtenderTest, UnknownNodesGetABoundedListOfReasons) {
+  for (const ExtenderMode mode : {ExtenderMode::kCooperative, ExtenderMode::kDecide}) {
+    base::FakeEnv env;
+    auto e = Make(mode, &env, "bestfit", {ExtNode("a", 1)});
+    std::vector<std::string> names = {"a"};
+    for (int i = 0; i < 100000; ++i) names.push_back("ghost-" + std::to_string(i));
+    const auto r = e->Filter(FilterArgs(ExtPod("p", 1, 500), names));
+    ASSERT_TRUE(r.node_names.has_value());
+    EXPECT_EQ(*r.node_names, std::vector<std::string>{"a"});
+    EXPECT_EQ(r.failed.size(), 32U);
+    EXPECT_LT(EncodeFilterResult(r).size(), 8192U);
+  }
 }
 
 // A pod already bound at the given GPUs, as the watch delivers it.
@@ -322,7 +379,7 @@ TEST(ExtenderTest, AGangWaitsForEveryMemberThenIsPlacedAndBoundTogether) {
     EXPECT_EQ(plans[0].uid, m[0].uid);
     EXPECT_EQ(plans[0].node, at);
     ExpectDistinctGpus(plans);
-    for (const auto& p : plans) e->BindSucceeded(p.uid);
+    for (const auto& p : plans) e->BindSucceeded(p);
     EXPECT_EQ(e->stats().reservations, 0);
     EXPECT_EQ(e->stats().used_gpu_milli, 6000);
     // kube-scheduler's own bind of a member bound that way posts nothing.
@@ -372,7 +429,7 @@ TEST(ExtenderTest, AGangIsReleasedWholeByTheTtlADeletionOrARefusedBinding) {
   const auto r = e->Filter(FilterArgs(m1, {"a", "b"}));
   const auto plans = e->PlanBind({"m1", "ml", m1.uid, (*r.node_names)[0]}).value();
   ASSERT_EQ(plans.size(), 2U);
-  e->BindFailed(plans[0].uid);  // the API server refused one: none is bound
+  e->BindFailed(plans[0]);  // the API server refused one: none is bound
   EXPECT_EQ(e->stats().reservations, 0);
   EXPECT_EQ(e->stats().used_gpu_milli, 0);
   EXPECT_TRUE(e->Check().ok());

@@ -94,6 +94,22 @@ base::Status GangOf(const StringMap& annotations, const std::string& path, KubeP
   return base::OkStatus();
 }
 
+// A pod asks for 0 to 64 GPUs (the model's bound), so at most 64,000 milli-GPU.
+constexpr int64_t kMaxPodGpuMilli = int64_t{64} * 1000;
+
+base::Status NotNegative(int64_t value, const std::string& text, const std::string& where) {
+  if (value >= 0) return base::OkStatus();
+  return base::InvalidArgumentError("expected a quantity of 0 or more, got " + text, where);
+}
+
+// sum += add, or an error naming the field whose addition overflows int64.
+base::Status AddChecked(int64_t& sum, int64_t add, const std::string& where) {
+  if (__builtin_add_overflow(sum, add, &sum)) {
+    return base::InvalidArgumentError("the sum over the pod's containers is past int64", where);
+  }
+  return base::OkStatus();
+}
+
 // The GPU shape of a pod from its annotations and its total milli-GPU request.
 base::Status GpuShape(const StringMap& annotations, int64_t requested, const std::string& path,
                       Pod& pod) {
@@ -132,7 +148,7 @@ base::Status GpuShape(const StringMap& annotations, int64_t requested, const std
     }
     return base::OkStatus();
   }
-  if (requested <= 0) return base::OkStatus();
+  if (requested == 0) return base::OkStatus();
   if (requested <= 1000) {
     pod.num_gpu = 1;
     pod.gpu_milli = static_cast<int>(requested);
@@ -164,13 +180,21 @@ base::StatusOr<Requests> ContainerRequests(const json& c, const std::string& pat
   const std::string where = path + ".resources.requests";
   if (auto it = requests.find("cpu"); it != requests.end()) {
     SEEDANCE_ASSIGN_OR_RETURN(r.cpu_milli, ParseQuantityMilli(it->second, where + "[cpu]"));
+    SEEDANCE_RETURN_IF_ERROR(NotNegative(r.cpu_milli, it->second, where + "[cpu]"));
   }
   if (auto it = requests.find("memory"); it != requests.end()) {
     SEEDANCE_ASSIGN_OR_RETURN(r.memory_bytes, ParseQuantity(it->second, where + "[memory]"));
+    SEEDANCE_RETURN_IF_ERROR(NotNegative(r.memory_bytes, it->second, where + "[memory]"));
   }
   if (auto it = requests.find(kGpuMilliResource); it != requests.end()) {
-    SEEDANCE_ASSIGN_OR_RETURN(
-        r.gpu_milli, ParseQuantity(it->second, where + "[" + std::string(kGpuMilliResource) + "]"));
+    const std::string f = where + "[" + std::string(kGpuMilliResource) + "]";
+    SEEDANCE_ASSIGN_OR_RETURN(r.gpu_milli, ParseQuantity(it->second, f));
+    SEEDANCE_RETURN_IF_ERROR(NotNegative(r.gpu_milli, it->second, f));
+    if (r.gpu_milli > kMaxPodGpuMilli) {
+      return base::InvalidArgumentError(
+          "expected at most " + std::to_string(kMaxPodGpuMilli) + " (64 GPUs), got " + it->second,
+          f);
+    }
   }
   return r;
 }
@@ -187,9 +211,11 @@ base::StatusOr<Requests> PodRequests(const json* spec, const std::string& path) 
       if (!(*it)[i].is_object()) return TypeError(p, "an object");
       SEEDANCE_ASSIGN_OR_RETURN(Requests r, ContainerRequests((*it)[i], p));
       if (std::string_view(field) == "containers") {
-        sum.cpu_milli += r.cpu_milli;
-        sum.memory_bytes += r.memory_bytes;
-        sum.gpu_milli += r.gpu_milli;
+        const std::string at = p + ".resources.requests";
+        SEEDANCE_RETURN_IF_ERROR(AddChecked(sum.cpu_milli, r.cpu_milli, at + "[cpu]"));
+        SEEDANCE_RETURN_IF_ERROR(AddChecked(sum.memory_bytes, r.memory_bytes, at + "[memory]"));
+        SEEDANCE_RETURN_IF_ERROR(AddChecked(sum.gpu_milli, r.gpu_milli,
+                                            at + "[" + std::string(kGpuMilliResource) + "]"));
       } else {
         init_max.cpu_milli = std::max(init_max.cpu_milli, r.cpu_milli);
         init_max.memory_bytes = std::max(init_max.memory_bytes, r.memory_bytes);
@@ -197,9 +223,16 @@ base::StatusOr<Requests> PodRequests(const json* spec, const std::string& path) 
       }
     }
   }
-  return Requests{std::max(sum.cpu_milli, init_max.cpu_milli),
-                  std::max(sum.memory_bytes, init_max.memory_bytes),
-                  std::max(sum.gpu_milli, init_max.gpu_milli)};
+  const Requests pod{std::max(sum.cpu_milli, init_max.cpu_milli),
+                     std::max(sum.memory_bytes, init_max.memory_bytes),
+                     std::max(sum.gpu_milli, init_max.gpu_milli)};
+  if (pod.gpu_milli > kMaxPodGpuMilli) {
+    return base::InvalidArgumentError("the containers request " + std::to_string(pod.gpu_milli) +
+                                          " " + std::string(kGpuMilliResource) +
+                                          " in all, more than 64 GPUs",
+                                      path + ".spec.containers[].resources.requests");
+  }
+  return pod;
 }
 
 }  // namespace
@@ -244,9 +277,11 @@ base::StatusOr<KubeNode> KubeNodeFromJson(const json& j, const std::string& wher
   }
   if (auto it = resources.find("cpu"); it != resources.end()) {
     SEEDANCE_ASSIGN_OR_RETURN(out.node.cpu_milli, ParseQuantityMilli(it->second, field + "[cpu]"));
+    SEEDANCE_RETURN_IF_ERROR(NotNegative(out.node.cpu_milli, it->second, field + "[cpu]"));
   }
   if (auto it = resources.find("memory"); it != resources.end()) {
     SEEDANCE_ASSIGN_OR_RETURN(const int64_t bytes, ParseQuantity(it->second, field + "[memory]"));
+    SEEDANCE_RETURN_IF_ERROR(NotNegative(bytes, it->second, field + "[memory]"));
     out.node.memory_mib = bytes >> 20;
   }
   if (auto it = resources.find(kGpuMilliResource); it != resources.end()) {
@@ -298,7 +333,7 @@ base::StatusOr<KubePod> KubePodFromJson(const json& j, const std::string& where)
   }
   SEEDANCE_ASSIGN_OR_RETURN(const Requests r, PodRequests(spec, where));
   out.pod.cpu_milli = r.cpu_milli;
-  out.pod.memory_mib = (r.memory_bytes + (1 << 20) - 1) >> 20;
+  out.pod.memory_mib = (r.memory_bytes >> 20) + ((r.memory_bytes & ((1 << 20) - 1)) != 0 ? 1 : 0);
   SEEDANCE_RETURN_IF_ERROR(GpuShape(annotations, r.gpu_milli, where, out.pod));
   if (auto it = annotations.find(kGpuSpecAnnotation); it != annotations.end()) {
     std::string_view rest = it->second;

@@ -161,6 +161,70 @@ TEST(K8sObjectsTest, ErrorsNameThePath) {
   }
 }
 
+// Quantities past int range, sums that overflow int64, the MiB round-up at the top of int64 and
+// negative quantities are refused with the field's path: never a pod with a wrapped-around shape.
+TEST(K8sObjectsTest, ArithmeticThatWouldWrapIsRefusedWithTheField) {
+  const std::string gpu = "seedance.io/gpu-milli";
+  auto requests = [](const std::vector<std::string>& containers) {
+    std::string j = R"({"metadata":{"name":"p"},"spec":{"containers":[)";
+    for (size_t i = 0; i < containers.size(); ++i) {
+      j += (i ? "," : "") + std::string(R"({"resources":{"requests":{)") + containers[i] + "}}}";
+    }
+    return j + "]}}";
+  };
+  struct Case {
+    std::string json, path;
+  };
+  const std::vector<Case> cases = {
+      // GPU counts past int range, and past the 64-GPU bound, by request or annotation.
+      {requests({R"("seedance.io/gpu-milli":"4294967296000")"}),
+       "pod.spec.containers[0].resources.requests[" + gpu + "]"},
+      {requests({R"("seedance.io/gpu-milli":"65000")"}),
+       "pod.spec.containers[0].resources.requests[" + gpu + "]"},
+      {requests({R"("seedance.io/gpu-milli":"40000")", R"("seedance.io/gpu-milli":"40000")"}),
+       "pod.spec.containers[].resources.requests"},
+      {R"({"metadata":{"name":"p","annotations":{"seedance.io/num-gpu":"4294967297","seedance.io/gpu-milli":"1000"}}})",
+       "pod.metadata.annotations[seedance.io/num-gpu]"},
+      {R"({"metadata":{"name":"p","annotations":{"seedance.io/num-gpu":"1","seedance.io/gpu-milli":"4294967796"}}})",
+       "pod.metadata.annotations[seedance.io/gpu-milli]"},
+      // Negative quantities: never a "CPU-only" GPU pod, nor a negative CPU or memory.
+      {requests({R"("seedance.io/gpu-milli":"-500")"}),
+       "pod.spec.containers[0].resources.requests[" + gpu + "]"},
+      {requests({R"("cpu":"-1")"}), "pod.spec.containers[0].resources.requests[cpu]"},
+      {requests({R"("memory":"-1Gi")"}), "pod.spec.containers[0].resources.requests[memory]"},
+      {R"({"metadata":{"name":"p","annotations":{"seedance.io/num-gpu":"-1","seedance.io/gpu-milli":"1000"}}})",
+       "pod.metadata.annotations[seedance.io/num-gpu]"},
+      // Sums over containers that overflow int64.
+      {requests({R"("cpu":"5000000000000000")", R"("cpu":"5000000000000000")"}),  // x1000 milli
+       "pod.spec.containers[1].resources.requests[cpu]"},
+      {requests({R"("memory":"8E")", R"("memory":"8E")"}),
+       "pod.spec.containers[1].resources.requests[memory]"},
+  };
+  for (const auto& c : cases) {
+    auto r = ParseKubePod(c.json, "pod");
+    ASSERT_FALSE(r.ok()) << c.json << " gave " << r->pod.num_gpu << " x " << r->pod.gpu_milli;
+    EXPECT_EQ(r.status().code(), base::StatusCode::kInvalidArgument);
+    EXPECT_NE(r.status().ToString().find(c.path), std::string::npos) << c.json << "\n"
+                                                                     << r.status().ToString();
+  }
+  // The round-up to MiB at the top of int64 does not wrap: the largest quantity the reader takes
+  // rounds up to a positive MiB count.
+  auto top = ParseKubePod(requests({R"("memory":"9223372036854775807")"}), "pod");
+  if (top.ok()) {
+    EXPECT_EQ(top->pod.memory_mib, (int64_t{INT64_MAX} >> 20) + 1);
+  } else {
+    EXPECT_NE(top.status().ToString().find("[memory]"), std::string::npos);
+  }
+  // A node's negative capacity is refused too.
+  for (const std::string& field : {std::string("cpu"), std::string("memory")}) {
+    auto n = ParseKubeNode(
+        R"({"metadata":{"name":"n"},"status":{"allocatable":{")" + field + R"(":"-4"}}})", "node");
+    ASSERT_FALSE(n.ok()) << field;
+    EXPECT_NE(n.status().ToString().find("node.status.allocatable[" + field + "]"),
+              std::string::npos);
+  }
+}
+
 TEST(K8sObjectsTest, GangMembersNameTheirGangPerNamespace) {
   const KubePod p = ParseKubePod(R"({"metadata":{"name":"w-1","namespace":"ml","annotations":
         {"seedance.io/gang":"job-9","seedance.io/gang-size":"4"}}})",

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <utility>
 
+#include "seedance/base/yaml_map.h"
 #include "seedance/sched/k8s_objects.h"
 
 namespace seedance::sched {
@@ -81,12 +82,7 @@ std::string ApiMessage(const std::string& body) {
 
 base::StatusOr<KubeConfig> LoadKubeConfig(base::Env& env, const std::string& path) {
   SEEDANCE_ASSIGN_OR_RETURN(const std::string text, env.ReadFile(path));
-  YAML::Node root;
-  try {
-    root = YAML::Load(text);
-  } catch (const YAML::Exception& e) {
-    return base::InvalidArgumentError("not YAML: " + std::string(e.what()), path);
-  }
+  SEEDANCE_ASSIGN_OR_RETURN(const YAML::Node root, base::ParseYaml(text, path));
   try {
     const std::string context_name = Str(root, "current-context");
     if (context_name.empty()) return base::InvalidArgumentError("no current-context", path);

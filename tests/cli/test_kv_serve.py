@@ -161,9 +161,12 @@ def test_an_over_budget_load_gets_429(serve):
     for t in threads:
         t.join()
     assert 200 in results and 429 in results, results
-    with pytest.raises(openai.RateLimitError):
+    # Larger than the whole budget: never servable, so a 400 the client does not retry (a 429
+    # with Retry-After would have it retry forever).
+    with pytest.raises(openai.BadRequestError) as refused:
         s.client(max_retries=0).completions.create(model="aidreams260K", prompt="",
                                                    max_tokens=127)
+    assert refused.value.code == "kv_budget_exceeded"
     assert s.stop()[0] == 0
 
 

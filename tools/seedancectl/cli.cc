@@ -13,7 +13,9 @@
 
 #include "seedance/base/env.h"
 #include "seedance/base/parse.h"
+#include "seedance/base/printable.h"
 #include "seedance/base/suggest.h"
+#include "seedance/probe/exporter.h"
 
 namespace seedance::cli {
 
@@ -67,6 +69,28 @@ CLI::Validator OutputPath() {
       "FILE", "OutputPath");
 }
 
+CLI::Validator ListenAddress() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        const auto parsed = probe::ParseListenAddress(text);
+        return parsed.ok() ? "" : std::string(parsed.status().message());
+      },
+      "HOST:PORT", "ListenAddress");
+}
+
+CLI::Validator PrintableName() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        if (text.empty()) return "an empty name";
+        if (text.size() > 256) return "a name longer than 256 bytes";
+        if (base::Printable(text) != text) {
+          return "not printable UTF-8: '" + base::Printable(text) + "'";
+        }
+        return "";
+      },
+      "NAME", "PrintableName");
+}
+
 CLI::Validator InputDirectory() {
   return CLI::Validator(
       [](std::string& path) -> std::string {
@@ -102,8 +126,9 @@ bool StdoutWritten() {
 }
 
 int PrintError(const base::Status& status) {
-  std::string line = "error: " + std::string(status.message());
-  if (!status.where().empty()) line += " (" + std::string(status.where()) + ")";
+  // Messages quote input: bounded, and every byte made visible (base/printable.h).
+  std::string line = "error: " + base::Printable(status.message());
+  if (!status.where().empty()) line += " (" + base::Printable(status.where()) + ")";
   std::cerr << line << std::endl;
   return kExitFailure;
 }

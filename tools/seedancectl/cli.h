@@ -37,6 +37,10 @@ CLI::Validator RealIn(double lo, double hi);
 // A file the command will write: not empty, not a directory, in a directory that exists. Checked
 // when the command line is read, so a bad path fails before any work is done.
 CLI::Validator OutputPath();
+// HOST:PORT as the servers listen (probe::ParseListenAddress); a malformed one is a usage error.
+CLI::Validator ListenAddress();
+// A name clients must be able to send back: 1 to 256 bytes of printable UTF-8.
+CLI::Validator PrintableName();
 // A directory to read from (--root): it must exist and be a directory.
 CLI::Validator InputDirectory();
 

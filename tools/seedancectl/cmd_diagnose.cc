@@ -22,7 +22,7 @@ void RegisterDiagnose(CLI::App& app, Context& context) {
       "diagnose",
       "Name a cluster's degradation pattern (slow etcd disk, leader churn, slow API server or "
       "scheduler, slow pod starts, RDMA drops) from Prometheus metrics, with the command that "
-      "confirms it; exit 1 when one matches");
+      "confirms it; exit 1 when one matches or a check has nothing to judge");
   cmd->add_option("--metrics", f->metrics,
                   "A file or http(s):// URL of Prometheus text (repeatable: etcd, kube-apiserver, "
                   "kube-scheduler, kubelet, node exporter)")
@@ -70,7 +70,9 @@ void RegisterDiagnose(CLI::App& app, Context& context) {
     auto d = probe::DiagnoseCluster(*sources);
     if (Failed(d.status(), context)) return;
     context.exit_code = PrintReport(probe::DiagnosisToReport(*d), f->output);
-    if (context.exit_code == 0 && !d->findings.empty()) context.exit_code = kExitFailure;
+    if (context.exit_code == 0 && (!d->findings.empty() || probe::Undetermined(*d))) {
+      context.exit_code = kExitFailure;
+    }
   });
 }
 

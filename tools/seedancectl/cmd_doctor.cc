@@ -41,7 +41,9 @@ void RegisterDoctor(CLI::App& app, Context& context) {
     }
     auto table = probe::ParseKnownProblems(text, file);
     if (Failed(table.status(), context)) return;
-    const probe::DoctorReport d = probe::Diagnose(probe::FindStack(env, o), *table);
+    std::vector<std::string> unreadable;
+    const probe::Stack stack = probe::FindStack(env, o, &unreadable);
+    const probe::DoctorReport d = probe::Diagnose(stack, *table, std::move(unreadable));
     context.exit_code = PrintReport(probe::DoctorToReport(d), f->output);
     if (context.exit_code == 0 && !d.matched.empty()) context.exit_code = kExitFailure;
   });

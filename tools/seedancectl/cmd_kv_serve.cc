@@ -41,9 +41,12 @@ void RegisterKvServe(CLI::App* noun, Context& context) {
       "serve", "Serve a llama2.c model over an OpenAI-compatible HTTP API (/v1/completions)");
   cmd->add_option("--model", f->model, "llama2.c checkpoint")->required();
   cmd->add_option("--tokenizer", f->tokenizer, "llama2.c tokenizer")->required();
-  cmd->add_option("--listen", f->listen, "HOST:PORT (port 0 picks one)")->capture_default_str();
+  cmd->add_option("--listen", f->listen, "HOST:PORT (port 0 picks one)")
+      ->check(ListenAddress())
+      ->capture_default_str();
   cmd->add_option("--served-model-name", f->name,
-                  "The name clients put in \"model\" (default: the model file's stem)");
+                  "The name clients put in \"model\" (default: the model file's stem)")
+      ->check(PrintableName());
   cmd->add_option("--policy", f->policy,
                   "continuous (requests join and leave the batch at token boundaries) or "
                   "dynamic (Triton's batcher: a batch runs to its end)")

@@ -103,6 +103,7 @@ void RegisterProbe(CLI::App& app, Context& context) {
   // than ignored.
   cmd->add_option("--listen", f->listen,
                   "Serve Prometheus /metrics on HOST:PORT (e.g. 127.0.0.1:9464) until interrupted")
+      ->check(ListenAddress())
       ->excludes(once)
       ->excludes(count);
   cmd->add_option("--naming", f->naming, "Metric names on /metrics: seedance or dcgm")

@@ -40,6 +40,7 @@ void RegisterServe(CLI::App* noun, Context& context) {
   CLI::App* cmd = noun->add_subcommand(
       "serve", "Serve kube-scheduler's extender verbs (filter, prioritize, bind, preempt)");
   cmd->add_option("--listen", f->listen, "HOST:PORT to serve on (port 0: a free one)")
+      ->check(ListenAddress())
       ->capture_default_str();
   cmd->add_option("--kubeconfig", f->kubeconfig,
                   "The API server to list-watch and bind through (default: in-cluster)")

@@ -36,6 +36,9 @@ class CsvTable {
 
   // Index of a column, or nullopt.
   std::optional<size_t> Column(std::string_view name) const;
+  // An error at the header line when two columns share a name (for readers that take any
+  // columns and would otherwise read one of the two).
+  Status CheckUniqueColumns() const;
   // Every column must be one of `allowed` and each of `required` must exist;
   // a column may not repeat. Errors point at the header line.
   Status CheckColumns(std::initializer_list<std::string_view> required,

@@ -64,6 +64,10 @@ struct RequestSample {
   int64_t first_token_ns = -1;  // completions: the first event with text; -1 if none
   int tokens = 0;               // completions: usage.completion_tokens (or text events)
   bool ok = false;
+  // Completions answered 200 whose stream is not what the API promises: an event that is not a
+  // JSON object of the completion's shape (fields of the wrong type included), or no token at
+  // all before [DONE]. Counted as errors, and apart in the report ("malformed_streams").
+  bool malformed = false;
 };
 
 // MSER-5: the number of leading values to drop from `series` (a multiple of `batch`, at most half).

@@ -45,6 +45,9 @@ struct ClusterMeasurement {
   double threshold = 0;
   std::string unit;  // "s" or "" (a count)
   bool over = false;
+  // The check could not be computed (a histogram with no observations in the window): neither
+  // over nor clean.
+  bool undetermined = false;
   double observations = 0;  // histogram checks: observations the quantile stands on
 };
 
@@ -68,6 +71,10 @@ base::StatusOr<Diagnosis> DiagnoseCluster(const std::vector<MetricsSource>& sour
 // {summary, basis, sources: [{source, components}], findings: [{pattern, severity, title,
 // evidence, cause, confirm, fix, consequence_of}], measurements: [{source, check, value, unit,
 // threshold, over, observations}]}.
+// Whether some check had nothing to judge (a histogram with no observations): the diagnosis
+// is then not clean even without findings.
+bool Undetermined(const Diagnosis& d);
+
 base::Report DiagnosisToReport(const Diagnosis& diagnosis);
 
 }  // namespace seedance::probe

@@ -63,8 +63,11 @@ struct DoctorOptions {
   std::string root = "/";
   std::vector<std::string> python_prefixes;  // e.g. a virtual environment's directory
 };
-// Never fails: what cannot be read is not found.
-Stack FindStack(base::Env& env, const DoctorOptions& options);
+// Never fails: what cannot be read is not found. `unreadable`, when given, gets "PATH: why" for
+// each version file that exists but could not be read or parsed (a driver file readable only by
+// root, say), so that the report says "unknown", not "absent".
+Stack FindStack(base::Env& env, const DoctorOptions& options,
+                std::vector<std::string>* unreadable = nullptr);
 // The Python environments a user means by default: $VIRTUAL_ENV and $CONDA_PREFIX, when set.
 std::vector<std::string> DefaultPythonPrefixes(base::Env& env);
 
@@ -84,10 +87,12 @@ bool Matches(const Problem& problem, const Stack& stack, std::vector<std::string
 struct DoctorReport {
   Stack stack;
   std::vector<std::pair<const Problem*, std::vector<std::string>>> matched;
-  bool driver = false;          // an NVIDIA driver was found
-  bool cuda_libraries = false;  // a CUDA runtime, cuDNN, cuBLAS or NCCL library was found
+  bool driver = false;                  // an NVIDIA driver was found
+  bool cuda_libraries = false;          // a CUDA runtime, cuDNN, cuBLAS or NCCL library was found
+  std::vector<std::string> unreadable;  // FindStack's: files present but not read
 };
-DoctorReport Diagnose(const Stack& stack, const std::vector<Problem>& table);
+DoctorReport Diagnose(const Stack& stack, const std::vector<Problem>& table,
+                      std::vector<std::string> unreadable = {});
 // {summary, driver_found, cuda_libraries_found, components: [{component, version, where}],
 // problems: [{id, because, symptom, fix, source}]}; the summary says plainly when there is no
 // driver (GPU programs cannot run) or no GPU software at all.

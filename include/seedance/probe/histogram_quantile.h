@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "seedance/base/prometheus_parse.h"
+#include "seedance/base/status.h"
 
 namespace seedance::probe {
 
@@ -47,6 +48,14 @@ struct HistogramSeries {
 
 // Every series of `family` in the text, keyed by its labels (without `le`).
 std::vector<HistogramSeries> CollectHistograms(const base::PromText& text, std::string_view family);
+
+// Whether every series of `family` in the text is a well-formed classic histogram: each bucket
+// has an `le` that parses, each `le` once per series, every count a finite number of 0 or more,
+// counts that never fall as `le` rises, and a `+Inf` bucket. An error names `source:line` of
+// the first sample at fault. (BucketQuantile quietly repairs or skips such data, as Prometheus
+// does; a diagnosis built on it would be a guess, so `diagnose` refuses it instead.)
+base::Status CheckHistograms(const base::PromText& text, std::string_view family,
+                             const std::string& source);
 
 // `sum by (le) (...)`: the buckets of all the series added by upper bound, as one series
 // without labels (no buckets when there are no series).

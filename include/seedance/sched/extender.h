@@ -121,8 +121,10 @@ class Extender {
   // node where no such set makes room is left out. kube-scheduler deletes the victims of the
   // node it picks; its PDB count for a node is passed back unchanged.
   std::map<std::string, MetaVictims> Preempt(const ExtenderPreemptionArgs& args);
-  void BindSucceeded(std::string_view uid);
-  void BindFailed(std::string_view uid);
+  // What the API server answered to a plan's Binding. Only the reservation of the plan's own
+  // pod (its UID and its name) is committed or released.
+  void BindSucceeded(const BindPlan& plan);
+  void BindFailed(const BindPlan& plan);
   // Releases the reservations older than the TTL; how many.
   int ExpireReservations();
 
