@@ -189,6 +189,19 @@ PYBIND11_MODULE(_core, m) {
   m.def("plan_recompute_json", &PlanRecomputeJson, py::arg("layers_json"), py::arg("budget_bytes"),
         "The least-time recomputation plan within a memory budget");
   m.def("default_job_yaml", [] { return std::string(seedance::plan::DefaultJobYaml()); });
+  m.def(
+      "read_file",
+      [](const std::string& path) {
+        seedance::base::StatusOr<std::string> text = seedance::base::InternalError("not read");
+        {
+          py::gil_scoped_release release;
+          text = seedance::base::Env::Default()->ReadFile(path);
+        }
+        return py::bytes(ValueOrRaise(std::move(text)));
+      },
+      py::arg("path"),
+      "A file's bytes read as the CLI reads its inputs (base::Env): a regular file only (a FIFO, "
+      "a device or a directory is an error, never a hang or an endless read), at most 4 GiB");
   m.def("gpu_catalog", &GpuCatalogJson, py::arg("catalog_yaml"), py::arg("catalog_source"),
         "Every GPU of the catalog as JSON text");
   m.def("cuda_info_json", &CudaInfoJson,

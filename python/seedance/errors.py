@@ -25,17 +25,44 @@ class SeedanceError(ValueError):
 
 
 def read_text(path: "os.PathLike[str] | str") -> str:
-    """A UTF-8 text input file. Unreadable files and bytes that are not UTF-8 raise
-    SeedanceError naming the file (and, for bad bytes, the line), as the CLI reports them."""
+    """A UTF-8 text input file, read as the CLI reads it (libseedance's Env: a regular file of at
+    most 4 GiB; a FIFO, a device or a directory is an error, never a hang or an endless read).
+    Unreadable files and bytes that are not UTF-8 raise SeedanceError naming the file (and, for
+    bad bytes, the line), as the CLI reports them."""
+    from seedance import _core  # here: _core raises this module's SeedanceError
+
     where = os.fspath(path)
-    try:
-        with open(path, "rb") as f:
-            data = f.read()
-    except OSError as e:
-        raise SeedanceError(f"cannot read: {e.strerror}", where, "IO_ERROR") from e
+    if not isinstance(where, str):
+        raise SeedanceError("expected a path as text", repr(where))
+    data = _core.read_file(where)
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as e:
         line = data.count(b"\n", 0, e.start) + 1
         raise SeedanceError(f"not UTF-8 text (byte 0x{data[e.start]:02x})", f"{where}:{line}",
                             "INVALID_ARGUMENT") from e
+
+
+def check_int(name: str, value: object, bits: int = 64) -> int:
+    """`value` as an int that fits the setting's signed `bits`-bit field, or SeedanceError naming
+    it: a bool, a float or an int past the field is refused here, where pybind11 would raise a
+    TypeError about "incompatible function arguments" (or wrap it). The setting's own range is
+    libseedance's, checked there."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise SeedanceError(f"expected an integer, got {value!r}", name)
+    lo, hi = -(1 << (bits - 1)), (1 << (bits - 1)) - 1
+    if not lo <= value <= hi:
+        raise SeedanceError(f"expected an integer of {bits} bits at most ({lo} to {hi}), "
+                            f"got {value}", name)
+    return value
+
+
+def check_number(name: str, value: object) -> float:
+    """`value` as a float, or SeedanceError naming it (NaN passes: the library's range refuses
+    it with the setting's bounds)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise SeedanceError(f"expected a number, got {value!r}", name)
+    try:
+        return float(value)
+    except OverflowError:
+        raise SeedanceError(f"expected a number a double can hold, got {value}", name) from None

@@ -17,6 +17,7 @@ import os
 from typing import Any, Optional, Union
 
 from seedance import _core
+from seedance.errors import SeedanceError, check_int, check_number
 
 __all__ = ["estimate", "evaluate"]
 
@@ -32,12 +33,20 @@ def evaluate(model: PathLike, *, tokenizer: Optional[PathLike] = None, bits: str
     adaptive (with the adaptive rule's settings); ``window``: the most recent tokens kept in
     FP32 (``None``: a quarter of ``tokens``). ``warnings`` in the report says when too little was
     quantized for the KL to mean much."""
-    if window is not None and window < 0:
-        raise ValueError(f"window: expected 0 or more tokens, got {window}")
+    # Types and 32/64-bit fields here; every range in libseedance (kv::CheckEvalRequest), the
+    # same the CLI's flags take. A negative window is not "automatic": None is.
+    ints = {name: check_int(name, value, 32) for name, value in
+            (("group", group), ("tokens", tokens), ("long_bits", long_bits),
+             ("default_bits", default_bits))}
+    if window is not None and check_int("window", window, 32) < 0:
+        raise SeedanceError(f"expected 0 or more tokens (None: a quarter of tokens), got {window}",
+                            "window")
     return json.loads(_core.kv_eval_json(
         os.fspath(model), os.fspath(tokenizer) if tokenizer is not None else "", str(bits),
-        group, -1 if window is None else window, tokens, prompt, long_context,
-        entropy_threshold, long_bits, default_bits))
+        ints["group"], -1 if window is None else window, ints["tokens"], prompt,
+        check_int("long_context", long_context), check_number("entropy_threshold",
+                                                              entropy_threshold),
+        ints["long_bits"], ints["default_bits"]))
 
 
 def estimate(*, tokens: int = 131072, layers: int = 32, kv_dim: int = 1024, bits: int = 4,

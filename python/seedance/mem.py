@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Optional, Union
 
 from seedance import _core
-from seedance.errors import SeedanceError, read_text
+from seedance.errors import SeedanceError, check_int, check_number, read_text
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -72,9 +72,12 @@ def plan(lifetimes: Union[PathLike, Iterable[Buffer]], *, algo: str = "auto",
     Returns peak_bytes, lower_bound_bytes, optimal, algo, solve_ms, ... and ``offsets``
     (buffer id -> byte offset).
     """
-    if capacity is not None and (isinstance(capacity, bool) or not isinstance(capacity, int)
-                                 or capacity < 1):
+    if capacity is not None and check_int("capacity", capacity) < 1:
         raise SeedanceError("expected a whole number of bytes >= 1", "capacity")
+    # Types and 64-bit fields here; the ranges in libseedance (mem::PlanOffsets), the CLI's.
+    time_limit = check_number("time_limit", time_limit)
+    alignment = check_int("alignment", alignment)
+    threads = check_int("threads", threads, 32)
     if isinstance(lifetimes, (str, os.PathLike)):
         text, source = _text(lifetimes)
     else:

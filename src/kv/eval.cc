@@ -135,7 +135,35 @@ base::StatusOr<base::Report> EvaluateKvCache(const LlamaModel& model, const Toke
   return r;
 }
 
+base::Status CheckEvalRequest(const EvalRequest& q) {
+  auto range = [](int64_t v, int64_t lo, int64_t hi, const char* name) {
+    if (v >= lo && v <= hi) return base::OkStatus();
+    return base::InvalidArgumentError("expected " + std::to_string(lo) + " to " +
+                                          std::to_string(hi) + ", got " + std::to_string(v),
+                                      name);
+  };
+  SEEDANCE_RETURN_IF_ERROR(range(q.group, 1, kMaxEvalGroup, "group"));
+  SEEDANCE_RETURN_IF_ERROR(range(q.tokens, 1, kMaxEvalTokens, "tokens"));
+  if (q.window != kAutoWindow)
+    SEEDANCE_RETURN_IF_ERROR(range(q.window, 0, kMaxEvalTokens, "window"));
+  SEEDANCE_RETURN_IF_ERROR(range(q.rule.long_context, 0, kMaxLongContext, "long_context"));
+  if (!(q.rule.entropy_threshold >= 0 && q.rule.entropy_threshold <= 1)) {
+    return base::InvalidArgumentError(
+        "expected a number in [0, 1], got " + std::to_string(q.rule.entropy_threshold),
+        "entropy_threshold");
+  }
+  for (const auto& [bits, name] :
+       {std::pair{q.rule.long_bits, "long_bits"}, std::pair{q.rule.default_bits, "default_bits"}}) {
+    if (bits != 2 && bits != 4 && bits != 5 && bits != 6 && bits != 8) {
+      return base::InvalidArgumentError(
+          "expected 2, 4, 5, 6 or 8 bits, got " + std::to_string(bits), name);
+    }
+  }
+  return base::OkStatus();
+}
+
 base::StatusOr<EvalRun> RunKvEval(base::Env& env, const EvalRequest& q) {
+  SEEDANCE_RETURN_IF_ERROR(CheckEvalRequest(q));
   auto model = LlamaModel::Load(env, q.model_path);
   if (!model.ok()) return model.status().Annotate("cannot load the model");
   std::optional<Tokenizer> tok;
@@ -146,9 +174,6 @@ base::StatusOr<EvalRun> RunKvEval(base::Env& env, const EvalRequest& q) {
   }
   EvalRun run;
   EvalOptions o;
-  if (q.window < 0 && q.window != kAutoWindow) {
-    return base::InvalidArgumentError("expected a window of 0 tokens or more", "--window");
-  }
   o.quant = QuantConfig::Of(q.bits, q.group,
                             q.window == kAutoWindow ? DefaultWindow(q.tokens) : q.window);
   o.quant.rule = q.rule;

@@ -57,16 +57,23 @@ int64_t Gcd(std::span<const int64_t> values) {
 
 StatusOr<Plan> PlanOffsets(std::span<const Buffer> buffers, const PlanOptions& options,
                            base::Env* env) {
-  if (options.alignment < 1 || options.alignment > (int64_t{1} << 30)) {
+  if (options.alignment < 1 || options.alignment > kMaxPlanAlignment) {
     return base::InvalidArgumentError(
         "alignment must be between 1 and 2^30 bytes, got " + std::to_string(options.alignment),
-        "--alignment");
+        "alignment");
   }
-  if (options.capacity_bytes < 0) {
-    return base::InvalidArgumentError("capacity must not be negative", "--capacity");
+  if (options.capacity_bytes < 0 || options.capacity_bytes > kMaxArenaBytes) {
+    return base::InvalidArgumentError("capacity must be 0 (none) to " +
+                                          std::to_string(kMaxArenaBytes) + " bytes, got " +
+                                          std::to_string(options.capacity_bytes),
+                                      "capacity");
   }
-  if (!(options.time_limit_s >= 0)) {
-    return base::InvalidArgumentError("time limit must not be negative", "--time-limit");
+  // A time limit past a day (1e10 s) overflowed the deadline's nanoseconds and turned the exact
+  // search off without a word; NaN compared false everywhere.
+  if (!(options.time_limit_s >= 0 && options.time_limit_s <= kMaxPlanTimeLimitS)) {
+    return base::InvalidArgumentError(
+        "time limit must be 0 to 86400 s, got " + std::to_string(options.time_limit_s),
+        "time_limit");
   }
   SEEDANCE_RETURN_IF_ERROR(ValidateBuffers(buffers, "plan input"));
 

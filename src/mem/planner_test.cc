@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <numeric>
 #include <random>
@@ -98,7 +99,7 @@ TEST(PlannerTest, CapacityQuestionMatchesBruteForce) {
   ASSERT_TRUE(below.ok());
   EXPECT_TRUE(below->proven_impossible);
   EXPECT_EQ(below->search_nodes, 0);
-  EXPECT_EQ(PlanOffsets(two, {.capacity_bytes = -1}).status().where(), "--capacity");
+  EXPECT_EQ(PlanOffsets(two, {.capacity_bytes = -1}).status().where(), "capacity");
 }
 
 // A rectangle [0, T) x [0, H) cut at random, time or space, into pieces: every
@@ -201,8 +202,12 @@ TEST(PlannerTest, AlignmentIsRespected) {
 
 TEST(PlannerTest, BadOptionsAndInput) {
   std::vector<Buffer> buffers = {{"a", 0, 1, 4}};
-  EXPECT_EQ(PlanOffsets(buffers, {.alignment = 0}).status().where(), "--alignment");
-  EXPECT_EQ(PlanOffsets(buffers, {.time_limit_s = -1}).status().where(), "--time-limit");
+  EXPECT_EQ(PlanOffsets(buffers, {.alignment = 0}).status().where(), "alignment");
+  EXPECT_EQ(PlanOffsets(buffers, {.time_limit_s = -1}).status().where(), "time_limit");
+  // Past a day (1e10 s overflowed the deadline and turned the exact search off), NaN, infinity.
+  for (const double t : {1e10, 86400.5, std::nan(""), HUGE_VAL}) {
+    EXPECT_EQ(PlanOffsets(buffers, {.time_limit_s = t}).status().where(), "time_limit") << t;
+  }
   std::vector<Buffer> bad = {{"a", 3, 1, 4}};
   EXPECT_FALSE(PlanOffsets(bad, {}).ok());
   auto empty = PlanOffsets(std::vector<Buffer>{}, {});

@@ -1,8 +1,8 @@
 """The second bad-input campaign (issue 40), re-runnable: random variants of each class the CLI
 reaches, each run and judged against what the class promises (docs/design/hardening.md, "The
-second campaign"). Classes 2 and 3 (the extender's arithmetic and duplicate UIDs) are driven by
-the `extender_verbs` fuzz target and the extender's unit tests instead; 4, 5, 8, 9 and 10 are
-open.
+second campaign"). Classes 2, 3 and 9 (the extender) are driven by the `extender_verbs` fuzz
+target and the extender's unit tests instead; 7 and 8 (loadtest's streams, the tokenizer) and 10
+(the Python API) have their own tests; 4 and 5 (servers and clients on cpp-httplib) are open.
 
 The suite runs a seeded sample (RUNS per class, default 4). By hand, with counts per class:
 

@@ -58,7 +58,7 @@ def test_errors_carry_where_and_code(tmp_path):
     assert isinstance(info.value, ValueError)
     with pytest.raises(seedance.SeedanceError) as info:
         seedance.optimize(tmp_path / "missing.yaml")
-    assert info.value.code == "IO_ERROR"
+    assert info.value.code == "NOT_FOUND"  # as the CLI says it (base::Env)
     with pytest.raises(seedance.SeedanceError, match="expected dev or prod"):
         seedance.optimize(profile="fast")
 

@@ -33,7 +33,7 @@ void RegisterEval(CLI::App* noun, Context& context) {
       ->check(OutputPath());
   cmd->add_option("--long-context", f->rule.long_context,
                   "adaptive: kv_len above which high entropy lowers the width")
-      ->check(IntIn(0, 1 << 24))
+      ->check(IntIn(0, kv::kMaxLongContext))
       ->capture_default_str();
   cmd->add_option("--entropy-threshold", f->rule.entropy_threshold,
                   "adaptive: normalised key-norm entropy above which the width drops")
@@ -48,13 +48,13 @@ void RegisterEval(CLI::App* noun, Context& context) {
       ->check(CLI::IsMember({2, 4, 5, 6, 8}))
       ->capture_default_str();
   cmd->add_option("--group", f->group, "Values per quantization group")
-      ->check(IntIn(1, 256))
+      ->check(IntIn(1, kv::kMaxEvalGroup))
       ->capture_default_str();
   cmd->add_option("--window", f->window,
                   "Most recent tokens kept in FP32 (default: a quarter of --tokens)")
-      ->check(IntIn(0, 1 << 24));
+      ->check(IntIn(0, kv::kMaxEvalTokens));
   cmd->add_option("--tokens", f->tokens, "Sequence length, prompt included")
-      ->check(IntIn(1, 1 << 24))
+      ->check(IntIn(1, kv::kMaxEvalTokens))
       ->capture_default_str();
   cmd->add_option("--prompt", f->prompt, "Text the sequence starts with (needs --tokenizer)");
   AddOutputFlag(cmd, &f->output);

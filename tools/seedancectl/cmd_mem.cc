@@ -35,10 +35,10 @@ void RegisterPlan(CLI::App* noun, Context& context) {
       ->check(CLI::IsMember({"auto", "greedy", "exact"}))
       ->capture_default_str();
   cmd->add_option("--time-limit", f->time_limit_s, "Seconds for the exact search")
-      ->check(RealIn(0, 86400))
+      ->check(RealIn(0, mem::kMaxPlanTimeLimitS))
       ->capture_default_str();
   cmd->add_option("--alignment", f->alignment, "Every offset is a multiple of this many bytes")
-      ->check(IntIn(1, int64_t{1} << 30))
+      ->check(IntIn(1, mem::kMaxPlanAlignment))
       ->capture_default_str();
   cmd->add_option("--capacity", f->capacity,
                   "Arena size in bytes: find a plan that fits (exit 1 if none is found)")

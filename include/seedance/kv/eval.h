@@ -36,6 +36,12 @@ inline constexpr int kAutoWindow = -1;
 // three quarters of it go through the quantized cache.
 inline int DefaultWindow(int tokens) { return tokens / 4; }
 
+// The request's ranges, one table for every caller (the CLI's flags, the Python API): RunKvEval
+// refuses a value outside them, naming the setting as the Python API spells it.
+inline constexpr int kMaxEvalGroup = 256;            // group: 1 to 256 values
+inline constexpr int kMaxEvalTokens = 1 << 24;       // tokens, window: up to 16M
+inline constexpr int64_t kMaxLongContext = 1 << 24;  // rule.long_context: 0 to 16M
+
 // What `seedancectl kv eval` is asked: files by path (read through `env`), the quantization as
 // its flags name it, and an optional prompt (needs a tokenizer).
 struct EvalRequest {
@@ -54,7 +60,11 @@ struct EvalRun {
   base::Report report;                 // EvaluateKvCache's
   std::vector<BitDecision> decisions;  // adaptive mode's per-block log
 };
-// Loads the model (and tokenizer) and evaluates; errors name the file or the setting.
+// Whether every setting is in its range (the widths 2, 4, 5, 6 or 8; the entropy threshold a
+// number in [0, 1]); an error names the setting.
+base::Status CheckEvalRequest(const EvalRequest& request);
+// Checks the request, loads the model (and tokenizer) and evaluates; errors name the file or the
+// setting.
 base::StatusOr<EvalRun> RunKvEval(base::Env& env, const EvalRequest& request);
 
 }  // namespace seedance::kv

@@ -33,6 +33,11 @@ enum class PlanAlgo { kAuto, kGreedy, kExact };
 std::string_view PlanAlgoName(PlanAlgo algo);
 base::StatusOr<PlanAlgo> ParsePlanAlgo(std::string_view name);
 
+// The options' ranges, one table for every caller (the CLI's flags, the Python API): PlanOffsets
+// refuses a value outside them, naming the option as the Python API spells it.
+inline constexpr double kMaxPlanTimeLimitS = 86400;             // time_limit: 0 to a day
+inline constexpr int64_t kMaxPlanAlignment = int64_t{1} << 30;  // alignment: 1 to 1 GiB
+
 struct PlanOptions {
   // auto: greedy, then the exact search on groups of at most
   // `exact_max_buffers` buffers whose peak is above the lower bound.

@@ -28,6 +28,7 @@ from typing import Any, Optional, Union
 import torch
 
 from seedance import _core
+from seedance.errors import read_text
 
 __all__ = ["PrecisionPlan", "apply_precision_policy", "fake_round"]
 
@@ -167,8 +168,7 @@ def _policy_text(policy: Union[None, str, "os.PathLike[str]", dict]) -> tuple[Op
     if isinstance(policy, dict):
         return json.dumps(policy), "<dict>"  # JSON is YAML
     path = os.fspath(policy)
-    with open(path, encoding="utf-8") as f:
-        return f.read(), path
+    return read_text(path), path  # as the CLI reads it: a FIFO or a device is an error
 
 
 def apply_precision_policy(model: torch.nn.Module,
