@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import operator
 import os
 
 
@@ -31,10 +32,8 @@ def read_text(path: "os.PathLike[str] | str") -> str:
     bad bytes, the line), as the CLI reports them."""
     from seedance import _core  # here: _core raises this module's SeedanceError
 
-    where = os.fspath(path)
-    if not isinstance(where, str):
-        raise SeedanceError("expected a path as text", repr(where))
-    data = _core.read_file(where)
+    where = os.fsdecode(path)
+    data = _core.read_file(os.fsencode(path))  # bytes: any file name, UTF-8 or not
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as e:
@@ -48,8 +47,12 @@ def check_int(name: str, value: object, bits: int = 64) -> int:
     it: a bool, a float or an int past the field is refused here, where pybind11 would raise a
     TypeError about "incompatible function arguments" (or wrap it). The setting's own range is
     libseedance's, checked there."""
-    if isinstance(value, bool) or not isinstance(value, int):
+    if isinstance(value, bool):
         raise SeedanceError(f"expected an integer, got {value!r}", name)
+    try:
+        value = operator.index(value)  # an int, or a NumPy integer
+    except TypeError:
+        raise SeedanceError(f"expected an integer, got {value!r}", name) from None
     lo, hi = -(1 << (bits - 1)), (1 << (bits - 1)) - 1
     if not lo <= value <= hi:
         raise SeedanceError(f"expected an integer of {bits} bits at most ({lo} to {hi}), "
@@ -60,9 +63,11 @@ def check_int(name: str, value: object, bits: int = 64) -> int:
 def check_number(name: str, value: object) -> float:
     """`value` as a float, or SeedanceError naming it (NaN passes: the library's range refuses
     it with the setting's bounds)."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
+    if isinstance(value, (bool, str, bytes)):
         raise SeedanceError(f"expected a number, got {value!r}", name)
     try:
-        return float(value)
+        return float(value)  # an int, a float, a NumPy scalar
     except OverflowError:
         raise SeedanceError(f"expected a number a double can hold, got {value}", name) from None
+    except (TypeError, ValueError):
+        raise SeedanceError(f"expected a number, got {value!r}", name) from None

@@ -1,6 +1,8 @@
 // The POSIX Env: real clocks, real files (optionally re-rooted), getenv.
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -12,6 +14,7 @@
 #include <optional>
 #include <random>
 #include <sstream>
+#include <string_view>
 #include <thread>
 
 #include "seedance/base/env.h"
@@ -117,19 +120,24 @@ class PosixEnv final : public Env {
   // A regular file (or a new one) is replaced atomically: a temporary beside it, renamed over
   // it. A symbolic link is followed to its end, and that file is replaced, so the link stays a
   // link. A character device (/dev/null, a terminal) or a FIFO with a reader is written through.
-  // Anything else (a directory, a socket, a block device, a FIFO nobody reads) is refused and left
-  // as it was: a rename over it would destroy it.
+  // A descriptor of this process named as a file (/dev/stdout, /dev/fd/N, /proc/self/fd/N, or a
+  // link to one: a shell's `>(...)`) is written to as the shell set it up — a pipe, a terminal,
+  // a file opened for appending — never resolved to a path and replaced. Anything else (a
+  // directory, a socket, a block device, a FIFO nobody reads) is refused and left as it was: a
+  // rename over it would destroy it.
   Status WriteFileAtomic(const std::string& path, std::string_view contents) override {
-    StatusOr<std::string> target = FollowLinks(Resolve(path), path);
+    StatusOr<Target> target = FollowLinks(Resolve(path), path);
     if (!target.ok()) return target.status();
+    if (target->descriptor) return WriteAllNoSigpipe(*target->descriptor, contents, path);
+    const std::string& file = target->path;
     struct stat st {};
-    if (::stat(target->c_str(), &st) != 0) {
+    if (::stat(file.c_str(), &st) != 0) {
       if (errno != ENOENT) return IoError("cannot stat: " + ErrnoText(errno), path);
-      return ReplaceRegular(*target, path, contents, /*mode=*/std::nullopt);
+      return ReplaceRegular(file, path, contents, /*mode=*/std::nullopt);
     }
-    if (S_ISREG(st.st_mode)) return ReplaceRegular(*target, path, contents, st.st_mode & 07777);
+    if (S_ISREG(st.st_mode)) return ReplaceRegular(file, path, contents, st.st_mode & 07777);
     if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)) {
-      return WriteThrough(*target, path, contents, S_ISFIFO(st.st_mode));
+      return WriteThrough(file, path, contents, S_ISFIFO(st.st_mode));
     }
     if (S_ISDIR(st.st_mode)) return IoError("is a directory", path);
     return IoError(
@@ -145,24 +153,52 @@ class PosixEnv final : public Env {
  private:
   static constexpr int kMaxLinkHops = 40;  // as the kernel's ELOOP limit
 
+  struct Target {
+    std::string path;               // the file at the end of the links
+    std::optional<int> descriptor;  // or this process's descriptor the path names
+  };
+
+  // The descriptor `at` names: /dev/stdin, /dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N.
+  static std::optional<int> DescriptorOf(std::string_view at) {
+    if (at == "/dev/stdin") return 0;
+    if (at == "/dev/stdout") return 1;
+    if (at == "/dev/stderr") return 2;
+    for (std::string_view prefix : {"/dev/fd/", "/proc/self/fd/"}) {
+      if (!at.starts_with(prefix)) continue;
+      std::string_view digits = at.substr(prefix.size());
+      if (digits.empty() || digits.size() > 9) return std::nullopt;
+      int fd = 0;
+      for (char c : digits) {
+        if (c < '0' || c > '9') return std::nullopt;
+        fd = fd * 10 + (c - '0');
+      }
+      return fd;
+    }
+    return std::nullopt;
+  }
+
   // The end of `at`'s chain of symbolic links (`at` itself when it is not a link or does not
-  // exist); a relative target is taken from the link's own directory.
-  static StatusOr<std::string> FollowLinks(std::string at, const std::string& path) {
+  // exist), or the descriptor a link of the chain names (the kernel's "magic" links under
+  // /proc/self/fd do not name a path: a pipe's reads "pipe:[123]"). A relative target is taken
+  // from the link's own directory; an absolute one under the Env's root.
+  StatusOr<Target> FollowLinks(std::string at, const std::string& path) const {
     for (int hop = 0; hop < kMaxLinkHops; ++hop) {
+      if (root_.empty()) {
+        if (const std::optional<int> fd = DescriptorOf(at)) return Target{"", fd};
+      }
       struct stat st {};
       if (::lstat(at.c_str(), &st) != 0) {
-        if (errno == ENOENT) return at;
+        if (errno == ENOENT) return Target{at, std::nullopt};
         return IoError("cannot stat: " + ErrnoText(errno), path);
       }
-      if (!S_ISLNK(st.st_mode)) return at;
+      if (!S_ISLNK(st.st_mode)) return Target{at, std::nullopt};
       std::string target(4096, '\0');
       const ssize_t n = ::readlink(at.c_str(), target.data(), target.size());
       if (n < 0) return IoError("cannot read link: " + ErrnoText(errno), path);
       if (static_cast<size_t>(n) == target.size()) return IoError("link target too long", path);
       target.resize(static_cast<size_t>(n));
       if (target.empty()) return IoError("empty symbolic link", path);
-      if (target.front() != '/') target = DirectoryOf(at) + target;
-      at = std::move(target);
+      at = target.front() == '/' ? Resolve(target) : DirectoryOf(at) + target;
     }
     return IoError("too many levels of symbolic links", path);
   }
@@ -170,6 +206,27 @@ class PosixEnv final : public Env {
   static std::string DirectoryOf(const std::string& file) {
     const size_t slash = file.find_last_of('/');
     return slash == std::string::npos ? "./" : file.substr(0, slash + 1);
+  }
+
+  // WriteAll with SIGPIPE held off: a pipe or FIFO whose reader has gone is an error (EPIPE), not
+  // the end of the process. The signal the write raised, if any, is taken off this thread.
+  static Status WriteAllNoSigpipe(int fd, std::string_view contents, const std::string& path) {
+    sigset_t pipe_only, previous;
+    sigemptyset(&pipe_only);
+    sigaddset(&pipe_only, SIGPIPE);
+    sigset_t pending;
+    sigemptyset(&pending);
+    (void)::sigpending(&pending);
+    const bool was_pending = sigismember(&pending, SIGPIPE) == 1;
+    ::pthread_sigmask(SIG_BLOCK, &pipe_only, &previous);
+    Status wrote = WriteAll(fd, contents, path);
+    if (!was_pending) {
+      const timespec now{0, 0};
+      while (::sigtimedwait(&pipe_only, nullptr, &now) == SIGPIPE) {
+      }
+    }
+    ::pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+    return wrote;
   }
 
   static Status WriteAll(int fd, std::string_view contents, const std::string& path) {
@@ -202,7 +259,7 @@ class PosixEnv final : public Env {
     if (flags < 0 || ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0) {
       return IoError("cannot set blocking mode: " + ErrnoText(errno), path);
     }
-    return WriteAll(fd, contents, path);
+    return WriteAllNoSigpipe(fd, contents, path);
   }
 
   // A temporary in the target's directory, flushed, renamed over the target, and the directory

@@ -5,6 +5,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -217,6 +218,38 @@ TEST_F(PosixEnvTest, AtomicWriteNeverReplacesWhatIsNotARegularFile) {
   for (const auto& entry : fs::directory_iterator(dir_)) {
     EXPECT_EQ(entry.path().filename().string().find(".tmp."), std::string::npos) << entry.path();
   }
+}
+
+// A descriptor of this process named as a file (/dev/fd/N, /proc/self/fd/N, a link to one) is
+// written to as it was opened — a pipe, a file opened for appending — never resolved to a path
+// and replaced; a reader that has gone is an error, not a SIGPIPE that ends the process.
+TEST_F(PosixEnvTest, AtomicWriteToADescriptorWritesThroughIt) {
+  Env* env = Env::Default();
+  int pipe_fds[2];
+  ASSERT_EQ(::pipe(pipe_fds), 0);
+  const std::string by_dev = "/dev/fd/" + std::to_string(pipe_fds[1]);
+  ASSERT_TRUE(env->WriteFileAtomic(by_dev, "one ").ok());
+  fs::create_symlink("/proc/self/fd/" + std::to_string(pipe_fds[1]), dir_ + "/to_pipe");
+  ASSERT_TRUE(env->WriteFileAtomic(dir_ + "/to_pipe", "two").ok());
+  ::close(pipe_fds[1]);
+  char buf[64];
+  const ssize_t n = ::read(pipe_fds[0], buf, sizeof buf);
+  EXPECT_EQ(std::string(buf, static_cast<size_t>(std::max<ssize_t>(n, 0))), "one two");
+  EXPECT_TRUE(fs::is_symlink(dir_ + "/to_pipe"));
+  // The reader gone: EPIPE as an error, and the process is still here.
+  ASSERT_EQ(::pipe(pipe_fds), 0);
+  ::close(pipe_fds[0]);
+  const Status gone = env->WriteFileAtomic("/dev/fd/" + std::to_string(pipe_fds[1]), "x");
+  EXPECT_EQ(gone.code(), StatusCode::kIoError);
+  EXPECT_NE(gone.message().find("write failed"), std::string::npos) << gone.ToString();
+  ::close(pipe_fds[1]);
+  // A file opened for appending keeps what it had.
+  Write("log.txt", "kept\n");
+  const int log = ::open((dir_ + "/log.txt").c_str(), O_WRONLY | O_APPEND);
+  ASSERT_GE(log, 0);
+  ASSERT_TRUE(env->WriteFileAtomic("/proc/self/fd/" + std::to_string(log), "added\n").ok());
+  ::close(log);
+  EXPECT_EQ(*env->ReadFile(dir_ + "/log.txt"), "kept\nadded\n");
 }
 
 TEST_F(PosixEnvTest, ClocksAndVariables) {

@@ -46,6 +46,7 @@ std::string JoinChoices(std::span<const std::string_view> choices) {
 // the start of a line cannot be inside a scalar, so a line scan is exact; yaml-cpp's LoadAll
 // is not used because some malformed inputs make it loop.)
 std::optional<int> SecondDocumentLine(std::string_view text) {
+  if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);  // a UTF-8 byte order mark
   int line = 1;
   bool begun = false, ended = false;
   size_t pos = 0;
@@ -54,13 +55,14 @@ std::optional<int> SecondDocumentLine(std::string_view text) {
     std::string_view l = text.substr(pos, end - pos);
     if (!l.empty() && l.back() == '\r') l.remove_suffix(1);
     const bool marker = l.starts_with("---") && (l.size() == 3 || l[3] == ' ' || l[3] == '\t');
-    const bool blank = l.find_first_not_of(" \t") == std::string_view::npos;
+    const size_t first = l.find_first_not_of(" \t");
+    const bool blank = first == std::string_view::npos || l[first] == '#';  // or a comment
     if (marker) {
       if (begun || ended) return line;
       begun = true;
     } else if (l.starts_with("...") && (l.size() == 3 || l[3] == ' ' || l[3] == '\t')) {
       ended = true;
-    } else if (!blank && l.front() != '#' && !(l.front() == '%' && !begun)) {
+    } else if (!blank && !(l.front() == '%' && !begun)) {
       if (ended) return line;
       begun = true;
     }

@@ -132,7 +132,9 @@ TEST(YamlMapTest, ASecondDocumentIsRefusedWithItsLine) {
     EXPECT_NE(r.status().message().find("second YAML document"), std::string::npos);
   }
   for (const std::string one :
-       {"a: 1\n", "---\na: 1\n", "---\na: 1\n...\n", "%YAML 1.2\n---\na: 1\n"}) {
+       {"a: 1\n", "---\na: 1\n", "---\na: 1\n...\n", "%YAML 1.2\n---\na: 1\n",
+        "  # an indented comment\n---\na: 1\n", "\xEF\xBB\xBF# c\n---\na: 1\n",
+        "\xEF\xBB\xBF%YAML 1.2\n---\na: 1\n", "---\r\na: 1\r\n"}) {
     EXPECT_TRUE(ParseYaml(one, "f.yaml").ok()) << one;
   }
 }

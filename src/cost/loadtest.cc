@@ -132,7 +132,8 @@ void Issue(httplib::Client& client, const Target& target, const LoadTestOptions&
   req.body = body;
   std::string buffer;
   bool done = false;
-  int events = 0;
+  int events = 0;  // chunks with text
+  int chunks = 0;  // completion chunks read
   req.content_receiver = [&](const char* data, size_t len, uint64_t, uint64_t) {
     buffer.append(data, len);
     for (size_t end; (end = buffer.find("\n\n")) != std::string::npos;) {
@@ -150,6 +151,7 @@ void Issue(httplib::Client& client, const Target& target, const LoadTestOptions&
         return false;  // stop reading: this response is an error whatever follows
       }
       if (event_read->error) return false;
+      ++chunks;
       if (event_read->has_text) {
         ++events;
         if (s.first_token_ns < 0) s.first_token_ns = env.NowMonotonicNanos() - origin;
@@ -160,7 +162,9 @@ void Issue(httplib::Client& client, const Target& target, const LoadTestOptions&
   };
   auto r = client.send(req);
   s.end_ns = env.NowMonotonicNanos() - origin;
-  if (r && r->status == 200 && done && events == 0 && s.tokens == 0) s.malformed = true;
+  // No completion chunk at all before [DONE] is no completion; chunks without text (a greedy
+  // first token that is EOS, a usage chunk of 0 tokens) are a valid empty completion.
+  if (r && r->status == 200 && done && chunks == 0) s.malformed = true;
   s.ok = r && r->status == 200 && done && !s.malformed;
   if (s.tokens == 0) s.tokens = events;
 }

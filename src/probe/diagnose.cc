@@ -471,7 +471,9 @@ base::Report DiagnosisToReport(const Diagnosis& d) {
     // Not clean: what could not be measured may be what is wrong.
     r["summary"] = "undetermined: no degradation pattern matched, but " +
                    std::to_string(n_undetermined) + " of " + std::to_string(d.measurements.size()) +
-                   " checks had no observations to judge (" + undetermined + ")";
+                   " checks could not be computed (no observations in the histogram, or only its "
+                   "+Inf bucket): " +
+                   undetermined;
   } else if (d.findings.empty()) {
     r["summary"] = "clean: no degradation pattern matched (" +
                    std::to_string(d.measurements.size()) + " measurements)";

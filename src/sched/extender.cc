@@ -576,7 +576,9 @@ base::StatusOr<std::vector<BindPlan>> Extender::PlanBind(const ExtenderBindingAr
       plans.push_back({m->second.ns, m->second.name, m->second.uid,
                        s.cluster().nodes()[static_cast<size_t>(mr->node)].name, mr->gpus});
     }
-    for (const auto& plan : plans) s.posting.insert(plan.uid);
+    for (const auto& plan : plans) {
+      s.posting.insert(plan.uid.empty() ? plan.ns + "/" + plan.name : plan.uid);
+    }
     return plans;
   }
   // A stale pod of the same name, or a reservation on a node kube-scheduler did not pick.

@@ -303,6 +303,14 @@ class _Streams:
         self.server.server_close()
 
 
+def _loadtest(seedancectl, url: str) -> subprocess.CompletedProcess:
+    """Half a second of one client's completions against `url`."""
+    return subprocess.run([str(seedancectl), "loadtest", "--completions", "--url", url, "--model",
+                           "m", "--concurrency", "1", "--warmup-s", "0", "--level-s", "0.5",
+                           "--max-recalibrations", "0", "-o", "json"],
+                          capture_output=True, text=True, timeout=120)
+
+
 @pytest.mark.parametrize("bad", [
     [b'{"choices":"x"}'],                                  # choices not an array
     [b'{"choices":[{"text":5}]}'],                         # text not a string
@@ -310,17 +318,14 @@ class _Streams:
     [b'{"choices":[],"usage":{"completion_tokens":"7"}}'],  # a count not an integer
     [b'{"choices":[],"usage":[]}'],                         # usage not an object
     [b"not json"],
-    [b'{"choices":[]}'],                                   # no token at all before [DONE]
+    [b'{"choices":[{"text":"a"}]}', b'{"choices":{}}'],     # broken after a good chunk
     [],                                                    # nothing but [DONE]
 ])
 def test_7_a_malformed_stream_is_an_error_the_report_counts(seedancectl, bad):
     import json
     server = _Streams(bad)
     try:
-        r = subprocess.run([str(seedancectl), "loadtest", "--completions", "--url", server.url,
-                            "--model", "m", "--concurrency", "1", "--warmup-s", "0", "--level-s",
-                            "0.5", "--max-recalibrations", "0", "-o", "json"],
-                           capture_output=True, text=True, timeout=120)
+        r = _loadtest(seedancectl, server.url)
     finally:
         server.stop()
     assert r.returncode == 0, r.stderr
@@ -330,3 +335,34 @@ def test_7_a_malformed_stream_is_an_error_the_report_counts(seedancectl, bad):
     assert level["errors"] == level["malformed_streams"], level
     # Every other request was malformed: about half the requests are errors, never successes.
     assert abs(level["errors"] - level["steady_requests"] / 2) <= 1, level
+
+
+def test_7_an_empty_completion_is_not_malformed(seedancectl):
+    # Valid chunks without text (a greedy first token that is EOS; a usage chunk of 0 tokens).
+    import json
+    server = _Streams([b'{"choices":[{"text":"","finish_reason":"stop"}]}',
+                       b'{"choices":[],"usage":{"completion_tokens":0}}'])
+    try:
+        r = _loadtest(seedancectl, server.url)
+    finally:
+        server.stop()
+    assert r.returncode == 0, r.stderr
+    level = json.loads(r.stdout)["levels"][0]
+    assert level["errors"] == 0 and level["malformed_streams"] == 0, level
+
+
+def test_1_dev_stdout_is_written_as_the_shell_opened_it(seedancectl, tmp_path):
+    # `--emit fsdp /dev/stdout >> log`: appended to what log had, never renamed over it; through a
+    # pipe: the reader gets it.
+    log = tmp_path / "log"
+    log.write_text("kept\n")
+    job = REPO / "examples" / "default-job.yaml"
+    with open(log, "a") as out:
+        r = subprocess.run([str(seedancectl), "optimize", job, "--emit", "fsdp", "/dev/stdout",
+                            "-o", "json"], stdout=out, stderr=subprocess.PIPE, timeout=60)
+    assert r.returncode == 0, r.stderr
+    text = log.read_text()
+    assert text.startswith("kept\n") and text.count("\n") > 2, text[:200]
+    piped = subprocess.run(f"{seedancectl} optimize {job} --emit fsdp /dev/stdout -o json | wc -c",
+                           shell=True, capture_output=True, text=True, timeout=60)
+    assert piped.returncode == 0 and int(piped.stdout) > 100, piped.stderr

@@ -80,3 +80,18 @@ def test_kv_evaluate_arguments_are_checked_by_name(kwargs, name):
     with pytest.raises(seedance.SeedanceError) as info:
         seedance.kv.evaluate(MODEL, **kwargs)
     assert info.value.where == name, (kwargs, info.value)
+
+
+def test_numpy_scalars_and_any_file_name_are_accepted(tmp_path):
+    np = pytest.importorskip("numpy")
+    buffers = [("a", 0, 2, 1000), ("b", 1, 3, 2000)]
+    report = seedance.mem.plan(buffers, alignment=np.int64(64), time_limit=np.float32(0.5),
+                               threads=np.int32(1))
+    assert report["peak_bytes"] == 1024 + 2000  # b at the 64-aligned offset after a (1000)
+    # The reader takes a file name that is not UTF-8 (os.listdir gives it with surrogate
+    # escapes), as str or bytes, as open() did.
+    from seedance.errors import read_text
+    name = os.fsdecode(b"job-\xff.yaml")
+    (tmp_path / name).write_text("a: 1\n")
+    assert read_text(tmp_path / name) == "a: 1\n"
+    assert read_text(os.fsencode(tmp_path / name)) == "a: 1\n"

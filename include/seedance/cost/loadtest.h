@@ -65,8 +65,9 @@ struct RequestSample {
   int tokens = 0;               // completions: usage.completion_tokens (or text events)
   bool ok = false;
   // Completions answered 200 whose stream is not what the API promises: an event that is not a
-  // JSON object of the completion's shape (fields of the wrong type included), or no token at
-  // all before [DONE]. Counted as errors, and apart in the report ("malformed_streams").
+  // JSON object of the completion's shape (fields of the wrong type included), or no completion
+  // chunk at all before [DONE]. Counted as errors, and apart in the report ("malformed_streams").
+  // A stream of valid chunks without text (an empty completion) is not malformed.
   bool malformed = false;
 };
 
