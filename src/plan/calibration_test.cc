@@ -14,7 +14,7 @@
 namespace seedance::plan {
 namespace {
 
-const cost::GpuCatalog& Catalog() { return cost::GpuCatalog::BuiltIn(); }
+const cost::GpuCatalog& BuiltInCatalog() { return cost::GpuCatalog::BuiltIn(); }
 
 std::string Source(const std::string& path) {
   const char* root = std::getenv("SEEDANCE_SOURCE_DIR");
@@ -25,7 +25,8 @@ std::string Source(const std::string& path) {
 }
 
 std::vector<RunRecord> PublicRuns() {
-  auto t = ParseRunTable(Source("bench/plan/published_runs.csv"), "published_runs.csv", Catalog());
+  auto t = ParseRunTable(Source("bench/plan/published_runs.csv"), "published_runs.csv",
+                         BuiltInCatalog());
   EXPECT_TRUE(t.ok()) << t.status().ToString();
   return *t;
 }
@@ -41,7 +42,7 @@ double MedianAbsLog(std::vector<double> r) {
 // rows inform them), from the prior.
 TEST(CalibrationTest, FitRecoversKnownCoefficients) {
   std::vector<RunRecord> records = PublicRuns();
-  std::vector<FitRow> rows = FitRows(records, Catalog());
+  std::vector<FitRow> rows = FitRows(records, BuiltInCatalog());
   ASSERT_GT(rows.size(), 150u);
   ModelCoefficients truth = PriorCoefficients();
   truth[Coef::kGemm] = 0.8;
@@ -66,7 +67,7 @@ TEST(CalibrationTest, FitRecoversKnownCoefficients) {
 // coefficients.
 TEST(CalibrationTest, RowsThePublicFitPredictsChangeNothing) {
   std::vector<RunRecord> records = PublicRuns();
-  std::vector<FitRow> rows = FitRows(records, Catalog());
+  std::vector<FitRow> rows = FitRows(records, BuiltInCatalog());
   const PublicFit& fit = BuiltInFit();
   std::vector<FitRow> mine(rows.begin(), rows.begin() + 6);
   for (FitRow& r : mine) r.measured_s = PredictStepSeconds(r, fit.curves, fit.coefficients);
@@ -84,7 +85,7 @@ TEST(CalibrationTest, RowsThePublicFitPredictsChangeNothing) {
 // the rest predicted before and after.
 TEST(CalibrationTest, AFewRowsFromOneClusterImproveItsOtherRuns) {
   std::vector<RunRecord> records = PublicRuns();
-  std::vector<FitRow> rows = FitRows(records, Catalog());
+  std::vector<FitRow> rows = FitRows(records, BuiltInCatalog());
   std::vector<FitRow> others, cluster;
   for (const FitRow& r : rows) (r.record->group == "bloom" ? cluster : others).push_back(r);
   ASSERT_GT(cluster.size(), 30u);
@@ -135,7 +136,7 @@ TEST(PublicFitTest, MatchesTheCalibrationSet) {
   EXPECT_DOUBLE_EQ(kernels->curves.nvlink_hopper.busbw_fraction,
                    built_in.curves.nvlink_hopper.busbw_fraction);
   std::vector<RunRecord> records = PublicRuns();
-  const std::vector<FitRow> rows = FitRows(records, Catalog());
+  const std::vector<FitRow> rows = FitRows(records, BuiltInCatalog());
   auto fit = FitCoefficients(rows, kernels->curves, DefaultPrior());
   ASSERT_TRUE(fit.ok());
   for (size_t i = 0; i < kCoefCount; ++i) {
@@ -155,7 +156,7 @@ TEST(PublicFitTest, NoPublishedLayoutThatRanIsDeclaredNotToFit) {
     if (r.kind != RunKind::kRun) continue;
     OptimizeOptions options;
     options.evaluate_only = true;
-    auto report = Optimize(r.spec, Catalog(), options);
+    auto report = Optimize(r.spec, BuiltInCatalog(), options);
     ASSERT_TRUE(report.ok()) << r.id << ": " << report.status().ToString();
     const base::Report& before = (*report)["before"];
     EXPECT_TRUE(before["fits"].get<bool>()) << r.id;
