@@ -38,8 +38,10 @@ def test_loadtest_agrees_with_wrk_on_nginx(seedancectl):
             not shutil.which("wrk"):
         pytest.skip("nginx and wrk (Debian packages) are not installed")
     # The two clients measure one after the other; a neighbour test's burst (pytest runs two
-    # workers) can land on one of them, so a comparison outside the tolerance is measured once more.
-    for attempt in range(2):
+    # workers) can land on one of them, so a comparison outside the tolerance is measured again,
+    # up to three times (two runs of the README test command on 2026-12-05 each missed once,
+    # beside the other worker; alone it passed every time).
+    for attempt in range(3):
         r = subprocess.run([sys.executable, str(ROOT / "bench/cost/loadtest_vs_wrk.py"),
                             "--build", str(seedancectl.parent.parent), "--concurrency", "2,8"],
                            capture_output=True, text=True, timeout=300)
