@@ -65,6 +65,11 @@ std::pair<std::string, bool> WhyNot(const Cluster& c, const Pod& pod, int node) 
           true};
 }
 
+// A plan's pod as the extender's state names it: "namespace/name", and the key its reservation is
+// kept under (its UID, or that name when the pod has none), as State::Key does for a KubePod.
+std::string PodName(const BindPlan& plan) { return plan.ns + "/" + plan.name; }
+std::string KeyOf(const BindPlan& plan) { return plan.uid.empty() ? PodName(plan) : plan.uid; }
+
 }  // namespace
 
 // How many unknown candidate nodes a filter answer gives a reason for.
@@ -577,7 +582,7 @@ base::StatusOr<std::vector<BindPlan>> Extender::PlanBind(const ExtenderBindingAr
                        s.cluster().nodes()[static_cast<size_t>(mr->node)].name, mr->gpus});
     }
     for (const auto& plan : plans) {
-      s.posting.insert(plan.uid.empty() ? plan.ns + "/" + plan.name : plan.uid);
+      s.posting.insert(KeyOf(plan));
     }
     return plans;
   }
@@ -663,7 +668,7 @@ std::map<std::string, MetaVictims> Extender::Preempt(const ExtenderPreemptionArg
 
 void Extender::BindSucceeded(const BindPlan& plan) {
   std::lock_guard<std::mutex> lock(s_->mu);
-  const std::string uid = plan.uid.empty() ? plan.ns + "/" + plan.name : plan.uid;
+  const std::string uid = KeyOf(plan);
   s_->posting.erase(uid);
   ++s_->counts.binds;
   for (auto& [gang, g] : s_->gangs) {
@@ -671,18 +676,18 @@ void Extender::BindSucceeded(const BindPlan& plan) {
   }
   auto it = s_->reservations.find(uid);
   // Gone: the watch committed it first. Another pod's: never committed by this one's Binding.
-  if (it == s_->reservations.end() || it->second.name != plan.ns + "/" + plan.name) return;
+  if (it == s_->reservations.end() || it->second.name != PodName(plan)) return;
   (void)s_->sched->Bind(it->second.name);
   s_->reservations.erase(it);
 }
 
 void Extender::BindFailed(const BindPlan& plan) {
   std::lock_guard<std::mutex> lock(s_->mu);
-  const std::string uid = plan.uid.empty() ? plan.ns + "/" + plan.name : plan.uid;
+  const std::string uid = KeyOf(plan);
   s_->posting.erase(uid);
   auto it = s_->reservations.find(uid);
   ++s_->counts.bind_failures;
-  if (it == s_->reservations.end() || it->second.name != plan.ns + "/" + plan.name) return;
+  if (it == s_->reservations.end() || it->second.name != PodName(plan)) return;
   const std::string name = it->second.name;
   s_->Release(name);
   for (auto& [gang, g] : s_->gangs) {
