@@ -102,19 +102,13 @@ base::StatusOr<int64_t> Scaled(std::string_view text, std::string_view where, in
     value *= 10;
     if (value > kLimit * Int{1000000000}) return Bad(text, where, "too large");
   }
-  Int divisor = 1;
-  for (; exp10 < 0; ++exp10) {
-    divisor *= 10;
-    if (divisor > kLimit * Int{1000000000}) {  // below any representable unit: rounds to 1
-      divisor = 0;
-      break;
-    }
-  }
-  Int result = divisor == 0 ? 1 : (value + divisor - 1) / divisor;
-  if (p.negative) {
-    // Rounding up a negative value moves toward zero.
-    result = divisor == 0 ? 0 : -(value / divisor);
-  }
+  // One decimal place at a time: ceil(ceil(a / 10^j) / 10^k) = ceil(a / 10^(j+k)), and the same
+  // for the floor, so the value never needs a divisor it cannot hold (a long mantissa with a
+  // large negative exponent once rounded to 1 whatever it was). Rounding up a negative value
+  // moves toward zero. Stops once the value is 1 (or 0): further places leave it so.
+  for (; exp10 < 0 && value > 1; ++exp10) value = p.negative ? value / 10 : (value + 9) / 10;
+  if (exp10 < 0 && value == 1 && p.negative) value = 0;  // -0.001 of a unit rounds up to 0
+  const Int result = p.negative ? -value : value;
   if (result > kLimit || result < -kLimit) return Bad(text, where, "too large");
   return static_cast<int64_t>(result);
 }

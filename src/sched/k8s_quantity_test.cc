@@ -84,5 +84,18 @@ TEST(K8sQuantityTest, SuffixesMultiplyExactly) {
   }
 }
 
+// Found by the kube_objects fuzz target: a mantissa of 30 digits with an exponent that puts
+// 10^29 below the unit rounded to 1 (the divisor did not fit), while the milli value, 10^26 below
+// its unit, rounded right to 1556. Each is ceil(x × 10^scale), one decimal place at a time.
+TEST(K8sQuantityTest, LongMantissasRoundUpExactly) {
+  EXPECT_EQ(*ParseQuantity("1.55555555555555555546666666666", "q"), 2);
+  EXPECT_EQ(*ParseQuantityMilli("1.55555555555555555546666666666", "q"), 1556);
+  EXPECT_EQ(*ParseQuantity("1e-40", "q"), 1);   // below a unit: 1
+  EXPECT_EQ(*ParseQuantity("-1e-40", "q"), 0);  // toward zero
+  EXPECT_EQ(*ParseQuantity("-1.55555555555555555546666666666", "q"), -1);
+  EXPECT_EQ(*ParseQuantityMilli("-1.55555555555555555546666666666", "q"), -1555);
+  EXPECT_EQ(*ParseQuantity("99999999999999999999999999999.9e-28", "q"), 10);
+}
+
 }  // namespace
 }  // namespace seedance::sched
