@@ -37,8 +37,13 @@ def cpu_seconds(pid: int) -> float:
 
 
 def percentile(xs: list[float], p: float) -> float:
+    """The project's one quantile (include/seedance/base/quantile.h; NumPy's default): linear
+    interpolation at rank (n - 1) p / 100."""
     xs = sorted(xs)
-    return xs[min(len(xs) - 1, int(round(p / 100 * (len(xs) - 1))))]
+    h = (len(xs) - 1) * p / 100
+    lo = int(h)
+    hi = min(lo + 1, len(xs) - 1)
+    return xs[lo] + (h - lo) * (xs[hi] - xs[lo])
 
 
 def main() -> int:

@@ -29,7 +29,7 @@ import statistics
 import subprocess
 import time
 
-from scrape_load import percentile  # the same nearest-rank percentile as the load test
+from scrape_load import percentile  # the project's one quantile definition, as the load test
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
 REQUEST = b"GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "seedance/base/enum_names.h"
+#include "seedance/base/hash.h"
 #include "seedance/comm/wire_format.h"
 #include "seedance/port/simd_quantize.h"
 #include "seedance/precision/convert.h"
@@ -15,22 +16,17 @@
 namespace seedance::comm {
 namespace {
 
-// SplitMix64: small, fast, and good enough for sampling and rounding noise.
+// base::SplitMix64 with the draws the compressor needs: sampling and rounding noise.
 class Rng {
  public:
-  explicit Rng(uint64_t seed) : state_(seed) {}
-  uint64_t Next() {
-    uint64_t z = (state_ += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-  }
+  explicit Rng(uint64_t seed) : gen_(seed) {}
+  uint64_t Next() { return gen_.Next(); }
   // Uniform in [0, 1).
   float Unit() { return static_cast<float>(Next() >> 40) * 0x1p-24f; }
   uint64_t Below(uint64_t bound) { return Next() % bound; }
 
  private:
-  uint64_t state_;
+  base::SplitMix64 gen_;
 };
 
 uint32_t MagnitudeKey(float v) { return std::bit_cast<uint32_t>(v) & 0x7FFFFFFFu; }

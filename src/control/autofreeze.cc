@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "seedance/base/quantile.h"
+
 namespace seedance::control {
 
 AutoFreeze::AutoFreeze(int layers, AutoFreezeSettings settings)
@@ -26,12 +28,7 @@ std::vector<int> AutoFreeze::Step(const std::vector<double>& grad_norms) {
       active.push_back(change[i]);
     }
     if (!active.empty()) {
-      std::sort(active.begin(), active.end());
-      // The percentile with linear interpolation between the closest ranks (numpy's default).
-      const double pos = settings_.percentile * static_cast<double>(active.size() - 1);
-      const auto lo = static_cast<size_t>(std::floor(pos));
-      const size_t hi = std::min(lo + 1, active.size() - 1);
-      const double cut = active[lo] + (pos - static_cast<double>(lo)) * (active[hi] - active[lo]);
+      const double cut = base::Quantile(active, settings_.percentile);
       const size_t limit =
           n > static_cast<size_t>(settings_.keep_trainable) ? n - settings_.keep_trainable : 0;
       size_t i = 0;

@@ -5,6 +5,8 @@
 #include <deque>
 #include <queue>
 
+#include "seedance/base/quantile.h"
+
 namespace seedance::control {
 namespace {
 
@@ -14,11 +16,9 @@ struct Running {
   bool operator>(const Running& o) const { return end_s > o.end_s; }
 };
 
-double Quantile(std::vector<double> v, double q) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const auto i = static_cast<size_t>(std::ceil(q * static_cast<double>(v.size()))) - 1;
-  return v[std::min(i, v.size() - 1)];
+// No job waited: 0 s.
+double Quantile(const std::vector<double>& v, double q) {
+  return v.empty() ? 0.0 : base::Quantile(v, q);
 }
 
 }  // namespace

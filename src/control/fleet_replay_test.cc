@@ -17,8 +17,8 @@ TEST(FleetReplayTest, OneNodeRunsJobsOneAfterAnother) {
   const std::vector<FleetJob> jobs = {{0, 60, 8}, {0, 60, 8}};
   const FleetResult r = ReplayFleet(jobs, s, Fixed(1));
   EXPECT_EQ(r.jobs, 2);
-  EXPECT_DOUBLE_EQ(r.queue_p50_s, 0);
-  EXPECT_DOUBLE_EQ(r.queue_p95_s, 60);
+  EXPECT_DOUBLE_EQ(r.queue_p50_s, 30);         // the mean of the two
+  EXPECT_DOUBLE_EQ(r.queue_p95_s, 0.95 * 60);  // waits 0 and 60, interpolated (base::Quantile)
   EXPECT_DOUBLE_EQ(r.queue_max_s, 60);
   EXPECT_DOUBLE_EQ(r.gpu_hours, 8 * 8 * 15 / 3600.0);
   EXPECT_EQ(r.scale_actions, 0);

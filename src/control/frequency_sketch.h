@@ -14,6 +14,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "seedance/base/hash.h"
 #include "seedance/control/cache_policy.h"
 
 namespace seedance::control::internal {
@@ -25,12 +26,7 @@ inline size_t SketchBlocks(size_t capacity) {
   return std::max<size_t>(1, std::bit_ceil(std::max<size_t>(capacity, 1)) / 16);
 }
 
-inline uint64_t MixKey(CacheKey k) {  // splitmix64's finaliser
-  uint64_t z = k + 0x9E3779B97F4A7C15ULL;
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-  return z ^ (z >> 31);
-}
+inline uint64_t MixKey(CacheKey k) { return base::Mix64(k); }
 
 class SketchView {
  public:

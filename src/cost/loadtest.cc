@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "seedance/base/env.h"
+#include "seedance/base/quantile.h"
 
 namespace seedance::cost {
 namespace {
@@ -54,19 +55,6 @@ int64_t BinomialQuantile(int64_t n, double q, double p) {
     if (cdf >= p - 1e-12) return k;
   }
   return n;
-}
-
-double InterpolatedQuantile(const std::vector<double>& sorted, double q) {
-  const double rank = q * static_cast<double>(sorted.size() - 1);
-  const auto lo = static_cast<size_t>(rank);
-  const size_t hi = std::min(lo + 1, sorted.size() - 1);
-  return sorted[lo] + (sorted[hi] - sorted[lo]) * (rank - static_cast<double>(lo));
-}
-
-// The estimate alone (no interval): a sorted copy, interpolated.
-double Quantile(std::vector<double> values, double q) {
-  std::sort(values.begin(), values.end());
-  return InterpolatedQuantile(values, q);
 }
 
 base::Report CiReport(const ConfidenceInterval& ci) {
@@ -309,7 +297,7 @@ ConfidenceInterval QuantileWithCi(std::vector<double> values, double q, double c
   ConfidenceInterval ci;
   if (values.empty()) return ci;
   const auto n = static_cast<int64_t>(values.size());
-  ci.estimate = InterpolatedQuantile(values, q);
+  ci.estimate = base::QuantileOfSorted(values, q);
   const double alpha = (1 - confidence) / 2;
   // Order statistics x_(l) <= x_(u) (1-based) with P(x_(l) <= Q <= x_(u)) >= confidence.
   const int64_t l = std::max<int64_t>(1, BinomialQuantile(n, q, alpha));
@@ -389,7 +377,7 @@ base::Report SummarizeLevel(std::vector<RequestSample> samples, int concurrency,
     const auto half = static_cast<int64_t>(steady_ms.size() / 2);
     const std::vector<double> a(steady_ms.begin(), steady_ms.begin() + half),
         b(steady_ms.begin() + half, steady_ms.end());
-    const double pa = Quantile(a, 0.99), pb = Quantile(b, 0.99);
+    const double pa = base::Quantile(a, 0.99), pb = base::Quantile(b, 0.99);
     drift = pa > 0 ? std::fabs(pb - pa) / pa : 0;
   }
   r["p99_drift"] = drift;
@@ -397,8 +385,8 @@ base::Report SummarizeLevel(std::vector<RequestSample> samples, int concurrency,
     auto p50_p99 = [](std::vector<double> v) {
       if (v.empty()) return base::Report(nullptr);
       std::sort(v.begin(), v.end());
-      return base::Report{{"p50", InterpolatedQuantile(v, 0.5)},
-                          {"p99", InterpolatedQuantile(v, 0.99)}};
+      return base::Report{{"p50", base::QuantileOfSorted(v, 0.5)},
+                          {"p99", base::QuantileOfSorted(v, 0.99)}};
     };
     r["ttft_ms"] = p50_p99(ttft_ms);
     r["tpot_ms"] = p50_p99(tpot_ms);

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "seedance/base/enum_names.h"
+#include "seedance/base/quantile.h"
 #include "src/cost/special_functions.h"
 
 namespace seedance::cost {
@@ -190,14 +191,6 @@ std::vector<double> Jackknife(BootstrapStatistic s, std::span<const double> samp
   return out;
 }
 
-// Quantile of sorted values by linear interpolation (NumPy's and SciPy's default).
-double Quantile(const std::vector<double>& sorted, double q) {
-  const double h = (static_cast<double>(sorted.size()) - 1.0) * q;
-  const auto lo = static_cast<size_t>(std::floor(h));
-  if (lo + 1 >= sorted.size()) return sorted.back();
-  return sorted[lo] + (h - static_cast<double>(lo)) * (sorted[lo + 1] - sorted[lo]);
-}
-
 struct Sample {
   std::span<const double> values;
   std::string_view name;
@@ -306,7 +299,8 @@ base::StatusOr<ConfidenceInterval> Bootstrap(std::span<const Sample> samples,
     level_high = Ndtr(z0 + (z0 + z_high) / (1.0 - a * (z0 + z_high)));
   }
   std::sort(theta.begin(), theta.end());
-  return ConfidenceInterval{estimate, Quantile(theta, level_low), Quantile(theta, level_high)};
+  return ConfidenceInterval{estimate, base::QuantileOfSorted(theta, level_low),
+                            base::QuantileOfSorted(theta, level_high)};
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <thread>
 #include <tuple>
 
+#include "seedance/base/hash.h"
 #include "seedance/port/simd_search.h"
 #include "src/mem/lane_rounds.h"
 
@@ -16,14 +17,8 @@ namespace {
 
 constexpr int64_t kInf = std::numeric_limits<int64_t>::max();
 
-// A 64-bit mixing function (splitmix64's finaliser): keys of the
-// transposition table.
-inline uint64_t Mix(uint64_t x) {
-  x += 0x9E3779B97F4A7C15ULL;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
-  return x ^ (x >> 31);
-}
+// Keys of the transposition table.
+inline uint64_t Mix(uint64_t x) { return base::Mix64(x); }
 
 // Static preorders that break ties between equal canonical offsets, searched
 // side by side (one lane each). Each letter is a key, compared descending, in

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <map>
 
+#include "seedance/base/quantile.h"
 #include "seedance/plan/links.h"
 #include "seedance/plan/memory_model.h"
 #include "seedance/plan/model_figures.h"
@@ -352,14 +353,8 @@ ResidualQuantiles QuantilesOf(std::vector<double> residuals) {
   q.rows = static_cast<int>(residuals.size());
   if (residuals.empty()) return q;
   std::sort(residuals.begin(), residuals.end());
-  auto at = [&](double p) {
-    const double pos = p * static_cast<double>(residuals.size() - 1);
-    const auto lo = static_cast<size_t>(std::floor(pos));
-    const size_t hi = std::min(lo + 1, residuals.size() - 1);
-    return residuals[lo] + (pos - static_cast<double>(lo)) * (residuals[hi] - residuals[lo]);
-  };
-  q.q05 = at(0.05);
-  q.q95 = at(0.95);
+  q.q05 = base::QuantileOfSorted(residuals, 0.05);
+  q.q95 = base::QuantileOfSorted(residuals, 0.95);
   return q;
 }
 

@@ -5,22 +5,20 @@
 #include <string>
 #include <vector>
 
+#include "seedance/base/quantile.h"
 #include "src/sched/simulation.h"
 
 namespace seedance::sched {
 namespace {
 
+// base::Quantile's definition; no job started: all 0.
 Percentiles Of(std::vector<double> v) {
   Percentiles p;
   if (v.empty()) return p;
   std::sort(v.begin(), v.end());
-  auto at = [&v](double q) {  // nearest rank
-    const size_t rank = static_cast<size_t>(std::ceil(q * static_cast<double>(v.size())));
-    return v[std::clamp<size_t>(rank, 1, v.size()) - 1];
-  };
-  p.p50 = at(0.50);
-  p.p90 = at(0.90);
-  p.p99 = at(0.99);
+  p.p50 = base::QuantileOfSorted(v, 0.50);
+  p.p90 = base::QuantileOfSorted(v, 0.90);
+  p.p99 = base::QuantileOfSorted(v, 0.99);
   return p;
 }
 

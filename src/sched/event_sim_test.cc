@@ -53,12 +53,13 @@ TEST(EventSim, TimelineByHand) {
   EXPECT_EQ(r->never_fit, 1);
   EXPECT_EQ(r->completed, 3);
   EXPECT_EQ(r->still_queued, 0);
-  // Queue delays: a 0, c 0, b 9 -> nearest-rank p50 = 0, p99 = 9.
+  // Queue delays: a 0, c 0, b 9. base::Quantile interpolates at rank h = (n - 1) q: p50 at h = 1
+  // is 0; p99 at h = 1.98 is 0 + 0.98 x 9.
   EXPECT_DOUBLE_EQ(r->queue_delay_s.p50, 0);
-  EXPECT_DOUBLE_EQ(r->queue_delay_s.p99, 9);
-  // JCTs: c 4, a 10, b 14.
+  EXPECT_DOUBLE_EQ(r->queue_delay_s.p99, 0.98 * 9);
+  // JCTs: c 4, a 10, b 14: p99 = 10 + 0.98 x 4.
   EXPECT_DOUBLE_EQ(r->jct_s.p50, 10);
-  EXPECT_DOUBLE_EQ(r->jct_s.p99, 14);
+  EXPECT_DOUBLE_EQ(r->jct_s.p99, 10 + 0.98 * 4);
   EXPECT_DOUBLE_EQ(r->makespan_s, 15);
   // GPU-seconds: 3*10 + 2*5 + 1*4 = 44 -> 44/3600 GPU-h; mean use 44 / (4 * 15).
   EXPECT_NEAR(r->gpu_hours, 44.0 / 3600, 1e-12);
@@ -92,7 +93,8 @@ TEST(EventSim, PriorityFirstAndGangsAllOrNothing) {
   auto with_slo = RunEvents({GpuNode("n0", 2), GpuNode("n1", 2)}, jobs, o);
   ASSERT_TRUE(with_slo.ok());
   EXPECT_DOUBLE_EQ(with_slo->groups[1].slo_attainment_pct, 75.0);
-  EXPECT_DOUBLE_EQ(r->queue_delay_s.p99, 12);
+  // All delays 0, 0, 8, 9, 12: p99 at rank 3.96 = 9 + 0.96 x 3.
+  EXPECT_DOUBLE_EQ(r->queue_delay_s.p99, 9 + 0.96 * 3);
   EXPECT_DOUBLE_EQ(r->makespan_s, 20);
 }
 
@@ -129,7 +131,7 @@ TEST(EventSim, QuotaOwnerPreemptsABorrower) {
   EXPECT_DOUBLE_EQ(r->makespan_s, 220);
   // JCTs 50 (a1), 100 (b1), 220 (b2); nobody waited for a first start.
   EXPECT_DOUBLE_EQ(r->jct_s.p50, 100);
-  EXPECT_DOUBLE_EQ(r->jct_s.p99, 220);
+  EXPECT_DOUBLE_EQ(r->jct_s.p99, 100 + 0.98 * 120);  // rank 1.98
   EXPECT_DOUBLE_EQ(r->queue_delay_s.p99, 0);
   // GPU time: b1 2x100, b2 2x10 + 2x160, a1 2x50 = 640 GPU-s.
   EXPECT_NEAR(r->gpu_hours, 640.0 / 3600, 1e-12);
@@ -138,7 +140,7 @@ TEST(EventSim, QuotaOwnerPreemptsABorrower) {
   auto plain = RunEvents(TwoPools(), jobs, o);
   ASSERT_TRUE(plain.ok());
   EXPECT_EQ(plain->preemptions, 0);
-  EXPECT_DOUBLE_EQ(plain->queue_delay_s.p99, 90);
+  EXPECT_DOUBLE_EQ(plain->queue_delay_s.p99, 0.98 * 90);  // delays 0, 0, 90
 }
 
 TEST(EventSim, CheckpointsKeepWork) {
@@ -214,7 +216,8 @@ TEST(EventSim, GoldPreemptsBronzeAndBronzeNeverPreempts) {
   EXPECT_EQ(limited->preemptions, 1);
   EXPECT_EQ(limited->retry_limited, 1);
   EXPECT_DOUBLE_EQ(limited->makespan_s, 270);
-  EXPECT_DOUBLE_EQ(limited->tiers[0].queue_delay_s.p99, 150);  // gold2: 70 -> 220
+  // gold1 0, gold2 150 (70 -> 220): p99 at rank 0.99.
+  EXPECT_DOUBLE_EQ(limited->tiers[0].queue_delay_s.p99, 0.99 * 150);
   // Bronze does not preempt: swap the tiers and nobody is preempted.
   std::vector<EventJob> swapped = {TierJob("gold", "x", Tier::kGold, 0, 100, 2),
                                    TierJob("bronze", "y", Tier::kBronze, 10, 50, 2)};
@@ -244,7 +247,7 @@ TEST(EventSim, SilverQuotaShrinksWithLoad) {
   auto big = RunEvents(TwoPools(), jobs(2), o);
   ASSERT_TRUE(big.ok()) << big.status().ToString();
   EXPECT_EQ(big->preemptions, 0);
-  EXPECT_DOUBLE_EQ(big->queue_delay_s.p99, 90);
+  EXPECT_DOUBLE_EQ(big->queue_delay_s.p99, 0.98 * 90);  // delays 0, 0, 90
   auto small = RunEvents(TwoPools(), jobs(1), o);
   ASSERT_TRUE(small.ok());
   EXPECT_EQ(small->preemptions, 1);
@@ -273,7 +276,7 @@ TEST(EventSim, LongTailJobIsConsolidatedOntoAShare) {
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_EQ(r->consolidations, 1);
   EXPECT_EQ(r->completed, 2);
-  EXPECT_DOUBLE_EQ(r->queue_delay_s.p99, 90);
+  EXPECT_DOUBLE_EQ(r->queue_delay_s.p99, 0.99 * 90);  // delays 0, 90
   EXPECT_DOUBLE_EQ(r->makespan_s, 1060);
   // GPU-seconds: idle 2 x 100 + 0.1 x 960, work 2 x 100 = 496.
   EXPECT_NEAR(r->gpu_hours, 496.0 / 3600, 1e-12);
@@ -284,7 +287,7 @@ TEST(EventSim, LongTailJobIsConsolidatedOntoAShare) {
   auto plain = RunEvents({GpuNode("n", 3)}, {idle, work}, o);
   ASSERT_TRUE(plain.ok());
   EXPECT_EQ(plain->consolidations, 0);
-  EXPECT_DOUBLE_EQ(plain->queue_delay_s.p99, 990);
+  EXPECT_DOUBLE_EQ(plain->queue_delay_s.p99, 0.99 * 990);  // delays 0, 990
   EXPECT_DOUBLE_EQ(plain->makespan_s, 1100);
   // A busy job (or one of unknown utilization) is never moved.
   o.consolidate = true;
@@ -404,9 +407,10 @@ TEST(EventSim, ContentionFollowsJoinsAndLeaves) {
       {Share("a", Tier::kBronze, 0, 100, 800), Share("b", Tier::kBronze, 20, 50, 800)}, o);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_DOUBLE_EQ(r->makespan_s, 130);
-  EXPECT_DOUBLE_EQ(r->jct_s.p50, 80);   // b
-  EXPECT_DOUBLE_EQ(r->jct_s.p99, 130);  // a
-  EXPECT_DOUBLE_EQ(r->slowed_s, 160);   // both, from 20 to 100
+  // JCTs b 80, a 130: p50 their mean, p99 at rank 0.99.
+  EXPECT_DOUBLE_EQ(r->jct_s.p50, 105);
+  EXPECT_DOUBLE_EQ(r->jct_s.p99, 80 + 0.99 * 50);
+  EXPECT_DOUBLE_EQ(r->slowed_s, 160);  // both, from 20 to 100
   EXPECT_DOUBLE_EQ(r->share_run_s, 210);
 }
 
