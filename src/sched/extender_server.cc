@@ -108,7 +108,7 @@ std::string Render(const ExtenderServer::Impl& s) {
        st.gangs_waiting},
       {"seedance_extender_gpu_milli_used", "gauge", "Milli-GPU in use or reserved.",
        st.used_gpu_milli},
-      {"seedance_extender_gpu_milli_total", "gauge", "Milli-GPU on the known nodes.",
+      {"seedance_extender_gpu_milli_capacity", "gauge", "Milli-GPU on the known nodes.",
        st.total_gpu_milli},
       {"seedance_extender_filters_total", "counter", "Filter calls answered.", st.filters},
       {"seedance_extender_filter_fits_total", "counter", "Filter calls that found a node.",

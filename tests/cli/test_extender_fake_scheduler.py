@@ -25,6 +25,9 @@ REPO = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "tests" / "fixtures"))
 from fake_kube import FakeApiServer, FakeKubeScheduler, free_port, post  # noqa: E402
 
+sys.path.insert(0, str(REPO / "tests" / "python"))
+from prometheus_check import assert_promtool_accepts  # noqa: E402
+
 RECORDED = REPO / "tests" / "fixtures" / "kube-1.20.2"
 
 
@@ -202,6 +205,9 @@ def test_fake_scheduler_places_pods_and_a_killed_extender_rebuilds(seedancectl, 
             api.add_pod(p)
             placed += driver.schedule(p, names) is not None
         assert placed == 3
+        # Its /metrics, after binds, is exposition text promtool accepts, lint included.
+        with urllib.request.urlopen(ext.url + "/metrics", timeout=5) as r:
+            assert_promtool_accepts(r.read().decode())
         use = gpu_use(api.pod_list())
         assert max(use.values()) <= 1000 and sum(use.values()) == 8 * 500, use
         # Best fit packs the halves: four GPUs full, no GPU half used.

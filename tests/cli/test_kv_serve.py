@@ -10,12 +10,16 @@ import pathlib
 import re
 import signal
 import subprocess
+import sys
 import threading
 import time
 import urllib.error
 import urllib.request
 
 import pytest
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "python"))
+from prometheus_check import assert_promtool_accepts  # noqa: E402
 
 openai = pytest.importorskip("openai")
 
@@ -113,6 +117,8 @@ def test_openai_client_gets_kv_evals_greedy_text_streamed_and_not(serve, seedanc
                                         temperature=0, stop=[cut])
     assert stopped.choices[0].finish_reason == "stop"
     assert stopped.choices[0].text == completion[:completion.index(cut)]
+    # Its /metrics, after real traffic, is exposition text promtool accepts, lint included.
+    assert_promtool_accepts(urllib.request.urlopen(s.url + "/metrics", timeout=10).read().decode())
     code, err = s.stop()
     assert code == 0, err
 
