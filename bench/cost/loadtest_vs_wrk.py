@@ -1,6 +1,7 @@
 """`seedancectl loadtest` against `wrk` 4.1.0 (Debian) on the same nginx target (Debian), in one
 run (feature COST-8). nginx serves a 512 KiB file at 8 MB/s per connection, about 55 ms a request,
-so the server rather than either client sets the pace and both measure the same thing. nginx is
+so the server rather than either client sets the pace and both measure the same thing. At
+each concurrency both clients run at the same time, each with its own connections. nginx is
 started on 127.0.0.1 and stopped by its PID.
 
 Prints one JSON object: per concurrency, wrk's and loadtest's requests/s and latency percentiles
@@ -33,10 +34,16 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def wrk(url: str, clients: int, seconds: int) -> dict:
+def wrk_start(url: str, clients: int, seconds: int) -> subprocess.Popen:
+    return subprocess.Popen(["wrk", "-t1", f"-c{clients}", f"-d{seconds}s", "--latency", url],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def wrk_finish(proc: subprocess.Popen, seconds: int) -> dict:
     """wrk's requests/s and latency percentiles (ms) from its --latency report."""
-    out = subprocess.run(["wrk", "-t1", f"-c{clients}", f"-d{seconds}s", "--latency", url],
-                         capture_output=True, text=True, timeout=seconds + 60, check=True).stdout
+    out, err = proc.communicate(timeout=seconds + 60)
+    if proc.returncode != 0:
+        raise RuntimeError(f"wrk exited {proc.returncode}: {err}")
     scale = {"us": 1e-3, "ms": 1.0, "s": 1e3}
     got = {"rps": float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))}
     for p in ("50", "90", "99"):
@@ -88,15 +95,18 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         nginx, url = start_nginx(pathlib.Path(tmp))
         try:
-            r = subprocess.run([str(ctl), "loadtest", "--url", url, "--concurrency",
-                                a.concurrency, "--warmup-s", "0.5", "--level-s", str(a.seconds),
-                                "--max-recalibrations", "1", "-o", "json"],
-                               capture_output=True, text=True, check=True)
-            levels = {lv["concurrency"]: lv for lv in json.loads(r.stdout)["levels"]}
             rows = []
             for clients in map(int, a.concurrency.split(",")):
-                reference = wrk(url, clients, a.seconds)
-                lv = levels[clients]
+                # Both clients measure at once, on their own connections to the same server: a
+                # burst from a neighbouring process lands on both, not on one of them. loadtest
+                # warms up for 0.5 s first, so wrk runs a second longer and covers its window.
+                reference = wrk_start(url, clients, a.seconds + 1)
+                r = subprocess.run([str(ctl), "loadtest", "--url", url, "--concurrency",
+                                    str(clients), "--warmup-s", "0.5", "--level-s", str(a.seconds),
+                                    "--max-recalibrations", "1", "-o", "json"],
+                                   capture_output=True, text=True, check=True)
+                lv = json.loads(r.stdout)["levels"][0]
+                reference = wrk_finish(reference, a.seconds + 1)
                 ours = {"rps": lv["throughput_rps"], "errors": lv["errors"],
                         **{p: lv["latency_ms"][p]["estimate"] for p in ("p50", "p90", "p99")}}
                 rows.append({"concurrency": clients, "wrk": reference, "loadtest": ours,
