@@ -35,7 +35,7 @@ constexpr int kChannels = 128;
 
 std::unique_ptr<kv::KvCache> MakeCache(bool simd) {
   const kv::CacheShape shape{1, kChannels, kChannels, kTokens};
-  kv::QuantConfig c = kv::QuantConfig::Of("4", 32, 0);
+  kv::QuantConfig c = kv::QuantConfig::Of(kv::KvWidth::kInt4, 32, 0);
   c.kernel = simd ? port::SimdKernel::kAuto : port::SimdKernel::kScalar;
   auto cache = std::move(*kv::NewQuantizedCache(shape, c));
   std::mt19937 rng(1);

@@ -25,12 +25,13 @@ std::vector<std::vector<float>> Logits(const std::string& model_path,
                                        int group, int window) {
   const kv::LlamaModel model =
       ValueOrRaise(kv::LlamaModel::Load(*base::Env::Default(), model_path));
+  const kv::KvWidth width = ValueOrRaise(kv::ParseKvWidth(bits, "bits"));
   std::unique_ptr<kv::KvCache> cache;
-  if (bits == "fp32") {
+  if (width == kv::KvWidth::kFp32) {
     cache = kv::NewFullCache(model.cache_shape());
   } else {
     cache = ValueOrRaise(
-        kv::NewQuantizedCache(model.cache_shape(), kv::QuantConfig::Of(bits, group, window)));
+        kv::NewQuantizedCache(model.cache_shape(), kv::QuantConfig::Of(width, group, window)));
   }
   std::vector<std::vector<float>> out;
   for (size_t pos = 0; pos < tokens.size(); ++pos) {
@@ -92,7 +93,7 @@ void BindKv(py::module_& m) {
         py::arg("bits"), py::arg("group"), py::arg("pcie_gen"), py::arg("pcie_lanes"),
         py::arg("pcie_gbytes_per_s"), py::arg("hbm"), py::arg("hbm_stacks"), py::arg("hbm_ns"),
         py::arg("measure_cpu"), "The report of `seedancectl kv estimate -o json`");
-  m.def("kv_logits", &Logits, py::arg("model"), py::arg("tokens"), py::arg("bits") = "fp32",
+  m.def("kv_logits", &Logits, py::arg("model"), py::arg("tokens"), py::arg("bits") = "32",
         py::arg("group") = 32, py::arg("window") = 128,
         "Logits after each token, run through the C++ llama2.c engine");
   m.def(

@@ -44,7 +44,7 @@ TEST(Adaptive, RuleOfTheNote) {
 TEST(Adaptive, CacheLogsAndAppliesDecisions) {
   const CacheShape shape{1, 32, 16, 64};
   QuantConfig c;
-  c.bits = "adaptive";
+  c.width = KvWidth::kAdaptive;
   c.group = 16;
   c.window = 0;
   c.rule.long_context = 20;  // small enough for a 64-token test

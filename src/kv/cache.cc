@@ -6,7 +6,6 @@
 #include <string>
 #include <vector>
 
-#include "seedance/base/parse.h"
 #include "seedance/kv/adaptive.h"
 #include "seedance/port/simd_kv.h"
 #include "seedance/precision/formats.h"
@@ -177,9 +176,9 @@ class QuantizedCache final : public KvCache {
   QuantizedCache(const CacheShape& s, const QuantConfig& c)
       : s_(s),
         c_(c),
-        fp8_(c.bits == "fp8"),
-        adaptive_(c.bits == "adaptive"),
-        bits_(fp8_ || adaptive_ ? 8 : static_cast<int>(base::ParseInt64(c.bits).value_or(8))),
+        fp8_(c.width == KvWidth::kFp8),
+        adaptive_(c.width == KvWidth::kAdaptive),
+        bits_(KvCodeBits(c.width)),
         ring_(c.window + c.group),
         layers_(s.layers) {
     // 4-bit key groups of 32 are stored in channel pairs (Codec::PairUp),
@@ -370,10 +369,9 @@ class QuantizedCache final : public KvCache {
 }  // namespace
 
 base::Status QuantConfig::Validate() const {
-  if (bits != "8" && bits != "6" && bits != "5" && bits != "4" && bits != "2" && bits != "fp8" &&
-      bits != "adaptive") {
+  if (width == KvWidth::kFp32) {
     return base::InvalidArgumentError(
-        "bits must be 8, 6, 5, 4, 2, fp8 or adaptive, not '" + bits + "'", "bits");
+        "a quantized cache needs a width of 8, fp8, 6, 5, 4, 2 or adaptive, not 32", "bits");
   }
   for (int b : {rule.long_bits, rule.default_bits}) {
     if (b != 8 && b != 6 && b != 5 && b != 4 && b != 2) {

@@ -76,15 +76,17 @@ TEST(QuantizedCache, ErrorWithinTheBoundForEveryWidth) {
   for (const auto& [group, simd] : {std::pair{16, true}, {32, true}, {32, false}}) {
     for (int kind : {0, 1, 2}) {
       const auto data = Tokens(len, 3, kind);
-      for (std::string bits : {"8", "6", "5", "4", "2"}) {
-        QuantConfig qc = QuantConfig::Of(bits, group, 0);
+      for (KvWidth width :
+           {KvWidth::kInt8, KvWidth::kInt6, KvWidth::kInt5, KvWidth::kInt4, KvWidth::kInt2}) {
+        const int bits = KvCodeBits(width);
+        QuantConfig qc = QuantConfig::Of(width, group, 0);
         qc.kernel = simd ? port::SimdKernel::kAuto : port::SimdKernel::kScalar;
         auto cache = NewQuantizedCache(kShape, qc);
         ASSERT_TRUE(cache.ok());
         for (int t = 0; t < len; ++t) ASSERT_TRUE((*cache)->Append(0, t, data[t], data[t]).ok());
         std::vector<std::vector<float>> k, v;
         ReadBack(**cache, len, k, v);
-        const float levels = static_cast<float>((1 << std::stoi(bits)) - 1);
+        const float levels = static_cast<float>((1 << bits) - 1);
         for (int t = 0; t < len; ++t) {
           for (int c = 0; c < kShape.kv_dim; ++c) {
             // Values: the token's channel group; keys: the channel's token group.
@@ -114,7 +116,7 @@ TEST(QuantizedCache, ErrorWithinTheBoundForEveryWidth) {
 
 TEST(QuantizedCache, WindowKeepsRecentTokensExact) {
   const auto data = Tokens(60, 5, 0);
-  QuantConfig qc = QuantConfig::Of("2", 16, 20);
+  QuantConfig qc = QuantConfig::Of(KvWidth::kInt2, 16, 20);
   auto cache = NewQuantizedCache(kShape, qc);
   ASSERT_TRUE(cache.ok());
   for (int t = 0; t < 60; ++t) ASSERT_TRUE((*cache)->Append(0, t, data[t], data[t]).ok());
@@ -131,7 +133,7 @@ TEST(QuantizedCache, WindowKeepsRecentTokensExact) {
 
 TEST(QuantizedCache, Fp8HasRelativeError) {
   const auto data = Tokens(64, 7, 0);
-  auto cache = NewQuantizedCache(kShape, QuantConfig::Of("fp8", 32, 0));
+  auto cache = NewQuantizedCache(kShape, QuantConfig::Of(KvWidth::kFp8, 32, 0));
   ASSERT_TRUE(cache.ok());
   for (int t = 0; t < 64; ++t) ASSERT_TRUE((*cache)->Append(0, t, data[t], data[t]).ok());
   std::vector<std::vector<float>> k, v;
@@ -162,8 +164,8 @@ TEST(QuantizedCache, Avx2ScoresMatchTheScalarPath) {
     for (auto& t : data) {
       for (int c = 0; c < kv_dim; ++c) t[c] = g(data_rng) * static_cast<float>(1 + c % 5);
     }
-    auto fast = NewQuantizedCache(shape, QuantConfig::Of("4", 32, 0));
-    QuantConfig slow_cfg = QuantConfig::Of("4", 32, 0);
+    auto fast = NewQuantizedCache(shape, QuantConfig::Of(KvWidth::kInt4, 32, 0));
+    QuantConfig slow_cfg = QuantConfig::Of(KvWidth::kInt4, 32, 0);
     slow_cfg.kernel = port::SimdKernel::kScalar;
     auto slow = NewQuantizedCache(shape, slow_cfg);
     ASSERT_TRUE(fast.ok() && slow.ok());
@@ -195,21 +197,21 @@ TEST(QuantizedCache, Avx2ScoresMatchTheScalarPath) {
 }
 
 TEST(QuantizedCache, NonFiniteInputIsAClearError) {
-  auto cache = NewQuantizedCache(kShape, QuantConfig::Of("4", 32, 0));
+  auto cache = NewQuantizedCache(kShape, QuantConfig::Of(KvWidth::kInt4, 32, 0));
   ASSERT_TRUE(cache.ok());
   std::vector<float> k(64, 1.0f), v(64, 1.0f);
   v[9] = NAN;
   const base::Status s = (*cache)->Append(0, 0, k, v);
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.where(), "layer 0, token 0, channel 9");
-  EXPECT_FALSE(NewQuantizedCache(kShape, QuantConfig::Of("3", 32, 0)).ok());
+  EXPECT_FALSE(NewQuantizedCache(kShape, QuantConfig::Of(KvWidth::kFp32, 32, 0)).ok());
   EXPECT_FALSE(NewFullCache(kShape)->Append(0, 0, v, k).ok());
 }
 
 TEST(QuantizedCache, BitsPerValueCountsScalesAndPadding) {
   const auto data = Tokens(64, 9, 0);
   // 5 bits: 6 codes per word, a group of 32 takes 6 words (192 bits) + 64 bits of min and scale.
-  auto cache = NewQuantizedCache(kShape, QuantConfig::Of("5", 32, 0));
+  auto cache = NewQuantizedCache(kShape, QuantConfig::Of(KvWidth::kInt5, 32, 0));
   ASSERT_TRUE(cache.ok());
   for (int t = 0; t < 64; ++t) ASSERT_TRUE((*cache)->Append(0, t, data[t], data[t]).ok());
   EXPECT_NEAR(static_cast<double>((*cache)->PackedBits()) / (*cache)->PackedValues(),

@@ -63,8 +63,8 @@ std::string_view FinishReasonName(FinishReason reason) {
 }
 
 base::Status EngineOptions::Validate() const {
-  if (kv_bits != "32") {
-    SEEDANCE_RETURN_IF_ERROR(QuantConfig::Of(kv_bits, group, window).Validate());
+  if (kv_width != KvWidth::kFp32) {
+    SEEDANCE_RETURN_IF_ERROR(QuantConfig::Of(kv_width, group, window).Validate());
   }
   if (max_batch < 1 || max_batch > 4096) {
     return base::InvalidArgumentError("expected 1..4096, got " + std::to_string(max_batch),
@@ -88,9 +88,8 @@ base::Status EngineOptions::Validate() const {
 
 int64_t KvReservationBytes(const CacheShape& shape, const EngineOptions& o, int tokens) {
   const int64_t per_token_values = static_cast<int64_t>(shape.layers) * shape.kv_dim * 2;
-  if (o.kv_bits == "32") return per_token_values * tokens * 4;
-  // "8", "6", "5", "4", "2" (validated); fp8 and adaptive are never wider than 8-bit codes.
-  const int bits = o.kv_bits.size() == 1 ? o.kv_bits[0] - '0' : 8;
+  if (o.kv_width == KvWidth::kFp32) return per_token_values * tokens * 4;
+  const int bits = KvCodeBits(o.kv_width);  // fp8 and adaptive: never wider than 8-bit codes
   const int64_t fp32_tokens = std::min<int64_t>(tokens, static_cast<int64_t>(o.window) + o.group);
   const double packed_bytes =
       static_cast<double>(per_token_values) * tokens * PackedBitsPerValue(bits, o.group) / 8.0;
@@ -398,11 +397,11 @@ class ServingEngine::Impl {
       if (s->cache) continue;
       CacheShape shape = model_.cache_shape();
       shape.max_tokens = s->prompt_len + s->max_tokens;
-      if (o_.kv_bits == "32") {
+      if (o_.kv_width == KvWidth::kFp32) {
         s->cache = NewFullCache(shape);
       } else {
         SEEDANCE_ASSIGN_OR_RETURN(
-            s->cache, NewQuantizedCache(shape, QuantConfig::Of(o_.kv_bits, o_.group, o_.window)));
+            s->cache, NewQuantizedCache(shape, QuantConfig::Of(o_.kv_width, o_.group, o_.window)));
       }
     }
     return base::OkStatus();

@@ -72,7 +72,7 @@ TEST(ServingEngine, GreedyTextEqualsKvEvalsForTheSamePrompt) {
     EvalOptions eo;
     eo.tokens = 60;
     eo.prompt = prompt;
-    eo.quant = QuantConfig::Of("8", 32, 15);
+    eo.quant = QuantConfig::Of(KvWidth::kInt8, 32, 15);
     auto eval = EvaluateKvCache(t.model, &t.tokenizer, eo);
     ASSERT_TRUE(eval.ok());
     std::string prompt_text;
@@ -195,7 +195,7 @@ TEST(ServingEngine, TheKvBudgetQueuesOrRefusesAndTheQueueIsBounded) {
 TEST(ServingEngine, CancelDrainAndContextLimits) {
   REQUIRE_TINY(t);
   EngineOptions o;
-  o.kv_bits = "4";
+  o.kv_width = KvWidth::kInt4;
   auto e = ServingEngine::Start(t.model, t.tokenizer, o);
   ASSERT_TRUE(e.ok());
   GenerationRequest too_long;
@@ -252,18 +252,18 @@ TEST(KvReservationBytes, BoundsEveryCachesBytesAtEveryToken) {
   std::mt19937 rng(3);
   std::normal_distribution<float> x(0, 1);
   const CacheShape shape{2, 32, 16, 100};
-  for (const std::string bits : {"32", "8", "6", "5", "4", "2", "fp8", "adaptive"}) {
+  for (const auto& [width, bits] : kKvWidthNames) {
     for (int group : {4, 32}) {
       for (int window : {0, 7, 40}) {
         EngineOptions o;
-        o.kv_bits = bits;
+        o.kv_width = width;
         o.group = group;
         o.window = window;
         std::unique_ptr<KvCache> cache;
-        if (bits == "32") {
+        if (width == KvWidth::kFp32) {
           cache = NewFullCache(shape);
         } else {
-          auto q = NewQuantizedCache(shape, QuantConfig::Of(bits, group, window));
+          auto q = NewQuantizedCache(shape, QuantConfig::Of(width, group, window));
           ASSERT_TRUE(q.ok()) << q.status().ToString();
           cache = std::move(*q);
         }
@@ -350,8 +350,11 @@ TEST(EngineOptions, ValidateNamesTheFlag) {
   o.preferred_batch_sizes = {2, 5};
   EXPECT_EQ(o.Validate().where(), "--preferred-batch");
   o.preferred_batch_sizes = {};
-  o.kv_bits = "3";
-  EXPECT_FALSE(o.Validate().ok());
+  EXPECT_FALSE(ParseKvWidth("3").ok());
+  EXPECT_EQ(ParseKvWidth("3").status().where(), "bits");
+  o.kv_width = KvWidth::kInt4;
+  o.group = 0;
+  EXPECT_EQ(o.Validate().where(), "group");
   EXPECT_FALSE(ParseBatchPolicy("vllm", "--policy").ok());
 }
 

@@ -87,7 +87,7 @@ base::StatusOr<base::Report> EvaluateKvCache(const LlamaModel& model, const Toke
   bytes_full = full->Bytes();
   bytes_quant = quant->Bytes();
   base::Report r;
-  r["bits"] = o.quant.bits;
+  r["bits"] = std::string(KvWidthName(o.quant.width));
   r["group"] = o.quant.group;
   r["window"] = o.quant.window;
   r["tokens"] = o.tokens;
@@ -101,7 +101,7 @@ base::StatusOr<base::Report> EvaluateKvCache(const LlamaModel& model, const Toke
                             : base::Report(nullptr);
   r["packed_share"] = static_cast<double>(quant->PackedValues()) /
                       (static_cast<double>(o.tokens - 1) * c.kv_dim() * 2 * c.n_layers);
-  if (o.quant.bits == "adaptive") {
+  if (o.quant.width == KvWidth::kAdaptive) {
     base::Report w = base::Report::object();
     for (const auto& [bits, count] : widths) w[std::to_string(bits)] = count;
     r["block_widths"] = w;  // key groups (all layers) per chosen width
@@ -172,10 +172,15 @@ base::StatusOr<EvalRun> RunKvEval(base::Env& env, const EvalRequest& q) {
     if (!t.ok()) return t.status().Annotate("cannot load the tokenizer");
     tok = std::move(*t);
   }
+  SEEDANCE_ASSIGN_OR_RETURN(const KvWidth width, ParseKvWidth(q.bits, "bits"));
+  if (width == KvWidth::kFp32) {
+    return base::InvalidArgumentError(
+        "the FP32 cache is the reference; quantize with 8, fp8, 6, 5, 4, 2 or adaptive", "bits");
+  }
   EvalRun run;
   EvalOptions o;
-  o.quant = QuantConfig::Of(q.bits, q.group,
-                            q.window == kAutoWindow ? DefaultWindow(q.tokens) : q.window);
+  o.quant =
+      QuantConfig::Of(width, q.group, q.window == kAutoWindow ? DefaultWindow(q.tokens) : q.window);
   o.quant.rule = q.rule;
   o.decisions = &run.decisions;
   o.tokens = q.tokens;

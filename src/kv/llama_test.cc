@@ -29,7 +29,7 @@ TEST(Llama, LoadsTheTinyModelAndGeneratesText) {
   ASSERT_TRUE(tok.ok()) << tok.status().ToString();
   EvalOptions o;
   o.tokens = 40;
-  o.quant.bits = "8";
+  o.quant.width = KvWidth::kInt8;
   auto r = EvaluateKvCache(*model, &*tok, o);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   const std::string text = (*r)["text"];

@@ -69,7 +69,7 @@ std::string RenderServingMetrics(const EngineStats& e, const KvServerStats& s,
   w.Family("seedance_kv_server_info", "gauge", "The model, batching policy and KV-cache width");
   w.Sample({{"model", model_name},
             {"policy", std::string(BatchPolicyName(o.policy))},
-            {"kv_bits", o.kv_bits}},
+            {"kv_bits", std::string(KvWidthName(o.kv_width))}},
            1);
   w.Family("seedance_kv_requests_total", "counter", "Completion requests by outcome");
   const std::pair<const char*, uint64_t> outcomes[] = {{"length", e.finished_length},

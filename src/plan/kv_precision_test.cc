@@ -18,10 +18,10 @@ TEST(KvPrecisionTest, TableIsWhatTheEngineMeasures) {
   const std::string dir = (base::testing::DataDir() / "tiny-llama").string();
   SEEDANCE_REQUIRE_DATA(dir);
   for (const KvPrecision& p : MeasuredKvPrecisions()) {
-    if (p.kv_bits.empty()) continue;
+    if (!p.width) continue;
     kv::EvalRequest request;
     request.model_path = dir + "/aidreams260K.bin";
-    request.bits = std::string(p.kv_bits);
+    request.bits = std::string(kv::KvWidthName(*p.width));
     request.group = kKvGroup;
     request.window = 0;
     auto run = kv::RunKvEval(*base::Env::Default(), request);

@@ -32,7 +32,7 @@ std::vector<KvPrecision> AdmittedKvPrecisions(const ServingSpec& serving) {
   const bool wide_weights = base::NumericFormatBytes(serving.precision) >= 2;
   for (const KvPrecision& p : MeasuredKvPrecisions()) {
     const bool named = serving.kv_precision == p.name;
-    const bool measured = wide_weights || !p.kv_bits.empty();
+    const bool measured = wide_weights || p.width.has_value();
     if (named || (serving.kv_precision == "auto" && measured && p.kl_mean <= serving.max_kv_kl)) {
       out.push_back(p);
     }
@@ -138,7 +138,7 @@ base::Report ServingEvaluationToReport(const ServingEvaluation& e) {
   r["tensor"] = e.tensor;
   r["kv_precision"] = std::string(e.kv.name);
   r["kv_bits_per_value"] = e.kv_bits_per_value;
-  if (e.kv.kv_bits.empty() && e.kv_bits_per_value < 16) {
+  if (!e.kv.width && e.kv_bits_per_value < 16) {
     r["kv_kl_mean"] = nullptr;  // an 8-bit cache without group scales: not measured
     r["kv_top1_agreement"] = nullptr;
   } else {

@@ -5,9 +5,12 @@
 
 #include <csignal>
 #include <filesystem>
+#include <string>
+#include <vector>
 
 #include "seedance/base/env.h"
 #include "seedance/kv/server.h"
+#include "seedance/kv/width.h"
 #include "seedance/probe/exporter.h"
 #include "tools/seedancectl/cli.h"
 
@@ -32,6 +35,7 @@ void RaiseOpenFileLimit() {
 void RegisterKvServe(CLI::App* noun, Context& context) {
   struct Flags {
     std::string model, tokenizer, listen = "127.0.0.1:8000", name, policy = "continuous";
+    std::string kv_bits = "32";
     kv::EngineOptions engine;
     kv::KvServerOptions server;
     double budget_mib = 0, drain_s = 30, max_delay_us = 5000;
@@ -52,9 +56,10 @@ void RegisterKvServe(CLI::App* noun, Context& context) {
                   "dynamic (Triton's batcher: a batch runs to its end)")
       ->check(CLI::IsMember({"continuous", "dynamic"}))
       ->capture_default_str();
-  cmd->add_option("--kv-bits", f->engine.kv_bits,
-                  "KV cache: 32 (FP32), 8, 6, 5, 4, 2, fp8, adaptive")
-      ->check(CLI::IsMember({"32", "8", "6", "5", "4", "2", "fp8", "adaptive"}))
+  std::vector<std::string> widths;
+  for (const auto& e : kv::kKvWidthNames) widths.emplace_back(e.name);
+  cmd->add_option("--kv-bits", f->kv_bits, "KV cache: 32 (FP32), 8, fp8, 6, 5, 4, 2, adaptive")
+      ->check(CLI::IsMember(widths))
       ->capture_default_str();
   cmd->add_option("--group", f->engine.group, "Values per quantization group")
       ->check(IntIn(1, 256))
@@ -108,6 +113,9 @@ void RegisterKvServe(CLI::App* noun, Context& context) {
     auto policy = kv::ParseBatchPolicy(f->policy, "--policy");
     if (Failed(policy.status(), context)) return;
     f->engine.policy = *policy;
+    auto width = kv::ParseKvWidth(f->kv_bits, "--kv-bits");
+    if (Failed(width.status(), context)) return;
+    f->engine.kv_width = *width;
     f->engine.max_queue_delay = std::chrono::microseconds(static_cast<int64_t>(f->max_delay_us));
     f->engine.kv_budget_bytes = static_cast<int64_t>(f->budget_mib * 1024 * 1024);
     if (f->budget_mib > 0 && f->engine.kv_budget_bytes == 0) f->engine.kv_budget_bytes = 1;
@@ -128,7 +136,7 @@ void RegisterKvServe(CLI::App* noun, Context& context) {
                  "serving %s on http://%s:%d/v1 (%s batching, max batch %d, KV cache %s bits, "
                  "budget %lld bytes); SIGTERM drains\n",
                  f->server.model_name.c_str(), address->first.c_str(), (*server)->port(),
-                 f->policy.c_str(), f->engine.max_batch, f->engine.kv_bits.c_str(),
+                 f->policy.c_str(), f->engine.max_batch, f->kv_bits.c_str(),
                  static_cast<long long>(st.kv_budget_bytes));
     while (!g_stop) env.SleepFor(std::chrono::milliseconds(50));
     std::fprintf(stderr, "draining (up to %g s)\n", f->drain_s);

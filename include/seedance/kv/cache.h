@@ -32,6 +32,7 @@
 
 #include "seedance/base/status.h"
 #include "seedance/kv/adaptive.h"
+#include "seedance/kv/width.h"
 #include "seedance/port/simd.h"
 
 namespace seedance::kv {
@@ -70,7 +71,7 @@ class KvCache {
 double PackedBitsPerValue(int bits, int group);
 
 struct QuantConfig {
-  std::string bits = "8";  // "8", "6", "5", "4", "2", "fp8" or "adaptive"
+  KvWidth width = KvWidth::kInt8;  // any but kFp32 (NewFullCache is the FP32 cache)
   int group = 32;
   int window = 128;
   AdaptiveRule rule;  // "adaptive": the width of each block (adaptive.h)
@@ -78,9 +79,9 @@ struct QuantConfig {
   // choice (port/simd.h).
   port::SimdKernel kernel = port::SimdKernel::kAuto;
 
-  static QuantConfig Of(std::string bits, int group, int window) {
+  static QuantConfig Of(KvWidth width, int group, int window) {
     QuantConfig c;
-    c.bits = std::move(bits);
+    c.width = width;
     c.group = group;
     c.window = window;
     return c;

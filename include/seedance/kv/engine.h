@@ -51,8 +51,7 @@ base::StatusOr<BatchPolicy> ParseBatchPolicy(std::string_view name, std::string_
 
 struct EngineOptions {
   BatchPolicy policy = BatchPolicy::kContinuous;
-  // "32" is the FP32 cache; otherwise a QuantConfig width: 8, 6, 5, 4, 2, fp8 or adaptive.
-  std::string kv_bits = "32";
+  KvWidth kv_width = KvWidth::kFp32;  // kFp32: the FP32 cache; otherwise a QuantConfig's
   int group = 32;
   int window = 32;  // most recent tokens kept in FP32 by a quantized cache
   int max_batch = 8;

@@ -19,18 +19,20 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string_view>
 
 #include "seedance/base/numeric_format.h"
 #include "seedance/base/status.h"
+#include "seedance/kv/width.h"
 
 namespace seedance::plan {
 
 struct KvPrecision {
-  std::string_view name;     // "weights" (the weights' format, not quantized), "int8", "fp8", ...
-  std::string_view kv_bits;  // `kv eval --bits`; "" for "weights"
-  double kl_mean = 0;        // measured, group 32, no FP32 window
+  std::string_view name;  // "weights" (the weights' format, not quantized), "int8", "fp8", ...
+  std::optional<kv::KvWidth> width;  // the cache's width (`kv eval --bits`); none for "weights"
+  double kl_mean = 0;                // measured, group 32, no FP32 window
   double top1_agreement = 1;
 };
 
