@@ -24,15 +24,22 @@ double Percentile(const std::vector<double>& v, double p) {
 
 base::StatusOr<base::Report> ServeBench(const LlamaModel& model, const ServeOptions& o) {
   const LlamaConfig& c = model.config();
-  if (!(o.rate_per_s > 0) || !(o.duration_s > 0)) {
-    return base::InvalidArgumentError("rate and duration must be > 0", "--rate");
+  if (!(o.rate_per_s > 0)) return base::InvalidArgumentError("must be > 0", "rate");
+  if (!(o.duration_s > 0)) return base::InvalidArgumentError("must be > 0", "duration");
+  if (o.rate_per_s * o.duration_s > kMaxServeBenchRequests) {
+    return base::InvalidArgumentError(
+        "rate x duration must be at most 1,000,000 requests (arrivals are drawn up front)", "rate");
   }
   if (1 + o.prompt_tokens + o.gen_tokens > c.seq_len) {
     return base::InvalidArgumentError("prompt + generated tokens exceed the model's context",
-                                      "--gen-tokens");
+                                      "gen_tokens");
   }
-  if (o.batcher.max_batch_size < 1)
-    return base::InvalidArgumentError("must be >= 1", "--max-batch");
+  if (o.batcher.max_batch_size < 1) return base::InvalidArgumentError("must be >= 1", "max_batch");
+  for (int p : o.batcher.preferred_batch_sizes) {
+    if (p < 1 || p > o.batcher.max_batch_size) {
+      return base::InvalidArgumentError("preferred sizes must be in 1..max batch", "preferred");
+    }
+  }
   base::Env& env = *base::Env::Default();
   DynamicBatcher<Request> batcher(o.batcher, env);
   std::vector<double> latencies_ms;
@@ -118,6 +125,29 @@ base::StatusOr<base::Report> ServeBench(const LlamaModel& model, const ServeOpti
                      {"mean", latencies_ms.empty() ? 0.0 : mean / latencies_ms.size()}};
   r["batches"] = batches;
   r["batch_size_mean"] = batches ? static_cast<double>(batched_requests) / batches : 0.0;
+  return r;
+}
+
+base::StatusOr<base::Report> CompareBatching(
+    const LlamaModel& model, const ServeOptions& options,
+    const std::function<void(std::string_view run, int64_t completed)>& on_progress) {
+  auto run = [&](ServeOptions o, std::string_view label) {
+    if (on_progress) o.on_completed = [&](int64_t done) { on_progress(label, done); };
+    return ServeBench(model, o);
+  };
+  SEEDANCE_ASSIGN_OR_RETURN(base::Report batched, run(options, "batched"));
+  ServeOptions single = options;
+  single.batcher = BatcherConfig{1, {}, std::chrono::microseconds(0)};
+  SEEDANCE_ASSIGN_OR_RETURN(base::Report unbatched, run(single, "unbatched"));
+  base::Report r;
+  r["rate_per_s"] = options.rate_per_s;
+  r["duration_s"] = options.duration_s;
+  r["gen_tokens"] = options.gen_tokens;
+  r["batched"] = std::move(batched);
+  r["batched"]["max_batch"] = options.batcher.max_batch_size;
+  r["batched"]["max_delay_ms"] =
+      std::chrono::duration<double, std::milli>(options.batcher.max_queue_delay).count();
+  r["unbatched"] = std::move(unbatched);
   return r;
 }
 

@@ -191,6 +191,15 @@ std::optional<std::string> CommandWordsError(const CLI::App& app, int argc, char
   return Unknown("verb", verb_word, " for '" + noun_word + "'", verbs) + see;
 }
 
+base::Status WithFlag(
+    const base::Status& status,
+    std::initializer_list<std::pair<std::string_view, std::string_view>> field_to_flag) {
+  for (const auto& [field, flag] : field_to_flag) {
+    if (status.where() == field) return status.WithWhere(std::string(flag));
+  }
+  return status;
+}
+
 Progress::Progress(std::string label, int total)
     : label_(std::move(label)), total_(total), shown_(isatty(STDERR_FILENO) == 1) {}
 

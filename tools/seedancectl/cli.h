@@ -6,11 +6,14 @@
 
 #include <CLI/CLI.hpp>
 #include <condition_variable>
+#include <initializer_list>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <thread>
+#include <utility>
 
 #include "seedance/base/report.h"
 #include "seedance/base/status.h"
@@ -106,6 +109,13 @@ bool StdoutWritten();
 
 // When `status` is an error: prints it, sets the exit code, returns true.
 bool Failed(const base::Status& status, Context& context);
+
+// The library's errors name the option of its request (`rate`, `tiers`); the CLI says which flag
+// set it. `status` with its `where` replaced by the flag of the field it names, when the table
+// has that field; otherwise unchanged.
+base::Status WithFlag(
+    const base::Status& status,
+    std::initializer_list<std::pair<std::string_view, std::string_view>> field_to_flag);
 
 // The built-in catalog, with the --catalog file applied when one was given.
 base::StatusOr<cost::GpuCatalog> LoadCatalog(const Context& context);

@@ -5,7 +5,7 @@
 
 #include "seedance/base/env.h"
 #include "seedance/cost/bench_compare.h"
-#include "seedance/cost/html_report.h"
+#include "seedance/cost/cost_page.h"
 #include "seedance/cost/model_reports.h"
 #include "seedance/cost/reports.h"
 #include "tools/seedancectl/cli.h"
@@ -181,54 +181,31 @@ void RegisterReport(CLI::App* noun, Context& context) {
       ->check(OutputPath());
   AddOutputFlag(cmd, &f->output);
   cmd->callback([f, &context] {
-    if (f->tco.empty() && f->breakdown.empty() && f->roi.empty() && f->pareto.empty()) {
-      context.exit_code = PrintError(base::InvalidArgumentError(
-          "give at least one of --tco, --breakdown, --roi, --pareto", "command line"));
-      return;
-    }
-    if (f->pareto.empty() != f->objectives.empty()) {
-      context.exit_code = PrintError(
-          base::InvalidArgumentError("--pareto and --objectives go together", "command line"));
-      return;
-    }
     auto catalog = LoadCatalog(context);
     if (Failed(catalog.status(), context)) return;
-    cost::CostPageInput page;
-    base::Report sections = base::Report::array();
-    using Build = base::StatusOr<base::Report> (*)(std::string_view, const std::string&,
-                                                   const cost::GpuCatalog&);
-    const std::tuple<const std::string*, std::optional<base::Report>*, Build, const char*>
-        models[] = {{&f->tco, &page.tco, &cost::TcoYamlReport, "tco"},
-                    {&f->breakdown, &page.breakdown, &cost::BreakdownYamlReport, "breakdown"},
-                    {&f->roi, &page.roi, &cost::RoiYamlReport, "roi"}};
-    for (const auto& [file, slot, build, name] : models) {
-      if (file->empty()) continue;
-      auto text = base::Env::Default()->ReadFile(*file);
-      if (Failed(text.status().Annotate("cannot read the input"), context)) return;
-      auto report = build(*text, *file, *catalog);
-      if (Failed(report.status(), context)) return;
-      *slot = std::move(*report);
-      sections.push_back(name);
+    const cost::CostPageRequest request{.tco = f->tco,
+                                        .breakdown = f->breakdown,
+                                        .roi = f->roi,
+                                        .pareto = f->pareto,
+                                        .objectives = f->objectives,
+                                        .dominance = *cost::ParseDominance(f->dominance, "")};
+    auto page = cost::BuildCostPage(*base::Env::Default(), request, *catalog);
+    if (Failed(WithFlag(page.status(), {{"request", "command line"},
+                                        {"tco", "--tco"},
+                                        {"breakdown", "--breakdown"},
+                                        {"roi", "--roi"},
+                                        {"pareto", "--pareto"},
+                                        {"objectives", "--objectives"}}),
+               context)) {
+      return;
     }
-    if (!f->pareto.empty()) {
-      auto objectives = cost::ParseObjectives(f->objectives, "--objectives");
-      if (Failed(objectives.status(), context)) return;
-      auto text = base::Env::Default()->ReadFile(f->pareto);
-      if (Failed(text.status().Annotate("cannot read the points"), context)) return;
-      auto report = cost::ParetoCsvReport(
-          *text, f->pareto, *objectives, *cost::ParseDominance(f->dominance, "--dominance"), false);
-      if (Failed(report.status(), context)) return;
-      page.pareto = std::move(*report);
-      page.pareto_points = *cost::ParetoCsvValues(*text, f->pareto, *objectives);
-      sections.push_back("pareto");
-    }
-    const std::string html = cost::RenderCostHtml(page);
-    base::Status written = base::Env::Default()->WriteFileAtomic(f->out, html);
+    base::Status written = base::Env::Default()->WriteFileAtomic(f->out, page->html);
     if (Failed(written.Annotate("cannot write the page"), context)) return;
     base::Report r = base::Report::object();
     r["out"] = f->out;
-    r["bytes"] = html.size();
-    r["sections"] = std::move(sections);
+    r["bytes"] = page->html.size();
+    r["sections"] = base::Report::array();
+    for (const std::string& s : page->sections) r["sections"].push_back(s);
     context.exit_code = PrintReport(r, f->output);
   });
 }

@@ -184,22 +184,14 @@ void RegisterServeBench(CLI::App* noun, Context& context) {
       ->capture_default_str();
   AddOutputFlag(cmd, &f->output);
   cmd->callback([f, &context] {
-    // Arrivals are drawn up front: bound their count, not only each flag.
-    if (f->rate * f->duration > 1e6) {
-      Failed(base::InvalidArgumentError("--rate x --duration must be at most 1,000,000 requests",
-                                        "--rate"),
-             context);
-      return;
-    }
-    auto model = kv::LlamaModel::Load(*base::Env::Default(), f->model);
-    if (Failed(model.status().Annotate("cannot load the model"), context)) return;
-    for (int p : f->preferred) {
-      if (p < 1 || p > f->max_batch) {
-        Failed(base::InvalidArgumentError("preferred sizes must be in 1..max-batch", "--preferred"),
-               context);
-        return;
-      }
-    }
+    // The library names its options; the flags that set them.
+    auto flags = [](const base::Status& s) {
+      return WithFlag(s, {{"rate", "--rate"},
+                          {"duration", "--duration"},
+                          {"gen_tokens", "--gen-tokens"},
+                          {"max_batch", "--max-batch"},
+                          {"preferred", "--preferred"}});
+    };
     kv::ServeOptions o;
     o.rate_per_s = f->rate;
     o.duration_s = f->duration;
@@ -209,30 +201,30 @@ void RegisterServeBench(CLI::App* noun, Context& context) {
     o.batcher.preferred_batch_sizes = f->preferred;
     o.batcher.max_queue_delay =
         std::chrono::microseconds(static_cast<int64_t>(f->max_delay_ms * 1000));
+    if (o.rate_per_s * o.duration_s > kv::kMaxServeBenchRequests) {  // before loading the model
+      Failed(flags(base::InvalidArgumentError("rate x duration must be at most 1,000,000 requests",
+                                              "rate")),
+             context);
+      return;
+    }
+    auto model = kv::LlamaModel::Load(*base::Env::Default(), f->model);
+    if (Failed(model.status().Annotate("cannot load the model"), context)) return;
     // Progress against the expected number of requests (Poisson: the count sent may differ).
     const int expected = static_cast<int>(std::lround(f->rate * f->duration));
-    auto run = [&](const kv::ServeOptions& options, const char* label) {
-      Progress progress(std::string("kv serve-bench ") + label + ", requests done (about)",
-                        expected);
-      kv::ServeOptions with = options;
-      with.on_completed = [&progress](int64_t done) { progress.Set(static_cast<int>(done)); };
-      return kv::ServeBench(*model, with);
-    };
-    auto batched = run(o, "batched");
-    if (Failed(batched.status(), context)) return;
-    kv::ServeOptions single = o;
-    single.batcher = kv::BatcherConfig{1, {}, std::chrono::microseconds(0)};
-    auto unbatched = run(single, "unbatched");
-    if (Failed(unbatched.status(), context)) return;
-    base::Report r;
-    r["rate_per_s"] = f->rate;
-    r["duration_s"] = f->duration;
-    r["gen_tokens"] = f->gen_tokens;
-    r["batched"] = *batched;
-    r["batched"]["max_batch"] = f->max_batch;
-    r["batched"]["max_delay_ms"] = f->max_delay_ms;
-    r["unbatched"] = *unbatched;
-    context.exit_code = PrintReport(r, f->output);
+    std::unique_ptr<Progress> progress;
+    std::string shown;
+    auto report = kv::CompareBatching(*model, o, [&](std::string_view run, int64_t done) {
+      if (run != shown) {
+        progress.reset();  // the batched run's line ends before the unbatched one starts
+        shown = std::string(run);
+        progress = std::make_unique<Progress>("kv serve-bench " + shown + ", requests done (about)",
+                                              expected);
+      }
+      progress->Set(static_cast<int>(done));
+    });
+    progress.reset();
+    if (Failed(flags(report.status()), context)) return;
+    context.exit_code = PrintReport(*report, f->output);
   });
 }
 

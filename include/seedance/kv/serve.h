@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <string_view>
 
 #include "seedance/base/report.h"
 #include "seedance/base/status.h"
@@ -28,8 +29,20 @@ struct ServeOptions {
   std::function<void(int64_t completed)> on_completed;
 };
 
-// requests, completed, throughput_rps, tokens_per_s, latency_ms {p50, p99, mean},
-// batch_size_mean, batches.
+// requests, completed, throughput_rps, tokens_per_s, latency_ms {p50, p99, mean} (base::Quantile),
+// batch_size_mean, batches. Errors name the option: rate, duration, gen_tokens, max_batch,
+// preferred.
 base::StatusOr<base::Report> ServeBench(const LlamaModel& model, const ServeOptions& options);
+
+// Arrivals are drawn up front; a run of more than this many (rate x duration) is refused.
+inline constexpr double kMaxServeBenchRequests = 1e6;
+
+// `seedancectl kv serve-bench`: the same Poisson arrivals served with `options.batcher` and then
+// without batching (batches of one). {rate_per_s, duration_s, gen_tokens, batched: ServeBench's
+// report with max_batch and max_delay_ms, unbatched: ServeBench's}. on_progress, when set, hears
+// "batched" or "unbatched" and the requests completed so far in that run.
+base::StatusOr<base::Report> CompareBatching(
+    const LlamaModel& model, const ServeOptions& options,
+    const std::function<void(std::string_view run, int64_t completed)>& on_progress = {});
 
 }  // namespace seedance::kv
