@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import pathlib
+import shutil
 import subprocess
 import sys
 import venv
@@ -41,11 +42,18 @@ def test_pip_install_into_a_fresh_venv(tmp_path: pathlib.Path) -> None:
     python = env_dir / "bin" / "python"
     run([str(python), "-m", "pip", "install", "-q", "--no-input", pinned("torch")], tmp_path, 900)
     # CUDA is compiled and tested by the dev build; the wheel here skips it, and builds with no
-    # optimisation and no debug information (build type None), to keep CI short.
-    run([str(python), "-m", "pip", "install", "-q", "--no-input",
-         "-C", "cmake.define.SEEDANCE_CUDA=OFF", "-C", "cmake.build-type=None",
-         "-C", f"build-dir={tmp_path / 'build'}",
-         str(REPO)], tmp_path, 1500)
+    # optimisation and no debug information (build type None), to keep CI short. The build
+    # folder is inside the checkout (ignored by git, emptied first and afterwards) so that ccache,
+    # when installed, finds the objects of an earlier run of this test, from any checkout.
+    build_dir = REPO / "build-pip"
+    shutil.rmtree(build_dir, ignore_errors=True)
+    try:
+        run([str(python), "-m", "pip", "install", "-q", "--no-input",
+             "-C", "cmake.define.SEEDANCE_CUDA=OFF", "-C", "cmake.build-type=None",
+             "-C", f"build-dir={build_dir}",
+             str(REPO)], tmp_path, 1500)
+    finally:
+        shutil.rmtree(build_dir, ignore_errors=True)
     probe = (
         "import json, pathlib, seedance, seedance.torch, torch\n"
         "pkg = pathlib.Path(seedance.__file__).parent\n"
