@@ -24,6 +24,14 @@ DATA = pathlib.Path(os.environ.get("SEEDANCE_DATA_DIR", REPO.parent / "shared" /
 sys.path.insert(0, str(BUILD / "python"))
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    # scripts/dev.sh runs the suite in two passes: everything else over all cores, then these
+    # alone, one at a time, so that no neighbouring test's burst lands inside a measurement.
+    config.addinivalue_line(
+        "markers", "timing: compares measured times with a reference (a peer, a distribution); "
+        "run alone after the parallel pass")
+
+
 @pytest.fixture(scope="session")
 def seedancectl() -> pathlib.Path:
     path = BUILD / "bin" / "seedancectl"
