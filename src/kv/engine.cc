@@ -68,21 +68,21 @@ base::Status EngineOptions::Validate() const {
   }
   if (max_batch < 1 || max_batch > 4096) {
     return base::InvalidArgumentError("expected 1..4096, got " + std::to_string(max_batch),
-                                      "--max-batch");
+                                      "max_batch");
   }
   for (int p : preferred_batch_sizes) {
     if (p < 1 || p > max_batch) {
       return base::InvalidArgumentError("each preferred size must be in 1..max batch (" +
                                             std::to_string(max_batch) + "), got " +
                                             std::to_string(p),
-                                        "--preferred-batch");
+                                        "preferred_batch_sizes");
     }
   }
   if (max_queue_delay.count() < 0) {
-    return base::InvalidArgumentError("must be >= 0", "--max-queue-delay-us");
+    return base::InvalidArgumentError("must be >= 0", "max_queue_delay");
   }
-  if (kv_budget_bytes < 0) return base::InvalidArgumentError("must be >= 0", "--kv-budget-mib");
-  if (max_queue < 0) return base::InvalidArgumentError("must be >= 0", "--max-queue");
+  if (kv_budget_bytes < 0) return base::InvalidArgumentError("must be >= 0", "kv_budget_bytes");
+  if (max_queue < 0) return base::InvalidArgumentError("must be >= 0", "max_queue");
   return base::OkStatus();
 }
 

@@ -348,7 +348,7 @@ TEST(EngineOptions, ValidateNamesTheFlag) {
   EngineOptions o;
   o.max_batch = 4;
   o.preferred_batch_sizes = {2, 5};
-  EXPECT_EQ(o.Validate().where(), "--preferred-batch");
+  EXPECT_EQ(o.Validate().where(), "preferred_batch_sizes");
   o.preferred_batch_sizes = {};
   EXPECT_FALSE(ParseKvWidth("3").ok());
   EXPECT_EQ(ParseKvWidth("3").status().where(), "bits");

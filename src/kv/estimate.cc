@@ -27,11 +27,11 @@ base::StatusOr<double> PcieLineRateGbps(const PcieLink& link) {
       per_lane = 64.0 * 242 / 256 / 8;
       break;
     default:
-      return base::InvalidArgumentError("PCIe generation must be 3, 4, 5 or 6", "--pcie-gen");
+      return base::InvalidArgumentError("PCIe generation must be 3, 4, 5 or 6", "pcie_gen");
   }
   if (link.lanes != 1 && link.lanes != 2 && link.lanes != 4 && link.lanes != 8 &&
       link.lanes != 16) {
-    return base::InvalidArgumentError("lanes must be 1, 2, 4, 8 or 16", "--pcie-lanes");
+    return base::InvalidArgumentError("lanes must be 1, 2, 4, 8 or 16", "pcie_lanes");
   }
   return per_lane * link.lanes;
 }
@@ -43,7 +43,7 @@ base::StatusOr<HbmPreset> FindHbm(const std::string& name) {
   if (name == "hbm3") return HbmPreset{name, 6.4 * 1024 / 8};
   if (name == "hbm3e") return HbmPreset{name, 9.6 * 1024 / 8};
   return base::InvalidArgumentError("unknown HBM type '" + name + "' (hbm2, hbm2e, hbm3, hbm3e)",
-                                    "--hbm");
+                                    "hbm");
 }
 
 base::StatusOr<base::Report> EstimateDecompression(const EstimateInput& in) {
@@ -53,13 +53,13 @@ base::StatusOr<base::Report> EstimateDecompression(const EstimateInput& in) {
     return base::InvalidArgumentError("must be at most 2^50", "values");
   }
   if (!(in.bits_per_value > 0 && in.bits_per_value <= 32)) {
-    return base::InvalidArgumentError("must be in (0, 32]", "--bits-per-value");
+    return base::InvalidArgumentError("must be in (0, 32]", "bits_per_value");
   }
   SEEDANCE_ASSIGN_OR_RETURN(HbmPreset hbm, FindHbm(in.hbm));
   double pcie = 0;
   if (in.pcie_gbytes_per_s) {
     if (!(*in.pcie_gbytes_per_s > 0))
-      return base::InvalidArgumentError("must be > 0", "--pcie-gbytes-per-s");
+      return base::InvalidArgumentError("must be > 0", "pcie_gbytes_per_s");
     pcie = *in.pcie_gbytes_per_s;
   } else {
     SEEDANCE_ASSIGN_OR_RETURN(pcie, PcieLineRateGbps(in.pcie));

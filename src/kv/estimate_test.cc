@@ -44,7 +44,7 @@ TEST(Estimate, TheNotesFormula) {
   EXPECT_NE(note.find(ratio), std::string::npos) << note;
   EXPECT_DOUBLE_EQ((*r)["compression_ratio"].get<double>(), 8.0);
   in.hbm = "hbm4";
-  EXPECT_EQ(EstimateDecompression(in).status().where(), "--hbm");
+  EXPECT_EQ(EstimateDecompression(in).status().where(), "hbm");
   in.hbm = "hbm2e";
   in.values = (int64_t{1} << 50) + 1;  // past where byte counts stay exact in a double
   EXPECT_EQ(EstimateDecompression(in).status().where(), "values");

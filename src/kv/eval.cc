@@ -29,10 +29,10 @@ base::StatusOr<base::Report> EvaluateKvCache(const LlamaModel& model, const Toke
   const LlamaConfig& c = model.config();
   if (o.tokens < 2 || o.tokens > c.seq_len) {
     return base::InvalidArgumentError("tokens must be in 2.." + std::to_string(c.seq_len),
-                                      "--tokens");
+                                      "tokens");
   }
   if (static_cast<int>(o.prompt.size()) + 1 >= o.tokens) {
-    return base::InvalidArgumentError("the prompt fills the whole sequence", "--prompt");
+    return base::InvalidArgumentError("the prompt fills the whole sequence", "prompt");
   }
   // One pass runs both caches in lockstep over BOS, the prompt, then the
   // FP32 model's greedy continuation: the next token comes from the FP32

@@ -136,12 +136,12 @@ class KvServer::Impl {
       return base::InvalidArgumentError("expected 1.." + std::to_string(ctx - 1) +
                                             " (the context minus one), got " +
                                             std::to_string(o_.max_prompt_tokens),
-                                        "--max-prompt-tokens");
+                                        "max_prompt_tokens");
     }
     if (o_.default_max_tokens < 1) {
-      return base::InvalidArgumentError("must be >= 1", "--default-max-tokens");
+      return base::InvalidArgumentError("must be >= 1", "default_max_tokens");
     }
-    if (o_.http_threads < 1) return base::InvalidArgumentError("must be >= 1", "--http-threads");
+    if (o_.http_threads < 1) return base::InvalidArgumentError("must be >= 1", "http_threads");
     SEEDANCE_ASSIGN_OR_RETURN(engine_,
                               ServingEngine::Start(model_, tokenizer_, std::move(engine_options)));
     created_ = base::Env::Default()->NowUnixNanos() / 1'000'000'000;

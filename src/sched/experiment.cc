@@ -42,10 +42,10 @@ base::StatusOr<TieBreak> TieBreakOf(const std::string& ties, const std::string& 
   if (ties == "auto") {
     return protocol == "fgd" ? TieBreak::kShuffledNodeNames : TieBreak::kRandom;
   }
-  auto parsed = ParseTieBreak(ties, "--ties");
+  auto parsed = ParseTieBreak(ties, "ties");
   if (!parsed.ok()) {
     return base::InvalidArgumentError(
-        "expected auto, " + std::string(TieBreakNames()) + ", got '" + ties + "'", "--ties");
+        "expected auto, " + std::string(TieBreakNames()) + ", got '" + ties + "'", "ties");
   }
   return parsed;
 }
@@ -253,7 +253,7 @@ base::StatusOr<std::map<std::string, Tier>> ParseTierList(std::string_view text,
 base::Status ValidateExperiment(const ExperimentSpec& spec) {
   if (spec.protocol != "fgd" && spec.protocol != "events") {
     return base::InvalidArgumentError("expected fgd or events, got '" + spec.protocol + "'",
-                                      "--protocol");
+                                      "protocol");
   }
   if (spec.seeds < 1 || spec.threads < 1 || spec.policies.empty()) {
     return base::InvalidArgumentError("expected at least one seed, thread and policy");
@@ -270,28 +270,28 @@ base::Status ValidateExperiment(const ExperimentSpec& spec) {
     if (event_settings) {
       return base::InvalidArgumentError(
           "quotas, tiers, retries, consolidation, over-commit, redistribution, spot, SLOs and "
-          "job utilization are event-mode settings: add --protocol events",
-          "--protocol");
+          "job utilization are event-mode settings: the protocol must be events",
+          "protocol");
     }
     return base::OkStatus();
   }
   if (spec.placements) {
     return base::InvalidArgumentError("placements are recorded under the FGD protocol",
-                                      "--placements");
+                                      "placements");
   }
   if (!spec.tier_of.empty() && !e.tiers) {
-    return base::InvalidArgumentError("--tier-of needs --tiers", "--tier-of");
+    return base::InvalidArgumentError("tier_of needs tiers", "tier_of");
   }
   if (e.redistribute && !e.overcommit) {
     return base::InvalidArgumentError(
-        "--redistribute moves over-committed shares: it needs --overcommit", "--redistribute");
+        "redistribute moves over-committed shares: it needs overcommit", "redistribute");
   }
   if (e.consolidate && spec.job_util_file.empty()) {
     return base::InvalidArgumentError(
-        "--consolidate needs --job-util (the traces carry no GPU utilization)", "--consolidate");
+        "consolidate needs job_util (the traces carry no GPU utilization)", "consolidate");
   }
   if (spec.spot_fraction < 0 || spec.spot_fraction > 0.8) {
-    return base::InvalidArgumentError("expected a spot share in [0, 0.8]", "--spot-fraction");
+    return base::InvalidArgumentError("expected a spot share in [0, 0.8]", "spot_fraction");
   }
   return base::OkStatus();
 }
@@ -315,8 +315,8 @@ base::StatusOr<ExperimentResult> RunExperiment(const ExperimentSpec& spec, base:
   }
   if (IsPhillyJobs(*pod_text)) {
     return base::InvalidArgumentError(
-        "the FGD protocol needs an Alibaba pod list; use --protocol events for Philly jobs",
-        "--pods");
+        "the FGD protocol needs an Alibaba pod list; Philly jobs run under the events protocol",
+        "pods");
   }
   SEEDANCE_ASSIGN_OR_RETURN(auto pods, ReadAlibabaPods(*pod_text, spec.pods_file));
   if (pods.empty()) {

@@ -57,11 +57,11 @@ def test_event_mode_same_report_as_the_cli(seedancectl, tmp_path):
 
 
 @pytest.mark.parametrize("kwargs, where", [
-    ({"protocol": "events", "tier_of": {"a": "gold"}}, "--tier-of"),          # needs tiers
-    ({"protocol": "events", "redistribute": True}, "--redistribute"),         # needs overcommit
+    ({"protocol": "events", "tier_of": {"a": "gold"}}, "tier_of"),            # needs tiers
+    ({"protocol": "events", "redistribute": True}, "redistribute"),           # needs overcommit
     ({"protocol": "events", "tiers": True, "tier_of": {"a": "platinum"}}, "tier_of.a"),
-    ({"quotas": True}, "--protocol"),                                         # event-mode only
-    ({"ties": "alphabetical"}, "--ties"),
+    ({"quotas": True}, "protocol"),                                           # event-mode only
+    ({"ties": "alphabetical"}, "ties"),
 ])
 def test_bad_settings_raise(kwargs, where):
     require_data(PHILLY)

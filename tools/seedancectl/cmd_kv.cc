@@ -70,11 +70,18 @@ void RegisterEval(CLI::App* noun, Context& context) {
     q.prompt = f->prompt;
     q.rule = f->rule;
     auto run = kv::RunKvEval(env, q);
-    if (!run.ok() && run.status().where() == "prompt") {
-      Failed(base::InvalidArgumentError("--prompt needs --tokenizer", "--prompt"), context);
+    if (Failed(WithFlag(run.status(), {{"bits", "--bits"},
+                                       {"group", "--group"},
+                                       {"window", "--window"},
+                                       {"tokens", "--tokens"},
+                                       {"prompt", "--prompt"},
+                                       {"long_context", "--long-context"},
+                                       {"entropy_threshold", "--entropy-threshold"},
+                                       {"long_bits", "--long-bits"},
+                                       {"default_bits", "--default-bits"}}),
+               context)) {
       return;
     }
-    if (Failed(run.status(), context)) return;
     if (!f->decision_log.empty()) {
       std::string lines;
       for (const auto& d : run->decisions) lines += base::DumpJson(kv::DecisionToReport(d)) + "\n";
@@ -144,7 +151,15 @@ void RegisterEstimate(CLI::App* noun, Context& context) {
     q.hbm_ns = f->hbm_ns;
     q.measure_cpu = f->measure_cpu;
     auto r = kv::EstimateReport(q);
-    if (Failed(r.status(), context)) return;
+    if (Failed(WithFlag(r.status(), {{"pcie_gen", "--pcie-gen"},
+                                     {"pcie_lanes", "--pcie-lanes"},
+                                     {"pcie_gbytes_per_s", "--pcie-gbytes-per-s"},
+                                     {"hbm", "--hbm"},
+                                     {"bits", "--bits"},
+                                     {"group", "--group"}}),
+               context)) {
+      return;
+    }
     context.exit_code = PrintReport(*r, f->output);
   });
 }

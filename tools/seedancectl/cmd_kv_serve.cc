@@ -128,7 +128,20 @@ void RegisterKvServe(CLI::App* noun, Context& context) {
     std::signal(SIGPIPE, SIG_IGN);  // a client that hangs up is an error on its write, not a kill
     auto server =
         kv::KvServer::Start(std::move(*model), std::move(*tokenizer), f->engine, f->server);
-    if (Failed(server.status(), context)) return;
+    if (Failed(WithFlag(server.status(), {{"bits", "--kv-bits"},
+                                          {"group", "--group"},
+                                          {"window", "--window"},
+                                          {"max_batch", "--max-batch"},
+                                          {"preferred_batch_sizes", "--preferred-batch"},
+                                          {"max_queue_delay", "--max-queue-delay-us"},
+                                          {"kv_budget_bytes", "--kv-budget-mib"},
+                                          {"max_queue", "--max-queue"},
+                                          {"max_prompt_tokens", "--max-prompt-tokens"},
+                                          {"default_max_tokens", "--default-max-tokens"},
+                                          {"http_threads", "--http-threads"}}),
+               context)) {
+      return;
+    }
     std::signal(SIGINT, OnSignal);
     std::signal(SIGTERM, OnSignal);
     const kv::EngineStats st = (*server)->engine_stats();

@@ -155,7 +155,18 @@ void RegisterSimulate(CLI::App& app, Context& context) {
           progress->Step();
           if (done == total) progress.reset();
         });
-    if (Failed(result.status(), context)) return;
+    // The library names the spec's fields; the flags that set them.
+    if (Failed(WithFlag(result.status(), {{"protocol", "--protocol"},
+                                          {"ties", "--ties"},
+                                          {"placements", "--placements"},
+                                          {"tier_of", "--tier-of"},
+                                          {"redistribute", "--redistribute"},
+                                          {"consolidate", "--consolidate"},
+                                          {"spot_fraction", "--spot-fraction"},
+                                          {"pods", "--pods"}}),
+               context)) {
+      return;
+    }
     if (!f->report.empty()) {
       const auto written = env.WriteFileAtomic(f->report, result->html);
       if (Failed(written.Annotate("cannot write the report"), context)) return;
