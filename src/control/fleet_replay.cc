@@ -16,9 +16,9 @@ struct Running {
   bool operator>(const Running& o) const { return end_s > o.end_s; }
 };
 
-// No job waited: 0 s.
-double Quantile(const std::vector<double>& v, double q) {
-  return v.empty() ? 0.0 : base::Quantile(v, q);
+// Of sorted waits; no job waited: 0 s.
+double Quantile(const std::vector<double>& sorted, double q) {
+  return sorted.empty() ? 0.0 : base::QuantileOfSorted(sorted, q);
 }
 
 }  // namespace
@@ -115,9 +115,10 @@ FleetResult ReplayFleet(const std::vector<FleetJob>& input, const FleetSettings&
   }
   r.gpu_hours = node_ticks * s.gpus_per_node * s.tick_s / 3600;
   r.mean_nodes = ticks > 0 ? node_ticks / static_cast<double>(ticks) : 0;
+  std::sort(waits.begin(), waits.end());
   r.queue_p50_s = Quantile(waits, 0.5);
   r.queue_p95_s = Quantile(waits, 0.95);
-  r.queue_max_s = waits.empty() ? 0 : *std::max_element(waits.begin(), waits.end());
+  r.queue_max_s = waits.empty() ? 0 : waits.back();
   r.makespan_s = last_end - jobs.front().submit_s;
   return r;
 }

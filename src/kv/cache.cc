@@ -371,7 +371,7 @@ class QuantizedCache final : public KvCache {
 base::Status QuantConfig::Validate() const {
   if (width == KvWidth::kFp32) {
     return base::InvalidArgumentError(
-        "a quantized cache needs a width of 8, fp8, 6, 5, 4, 2 or adaptive, not 32", "bits");
+        "a quantized cache needs a width of " + QuantizedKvWidthList() + ", not 32", "bits");
   }
   for (int b : {rule.long_bits, rule.default_bits}) {
     if (b != 8 && b != 6 && b != 5 && b != 4 && b != 2) {

@@ -175,7 +175,7 @@ base::StatusOr<EvalRun> RunKvEval(base::Env& env, const EvalRequest& q) {
   SEEDANCE_ASSIGN_OR_RETURN(const KvWidth width, ParseKvWidth(q.bits, "bits"));
   if (width == KvWidth::kFp32) {
     return base::InvalidArgumentError(
-        "the FP32 cache is the reference; quantize with 8, fp8, 6, 5, 4, 2 or adaptive", "bits");
+        "the FP32 cache is the reference; quantize with " + QuantizedKvWidthList(), "bits");
   }
   EvalRun run;
   EvalOptions o;

@@ -15,30 +15,35 @@ struct Request {
   std::vector<int> prompt;
 };
 
-// base::Quantile at p / 100; no request finished: 0 ms.
-double Percentile(const std::vector<double>& v, double p) {
-  return v.empty() ? 0.0 : base::Quantile(v, p / 100.0);
+// base::Quantile of sorted values at p / 100; no request finished: 0 ms.
+double Percentile(const std::vector<double>& sorted, double p) {
+  return sorted.empty() ? 0.0 : base::QuantileOfSorted(sorted, p / 100.0);
 }
 
 }  // namespace
 
-base::StatusOr<base::Report> ServeBench(const LlamaModel& model, const ServeOptions& o) {
-  const LlamaConfig& c = model.config();
+base::Status CheckServeOptions(const ServeOptions& o) {
   if (!(o.rate_per_s > 0)) return base::InvalidArgumentError("must be > 0", "rate");
   if (!(o.duration_s > 0)) return base::InvalidArgumentError("must be > 0", "duration");
   if (o.rate_per_s * o.duration_s > kMaxServeBenchRequests) {
     return base::InvalidArgumentError(
         "rate x duration must be at most 1,000,000 requests (arrivals are drawn up front)", "rate");
   }
-  if (1 + o.prompt_tokens + o.gen_tokens > c.seq_len) {
-    return base::InvalidArgumentError("prompt + generated tokens exceed the model's context",
-                                      "gen_tokens");
-  }
   if (o.batcher.max_batch_size < 1) return base::InvalidArgumentError("must be >= 1", "max_batch");
   for (int p : o.batcher.preferred_batch_sizes) {
     if (p < 1 || p > o.batcher.max_batch_size) {
       return base::InvalidArgumentError("preferred sizes must be in 1..max batch", "preferred");
     }
+  }
+  return base::OkStatus();
+}
+
+base::StatusOr<base::Report> ServeBench(const LlamaModel& model, const ServeOptions& o) {
+  const LlamaConfig& c = model.config();
+  SEEDANCE_RETURN_IF_ERROR(CheckServeOptions(o));
+  if (1 + o.prompt_tokens + o.gen_tokens > c.seq_len) {
+    return base::InvalidArgumentError("prompt + generated tokens exceed the model's context",
+                                      "gen_tokens");
   }
   base::Env& env = *base::Env::Default();
   DynamicBatcher<Request> batcher(o.batcher, env);
@@ -120,6 +125,7 @@ base::StatusOr<base::Report> ServeBench(const LlamaModel& model, const ServeOpti
   r["tokens_per_s"] = static_cast<double>(tokens) / wall;
   double mean = 0;
   for (double l : latencies_ms) mean += l;
+  std::sort(latencies_ms.begin(), latencies_ms.end());
   r["latency_ms"] = {{"p50", Percentile(latencies_ms, 50)},
                      {"p99", Percentile(latencies_ms, 99)},
                      {"mean", latencies_ms.empty() ? 0.0 : mean / latencies_ms.size()}};

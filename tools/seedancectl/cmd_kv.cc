@@ -26,7 +26,7 @@ void RegisterEval(CLI::App* noun, Context& context) {
   cmd->add_option("--model", f->model, "llama2.c checkpoint")->required();
   cmd->add_option("--tokenizer", f->tokenizer, "llama2.c tokenizer (for --prompt and the text)");
   cmd->add_option("--bits", f->bits, "8, 6, 5, 4, 2, fp8 or adaptive")
-      ->check(CLI::IsMember({"8", "6", "5", "4", "2", "fp8", "adaptive"}))
+      ->check(CLI::IsMember(kv::KvWidthNames(/*quantized_only=*/true)))
       ->capture_default_str();
   cmd->add_option("--decision-log", f->decision_log,
                   "adaptive: write the per-block decisions as JSON lines to this file")
@@ -216,12 +216,7 @@ void RegisterServeBench(CLI::App* noun, Context& context) {
     o.batcher.preferred_batch_sizes = f->preferred;
     o.batcher.max_queue_delay =
         std::chrono::microseconds(static_cast<int64_t>(f->max_delay_ms * 1000));
-    if (o.rate_per_s * o.duration_s > kv::kMaxServeBenchRequests) {  // before loading the model
-      Failed(flags(base::InvalidArgumentError("rate x duration must be at most 1,000,000 requests",
-                                              "rate")),
-             context);
-      return;
-    }
+    if (Failed(flags(kv::CheckServeOptions(o)), context)) return;  // before loading the model
     auto model = kv::LlamaModel::Load(*base::Env::Default(), f->model);
     if (Failed(model.status().Annotate("cannot load the model"), context)) return;
     // Progress against the expected number of requests (Poisson: the count sent may differ).

@@ -56,10 +56,8 @@ void RegisterKvServe(CLI::App* noun, Context& context) {
                   "dynamic (Triton's batcher: a batch runs to its end)")
       ->check(CLI::IsMember({"continuous", "dynamic"}))
       ->capture_default_str();
-  std::vector<std::string> widths;
-  for (const auto& e : kv::kKvWidthNames) widths.emplace_back(e.name);
   cmd->add_option("--kv-bits", f->kv_bits, "KV cache: 32 (FP32), 8, fp8, 6, 5, 4, 2, adaptive")
-      ->check(CLI::IsMember(widths))
+      ->check(CLI::IsMember(kv::KvWidthNames(/*quantized_only=*/false)))
       ->capture_default_str();
   cmd->add_option("--group", f->engine.group, "Values per quantization group")
       ->check(IntIn(1, 256))

@@ -37,6 +37,10 @@ base::StatusOr<base::Report> ServeBench(const LlamaModel& model, const ServeOpti
 // Arrivals are drawn up front; a run of more than this many (rate x duration) is refused.
 inline constexpr double kMaxServeBenchRequests = 1e6;
 
+// The checks of `options` that need no model (ServeBench makes them too): rate, duration, the
+// arrival bound, max_batch, preferred. A caller can refuse bad options before loading a model.
+base::Status CheckServeOptions(const ServeOptions& options);
+
 // `seedancectl kv serve-bench`: the same Poisson arrivals served with `options.batcher` and then
 // without batching (batches of one). {rate_per_s, duration_s, gen_tokens, batched: ServeBench's
 // report with max_batch and max_delay_ms, unbatched: ServeBench's}. on_progress, when set, hears

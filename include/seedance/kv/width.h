@@ -6,7 +6,9 @@
 #pragma once
 
 #include <array>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "seedance/base/enum_names.h"
 #include "seedance/base/status.h"
@@ -25,6 +27,11 @@ inline constexpr base::EnumTable<KvWidth, 8> kKvWidthNames = {{{KvWidth::kFp32, 
                                                                {KvWidth::kAdaptive, "adaptive"}}};
 
 std::string_view KvWidthName(KvWidth width);
+// The names of the table, in its order; without "32" when `quantized_only` (what a quantized
+// cache and `kv eval --bits` take).
+std::vector<std::string> KvWidthNames(bool quantized_only);
+// "8, fp8, 6, 5, 4, 2 or adaptive": the quantized names, for messages.
+std::string QuantizedKvWidthList();
 // Exactly a name of kKvWidthNames; otherwise an error at `where` listing them.
 base::StatusOr<KvWidth> ParseKvWidth(std::string_view text, std::string_view where = "bits");
 
