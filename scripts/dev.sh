@@ -137,6 +137,8 @@ run_tests() {
   failed=$(sed -E 's/.*passed, ([0-9]+) tests? failed.*/\1/' <<<"$line")
   [[ -n "$line" ]] || { total=0; failed=1; rc=1; }
   local cpp_passed=$((total - failed)) cpp_failed=$failed
+  # The failed tests' names, for .ci/run to repeat just above its summary line.
+  sed -n '/The following tests FAILED:/,$p' "$log" | grep -E "^[[:space:]]+[0-9]+ - " >build/test-failures || true
 
   # Two passes: every test but the timing ones over all cores, then the timing ones (marker
   # `timing`: a measurement held to a reference) alone, one at a time. Every test runs.
@@ -159,6 +161,7 @@ run_tests() {
     py_failed=$((py_failed + n))
     n=$(grep -oE "[0-9]+ errors?" <<<"$summary" | grep -oE "[0-9]+" || echo 0)
     py_errors=$((py_errors + n))
+    grep -E "^(FAILED|ERROR) " "$log" >>build/test-failures || true
   done
   rm -f "$log"
 

@@ -1,26 +1,42 @@
 #include "seedance/kv/server.h"
 
-#include <httplib.h>
-#include <sys/socket.h>
-
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
-#include <map>
 #include <mutex>
 #include <thread>
 
 #include "seedance/base/env.h"
 #include "seedance/base/prometheus_text.h"
 #include "seedance/kv/openai_api.h"
+#include "seedance/net/router.h"
 
 namespace seedance::kv {
 namespace {
 
-void Send(httplib::Response& res, const ApiError& e) {
+net::HttpResponse Send(const ApiError& e) {
+  net::HttpResponse res;
   res.status = e.status;
-  if (e.status == 429 || e.status == 503) res.set_header("Retry-After", "1");
-  res.set_content(ErrorJson(e), "application/json");
+  if (e.status == 429 || e.status == 503) res.headers.emplace_back("Retry-After", "1");
+  res.content_type = "application/json";
+  res.body = ErrorJson(e);
+  return res;
+}
+
+// The OpenAI error body for the errors no handler writes (404, 405, 413, a malformed request).
+net::HttpResponse ErrorPage(int status, const std::string& message) {
+  ApiError e;
+  e.status = status;
+  e.message = message;
+  if (status >= 500) e.type = "server_error";
+  return Send(e);
+}
+
+net::HttpResponse Json(std::string body) {
+  net::HttpResponse res;
+  res.content_type = "application/json";
+  res.body = std::move(body);
+  return res;
 }
 
 ApiError FromStatus(const base::Status& s) {
@@ -63,8 +79,19 @@ void HistogramFamily(base::PrometheusWriter& w, std::string_view name, std::stri
 
 }  // namespace
 
-std::string RenderServingMetrics(const EngineStats& e, const KvServerStats& s,
-                                 const EngineOptions& o, const std::string& model_name) {
+net::HttpServerOptions KvHttpDefaults() {
+  net::HttpServerOptions o;
+  o.max_body_bytes = size_t{64} * 1024;
+  o.workers = 128;
+  o.max_connections = 1024;
+  o.request_timeout = std::chrono::milliseconds(5000);
+  o.idle_timeout = std::chrono::milliseconds(5000);
+  o.write_timeout = std::chrono::milliseconds(5000);
+  return o;
+}
+
+std::string RenderServingMetrics(const EngineStats& e, const EngineOptions& o,
+                                 const std::string& model_name) {
   base::PrometheusWriter w;
   w.Family("seedance_kv_server_info", "gauge", "The model, batching policy and KV-cache width");
   w.Sample({{"model", model_name},
@@ -81,15 +108,6 @@ std::string RenderServingMetrics(const EngineStats& e, const KvServerStats& s,
   for (const auto& [outcome, n] : outcomes) {
     w.Sample({{"outcome", outcome}}, static_cast<double>(n));
   }
-  w.Family("seedance_kv_http_responses_total", "counter", "HTTP responses by status code");
-  const std::pair<const char*, int64_t> codes[] = {
-      {"2xx", s.responses_2xx},    {"400", s.responses_400}, {"404", s.responses_404},
-      {"413", s.responses_413},    {"429", s.responses_429}, {"503", s.responses_503},
-      {"other", s.responses_other}};
-  for (const auto& [code, n] : codes) w.Sample({{"code", code}}, static_cast<double>(n));
-  w.Family("seedance_kv_streams_cut_total", "counter",
-           "Streamed completions whose client went away before the end");
-  w.Sample({}, static_cast<double>(s.streams_cut));
   w.Family("seedance_kv_prompt_tokens_total", "counter", "Prompt tokens admitted, BOS included");
   w.Sample({}, static_cast<double>(e.prompt_tokens));
   w.Family("seedance_kv_generation_tokens_total", "counter", "Tokens generated");
@@ -141,98 +159,45 @@ class KvServer::Impl {
     if (o_.default_max_tokens < 1) {
       return base::InvalidArgumentError("must be >= 1", "default_max_tokens");
     }
-    if (o_.http_threads < 1) return base::InvalidArgumentError("must be >= 1", "http_threads");
+    if (o_.http.workers < 1) {
+      return base::InvalidArgumentError("must be >= 1 (streams run on worker threads)", "workers");
+    }
     SEEDANCE_ASSIGN_OR_RETURN(engine_,
                               ServingEngine::Start(model_, tokenizer_, std::move(engine_options)));
     created_ = base::Env::Default()->NowUnixNanos() / 1'000'000'000;
-    const int threads = o_.http_threads;
-    http_.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
-    http_.set_payload_max_length(o_.max_body_bytes);
-    http_.set_tcp_nodelay(true);  // a token's event leaves at once
-    http_.set_keep_alive_timeout(2);
-    http_.Post("/v1/completions", [this](const httplib::Request& req, httplib::Response& res) {
-      Completions(req, res);
+    net::Router router(ErrorPage);
+    router.Add("POST", "/v1/completions",
+               [this](const net::HttpRequest& req) { return Completions(req.body); });
+    router.Add("GET", "/v1/models", [this](const net::HttpRequest&) {
+      return Json(ModelsJson(o_.model_name, created_));
     });
-    http_.Get("/v1/models", [this](const httplib::Request&, httplib::Response& res) {
-      res.set_content(ModelsJson(o_.model_name, created_), "application/json");
-    });
-    http_.Get("/healthz", [this](const httplib::Request&, httplib::Response& res) {
-      if (engine_->draining()) {
-        res.status = 503;
-        res.set_content("draining\n", "text/plain");
-      } else {
-        res.set_content("ok\n", "text/plain");
-      }
-    });
-    http_.Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
-      res.set_content(
-          RenderServingMetrics(engine_->stats(), stats(), engine_->options(), o_.model_name),
-          "text/plain; version=0.0.4; charset=utf-8");
-    });
-    http_.set_error_handler([](const httplib::Request& req, httplib::Response& res) {
-      if (!res.body.empty()) return;
-      // A known path asked with another method: 405 with the methods it takes.
-      static const std::map<std::string, std::string, std::less<>> kAllow = {
-          {"/v1/completions", "POST"},
-          {"/v1/models", "GET"},
-          {"/healthz", "GET"},
-          {"/metrics", "GET"}};
-      if (res.status == 404) {
-        if (const auto it = kAllow.find(req.path); it != kAllow.end()) {
-          res.status = 405;
-          res.set_header("Allow", it->second);
-        }
-      }
-      ApiError e;
-      e.status = res.status;
-      if (res.status == 405) {
-        e.message = req.method + " is not allowed on " + req.path +
-                    "; allowed: " + kAllow.find(req.path)->second;
-      } else if (res.status == 404) {
-        e.message = "no route for " + req.method + " " + req.path;
-      } else if (res.status == 413) {
-        e.message = "the request body is larger than this server takes";
-      } else {
-        e.message = "HTTP " + std::to_string(res.status);
-      }
-      res.set_content(ErrorJson(e), "application/json");
-    });
-    http_.set_logger([this](const httplib::Request&, const httplib::Response& res) {
-      std::lock_guard<std::mutex> lock(mu_);
-      const int c = res.status;
-      (c >= 200 && c < 300 ? stats_.responses_2xx
-       : c == 400          ? stats_.responses_400
-       : c == 404          ? stats_.responses_404
-       : c == 413          ? stats_.responses_413
-       : c == 429          ? stats_.responses_429
-       : c == 503          ? stats_.responses_503
-                           : stats_.responses_other)++;
-    });
-    // cpp-httplib 0.11 listens with a backlog of 5: a burst of connections overflows it and some
-    // are reset. Keep the descriptor and listen again with the system's maximum once bound (on
-    // Linux a second listen() changes the backlog).
-    http_.set_socket_options([this](int fd) {
-      const int yes = 1;
-      setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
-      listen_fd_ = fd;
-    });
-    port_ = o_.port == 0 ? http_.bind_to_any_port(o_.host)
-                         : (http_.bind_to_port(o_.host, o_.port) ? o_.port : -1);
-    if (port_ < 0) {
+    net::HttpServerOptions http = o_.http;
+    http.error_page = ErrorPage;
+    http.metrics_prefix = "seedance_kv";
+    http.health = [this]() -> base::Status {
+      if (engine_->draining()) return base::UnavailableError("draining");
+      return base::OkStatus();
+    };
+    http.metrics = [this] {
+      return RenderServingMetrics(engine_->stats(), engine_->options(), o_.model_name);
+    };
+    auto server = net::HttpServer::Start(std::move(http), std::move(router));
+    if (!server.ok()) {
       engine_->Stop();
-      return base::UnavailableError("cannot listen (address in use, or not an address here)",
-                                    o_.host + ":" + std::to_string(o_.port));
+      return server.status();
     }
-    if (listen_fd_ >= 0) ::listen(listen_fd_, SOMAXCONN);
-    thread_ = std::thread([this] { http_.listen_after_bind(); });
+    http_ = std::move(*server);
     return base::OkStatus();
   }
 
-  int port() const { return port_; }
+  int port() const { return http_->port(); }
 
   KvServerStats stats() const {
-    std::lock_guard<std::mutex> lock(mu_);
-    return stats_;
+    const net::HttpServerStats h = http_->stats();
+    KvServerStats s;
+    s.responses = h.by_code;
+    s.streams_cut = h.streams_cut;
+    return s;
   }
   EngineStats engine_stats() const { return engine_->stats(); }
 
@@ -250,18 +215,23 @@ class KvServer::Impl {
       engine_->CancelAll("the server is shutting down: cancelled after the drain timeout of " +
                          std::to_string(o_.drain_timeout.count()) + " ms");
     }
-    // Let the handlers write their last bytes before the connections close.
-    const int64_t written = env.NowMonotonicNanos();
-    while (active_.load() > 0 && env.NowMonotonicNanos() - written < 5'000'000'000) {
+    // Let the handlers write their last bytes before the connections close: until the drain's
+    // deadline, or for a second after a cancellation (its error events). A client too slow to
+    // read them by then is cut when the server stops: the drain ends at its timeout.
+    const int64_t last_bytes_by =
+        std::max(start + timeout_ns, env.NowMonotonicNanos() + (timed_out ? 1'000'000'000 : 0));
+    while (active_.load() > 0 && env.NowMonotonicNanos() < last_bytes_by) {
       env.SleepFor(std::chrono::milliseconds(10));
     }
+    const int slow_clients = active_.load();
     const EngineStats after = engine_->stats();
     Stop();
     base::Report r;
     r["finished"] = (after.finished_length + after.finished_stop) -
                     (before.finished_length + before.finished_stop);
     r["cancelled"] = after.cancelled - before.cancelled;
-    r["timed_out"] = timed_out;
+    r["timed_out"] = timed_out || slow_clients > 0;
+    r["clients_cut"] = slow_clients;  // responses still being written at the deadline
     r["seconds"] = static_cast<double>(env.NowMonotonicNanos() - start) / 1e9;
     return r;
   }
@@ -269,8 +239,7 @@ class KvServer::Impl {
   void Stop() {
     if (stopped_.exchange(true)) return;
     engine_->Stop();  // cancels what is left, so no handler stays blocked
-    http_.stop();
-    if (thread_.joinable()) thread_.join();
+    if (http_) http_->Stop();
   }
 
  private:
@@ -291,13 +260,13 @@ class KvServer::Impl {
     Active active;
     std::shared_ptr<Generation> gen;
     std::string id, echo;
-    bool include_usage = false, finished = false;
+    bool include_usage = false;
   };
 
-  void Completions(const httplib::Request& req, httplib::Response& res) {
+  net::HttpResponse Completions(const std::string& body) {
     auto active = std::make_shared<Stream>(active_);
-    ParsedCompletion parsed = ParseCompletionRequest(req.body);
-    if (!parsed.params) return Send(res, parsed.error);
+    ParsedCompletion parsed = ParseCompletionRequest(body);
+    if (!parsed.params) return Send(parsed.error);
     const CompletionParams& p = *parsed.params;
     if (p.model != o_.model_name) {
       ApiError e;
@@ -306,7 +275,7 @@ class KvServer::Impl {
       e.code = "model_not_found";
       e.message = "the model '" + p.model + "' is not served here; GET /v1/models lists '" +
                   o_.model_name + "'";
-      return Send(res, e);
+      return Send(e);
     }
     const int ctx = model_.config().seq_len;
     GenerationRequest g;
@@ -319,7 +288,7 @@ class KvServer::Impl {
       e.message = "the prompt is " + std::to_string(g.prompt.size()) +
                   " tokens; this server takes at most " + std::to_string(o_.max_prompt_tokens) +
                   " (the model's context is " + std::to_string(ctx) + ")";
-      return Send(res, e);
+      return Send(e);
     }
     g.max_tokens = p.max_tokens.value_or(std::min(o_.default_max_tokens, ctx - prompt_len));
     g.temperature = p.temperature;
@@ -329,7 +298,7 @@ class KvServer::Impl {
     g.stop = p.stop;
     const std::vector<int> prompt_tokens = g.prompt;  // for echo; Submit takes the request
     auto gen = engine_->Submit(std::move(g));
-    if (!gen.ok()) return Send(res, FromStatus(gen.status()));
+    if (!gen.ok()) return Send(FromStatus(gen.status()));
     char id[32];
     std::snprintf(id, sizeof id, "cmpl-%012llx", static_cast<unsigned long long>(number));
     active->gen = *gen;
@@ -354,74 +323,66 @@ class KvServer::Impl {
         e.status = 503;
         e.type = "server_error";
         e.message = u.message;
-        return Send(res, e);
+        return Send(e);
       }
-      res.set_content(
-          CompletionJson(active->id, created_, o_.model_name, text, FinishReasonName(u.reason),
-                         {u.prompt_tokens, u.completion_tokens}),
-          "application/json");
-      return;
+      return Json(CompletionJson(active->id, created_, o_.model_name, text,
+                                 FinishReasonName(u.reason),
+                                 {u.prompt_tokens, u.completion_tokens}));
     }
-    res.set_header("Cache-Control", "no-cache");
-    res.set_chunked_content_provider(
-        "text/event-stream",
-        [this, s = active](size_t, httplib::DataSink& sink) { return Provide(*s, sink); },
-        [this, s = active](bool success) {
-          if (!success && !s->finished) {
-            s->gen->Cancel();
-            std::lock_guard<std::mutex> lock(mu_);
-            ++stats_.streams_cut;
-          }
-        });
+    net::HttpResponse res;
+    res.content_type = "text/event-stream";
+    res.headers.emplace_back("Cache-Control", "no-cache");
+    res.stream = [this, s = active](net::HttpStreamSink& sink) {
+      // A stream that ends early (the client left, the server stopped) cancels its generation.
+      if (!Produce(*s, sink)) s->gen->Cancel();
+    };
+    return res;
   }
 
-  // One call of a stream's content provider: waits briefly for text, writes it as an event.
-  bool Provide(Stream& s, httplib::DataSink& sink) {
-    std::string out;
+  // Writes the stream's events until its generation finishes; false when the sink closed first.
+  bool Produce(Stream& s, net::HttpStreamSink& sink) {
     if (!s.echo.empty()) {
-      out += CompletionChunkEvent(s.id, created_, o_.model_name, s.echo, "");
+      if (!sink.Write(CompletionChunkEvent(s.id, created_, o_.model_name, s.echo, "")))
+        return false;
       s.echo.clear();
     }
-    const GenerationUpdate u = s.gen->Next(std::chrono::milliseconds(100));
-    if (!u.text.empty()) out += CompletionChunkEvent(s.id, created_, o_.model_name, u.text, "");
-    if (u.finished) {
-      if (u.reason == FinishReason::kCancelled) {
-        ApiError e;
-        e.status = 503;
-        e.type = "server_error";
-        e.message = u.message;
-        out += ErrorEvent(e);
-      } else {
-        out += CompletionChunkEvent(s.id, created_, o_.model_name, "", FinishReasonName(u.reason));
-        if (s.include_usage) {
-          out += UsageChunkEvent(s.id, created_, o_.model_name,
-                                 {u.prompt_tokens, u.completion_tokens});
+    while (true) {
+      const GenerationUpdate u = s.gen->Next(std::chrono::milliseconds(100));
+      std::string out;
+      if (!u.text.empty()) out += CompletionChunkEvent(s.id, created_, o_.model_name, u.text, "");
+      if (u.finished) {
+        if (u.reason == FinishReason::kCancelled) {
+          ApiError e;
+          e.status = 503;
+          e.type = "server_error";
+          e.message = u.message;
+          out += ErrorEvent(e);
+        } else {
+          out +=
+              CompletionChunkEvent(s.id, created_, o_.model_name, "", FinishReasonName(u.reason));
+          if (s.include_usage) {
+            out += UsageChunkEvent(s.id, created_, o_.model_name,
+                                   {u.prompt_tokens, u.completion_tokens});
+          }
+          out += kDoneEvent;
         }
-        out += kDoneEvent;
       }
+      // Between tokens the sink is polled, so a client that leaves while its request waits in
+      // the queue is noticed at once.
+      if (out.empty() ? !sink.Open() : !sink.Write(out)) return false;
+      if (u.finished) return true;
     }
-    if (!out.empty() && !sink.write(out.data(), out.size())) return false;
-    if (u.finished) {
-      s.finished = true;
-      sink.done();
-    }
-    return true;
   }
 
   LlamaModel model_;
   Tokenizer tokenizer_;
   KvServerOptions o_;
   std::unique_ptr<ServingEngine> engine_;
-  httplib::Server http_;
-  std::thread thread_;
-  int port_ = -1;
-  int listen_fd_ = -1;  // the listening socket, as set_socket_options saw it
+  std::unique_ptr<net::HttpServer> http_;
   int64_t created_ = 0;
   std::atomic<int64_t> next_id_{1};
   std::atomic<int> active_{0};
   std::atomic<bool> stopped_{false};
-  mutable std::mutex mu_;
-  KvServerStats stats_;
 };
 
 base::StatusOr<std::unique_ptr<KvServer>> KvServer::Start(LlamaModel model, Tokenizer tokenizer,

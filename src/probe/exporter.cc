@@ -14,14 +14,14 @@ base::StatusOr<std::pair<std::string, int>> ParseListenAddress(const std::string
   if (!listen.empty() && listen.front() == '[') {
     const size_t close = listen.find(']');
     if (close == std::string::npos || close + 1 >= listen.size() || listen[close + 1] != ':') {
-      return base::InvalidArgumentError("expected [IPv6]:PORT, got '" + listen + "'", "--listen");
+      return base::InvalidArgumentError("expected [IPv6]:PORT, got '" + listen + "'", "listen");
     }
     host = listen.substr(1, close - 1);
     port = listen.substr(close + 2);
   } else {
     const size_t colon = listen.rfind(':');
     if (colon == std::string::npos) {
-      return base::InvalidArgumentError("expected HOST:PORT, got '" + listen + "'", "--listen");
+      return base::InvalidArgumentError("expected HOST:PORT, got '" + listen + "'", "listen");
     }
     host = listen.substr(0, colon);
     port = listen.substr(colon + 1);
@@ -30,7 +30,7 @@ base::StatusOr<std::pair<std::string, int>> ParseListenAddress(const std::string
   int p = -1;
   auto [ptr, ec] = std::from_chars(port.data(), port.data() + port.size(), p);
   if (port.empty() || ec != std::errc() || ptr != port.data() + port.size() || p < 0 || p > 65535) {
-    return base::InvalidArgumentError("port must be 0-65535, got '" + port + "'", "--listen");
+    return base::InvalidArgumentError("port must be 0-65535, got '" + port + "'", "listen");
   }
   return std::make_pair(host, p);
 }
@@ -43,45 +43,52 @@ class Exporter::Impl {
     auto addr = ParseListenAddress(options_.listen);
     if (!addr.ok()) return addr.status();
     Sample();  // the first scrape has data
-    HttpServerOptions http;
+    net::HttpServerOptions http;
     http.host = addr->first;
     http.port = addr->second;
     http.max_connections = std::max<size_t>(1, options_.max_connections);
     http.request_timeout = options_.request_timeout;
     http.idle_timeout = options_.idle_timeout;
     http.write_timeout = options_.request_timeout;
-    auto server =
-        HttpServer::Start(http, [this](const HttpRequestHead& req) { return Handle(req); });
+    http.metrics_prefix = "seedance_probe";
+    http.metrics = [this] { return Metrics(); };
+    auto server = net::HttpServer::Start(
+        http, [this](const net::HttpRequest& req) { return Handle(req.head); });
     if (!server.ok()) return server.status();
     server_ = std::move(*server);
     sampler_ = std::thread([this] { SampleLoop(); });
     return base::OkStatus();
   }
 
-  HttpResponse Handle(const HttpRequestHead& req) {
-    HttpResponse res;
-    const bool get = req.method == "GET" || req.method == "HEAD";
-    if (req.path == "/metrics") {
-      if (!get) return NotAllowed();
-      scrapes_.fetch_add(1, std::memory_order_relaxed);
-      std::shared_ptr<const std::string> body;
-      {
-        std::lock_guard<std::mutex> lock(mu_);
-        body = rendered_;
-      }
-      res.content_type = "text/plain; version=0.0.4; charset=utf-8";
-      res.body.reserve(body->size() + 160);
-      res.body = *body;
-      if (options_.extra) res.body += options_.extra();
-      res.body +=
-          "# HELP seedance_probe_scrapes_total Scrapes of this endpoint.\n"
-          "# TYPE seedance_probe_scrapes_total counter\n"
-          "seedance_probe_scrapes_total " +
-          std::to_string(scrapes_.load(std::memory_order_relaxed)) + "\n";
-      return res;
+  // The /metrics body before the server's own families (called on the server's thread).
+  std::string Metrics() {
+    scrapes_.fetch_add(1, std::memory_order_relaxed);
+    std::shared_ptr<const std::string> rendered;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      rendered = rendered_;
     }
+    std::string body;
+    body.reserve(rendered->size() + 160);
+    body = *rendered;
+    if (options_.extra) body += options_.extra();
+    body +=
+        "# HELP seedance_probe_scrapes_total Scrapes of this endpoint.\n"
+        "# TYPE seedance_probe_scrapes_total counter\n"
+        "seedance_probe_scrapes_total " +
+        std::to_string(scrapes_.load(std::memory_order_relaxed)) + "\n";
+    return body;
+  }
+
+  static net::HttpResponse Handle(const net::HttpRequestHead& req) {
+    net::HttpResponse res;
     if (req.path == "/") {
-      if (!get) return NotAllowed();
+      if (req.method != "GET" && req.method != "HEAD") {
+        res.status = 405;
+        res.headers.emplace_back("Allow", "GET, HEAD");
+        res.body = "method not allowed\n";
+        return res;
+      }
       res.content_type = "text/html; charset=utf-8";
       res.body =
           "<html><head><title>Seedance probe</title></head><body>"
@@ -90,14 +97,6 @@ class Exporter::Impl {
     }
     res.status = 404;
     res.body = "not found\n";
-    return res;
-  }
-
-  static HttpResponse NotAllowed() {
-    HttpResponse res;
-    res.status = 405;
-    res.headers.emplace_back("Allow", "GET, HEAD");
-    res.body = "method not allowed\n";
     return res;
   }
 
@@ -114,7 +113,9 @@ class Exporter::Impl {
 
   int port() const { return server_ ? server_->port() : -1; }
   uint64_t scrapes() const { return scrapes_.load(); }
-  HttpServerStats http_stats() const { return server_ ? server_->stats() : HttpServerStats{}; }
+  net::HttpServerStats http_stats() const {
+    return server_ ? server_->stats() : net::HttpServerStats{};
+  }
 
  private:
   void Sample() {
@@ -143,7 +144,7 @@ class Exporter::Impl {
 
   Probe& probe_;
   ExporterOptions options_;
-  std::unique_ptr<HttpServer> server_;
+  std::unique_ptr<net::HttpServer> server_;
   std::thread sampler_;
   std::mutex mu_;
   std::condition_variable cv_;
@@ -164,6 +165,6 @@ Exporter::~Exporter() { Stop(); }
 int Exporter::port() const { return impl_->port(); }
 void Exporter::Stop() { impl_->Stop(); }
 uint64_t Exporter::scrapes() const { return impl_->scrapes(); }
-HttpServerStats Exporter::http_stats() const { return impl_->http_stats(); }
+net::HttpServerStats Exporter::http_stats() const { return impl_->http_stats(); }
 
 }  // namespace seedance::probe

@@ -10,6 +10,7 @@
 #include <functional>
 #include <string>
 
+#include "seedance/net/abuse.h"
 #include "src/probe/fake_proc_for_test.h"
 
 namespace seedance::probe {
@@ -21,9 +22,11 @@ class ExporterTest : public ::testing::Test {
     testing::ProcAt0(env_);
     probe_ = std::make_unique<Probe>(env_, nullptr, HostOptions{});
   }
-  std::unique_ptr<Exporter> Start(std::function<std::string()> extra = nullptr) {
+  std::unique_ptr<Exporter> Start(std::function<std::string()> extra = nullptr,
+                                  std::chrono::milliseconds request_timeout = {}) {
     ExporterOptions o;
     o.extra = std::move(extra);
+    if (request_timeout.count() > 0) o.request_timeout = request_timeout;
     o.listen = "127.0.0.1:0";
     o.interval = std::chrono::milliseconds(50);
     o.version = "test";
@@ -135,7 +138,24 @@ TEST_F(ExporterTest, PortInUseIsAClearError) {
   o.listen = "127.0.0.1:" + std::to_string(e->port());
   auto second = Exporter::Start(*probe_, o);
   ASSERT_FALSE(second.ok());
-  EXPECT_EQ(second.status().where(), "--listen");
+  EXPECT_EQ(second.status().where(), "listen");
+}
+
+// The guarantees of the one HTTP server (net/http_server.h), checked on this endpoint.
+TEST_F(ExporterTest, HoldsTheHttpServersGuaranteesAgainstAbusiveClients) {
+  const std::chrono::milliseconds timeout(300);
+  auto e = Start(nullptr, timeout);
+  const int port = e->port();
+  for (const base::Status& check :
+       {net::abuse::Slowloris(port, "/metrics", timeout),
+        net::abuse::IdleSockets(port, "/metrics", 50, timeout),
+        net::abuse::HugeHeaders(port, "/metrics"), net::abuse::Pipelining(port, "/metrics", 500),
+        net::abuse::ManyConnections(port, "/metrics", 1000)}) {
+    EXPECT_TRUE(check.ok()) << check.ToString();
+  }
+  auto health = net::abuse::Get(port, "/healthz");
+  ASSERT_TRUE(health.ok()) << health.status().ToString();
+  EXPECT_EQ(*health, 200);
 }
 
 }  // namespace

@@ -1,17 +1,15 @@
 #include "seedance/sched/extender_server.h"
 
-#include <httplib.h>
-
 #include <array>
 #include <atomic>
 #include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <string>
-#include <thread>
 #include <utility>
 
 #include "seedance/base/prometheus_text.h"
+#include "seedance/net/router.h"
 #include "seedance/sched/extender_config.h"
 
 namespace seedance::sched {
@@ -28,15 +26,27 @@ struct VerbMetrics {
   double sum_s = 0;
 };
 
+net::HttpResponse JsonResponse(int status, std::string body) {
+  net::HttpResponse res;
+  res.status = status;
+  res.content_type = "application/json";
+  res.body = std::move(body);
+  return res;
+}
+
+// {"error": message}: the errors no verb writes (404, 405, 413, a malformed request).
+net::HttpResponse ErrorPage(int status, const std::string& message) {
+  return JsonResponse(status, nlohmann::json{{"error", message}}.dump(
+                                  -1, ' ', false, nlohmann::json::error_handler_t::replace));
+}
+
 }  // namespace
 
 struct ExtenderServer::Impl {
   base::Env* env = nullptr;
   Extender* extender = nullptr;
   Binder* binder = nullptr;
-  httplib::Server http;
-  std::thread thread;
-  int port = 0;
+  std::unique_ptr<net::HttpServer> http;
   mutable std::mutex mu;
   std::map<std::string, VerbMetrics> verbs;
   ExtenderRecorder recorder;
@@ -53,18 +63,17 @@ struct ExtenderServer::Impl {
   }
 
   // A POST verb: decode, answer, count.
-  void Verb(const std::string& path, const std::string& verb,
+  void Verb(net::Router& router, const std::string& path, const std::string& verb,
             std::function<std::pair<int, std::string>(const std::string&)> answer) {
-    http.Post(path, [this, verb, answer](const httplib::Request& req, httplib::Response& res) {
+    router.Add("POST", path, [this, verb, answer](const net::HttpRequest& req) {
       const int64_t t0 = env->NowMonotonicNanos();
       auto [code, body] = answer(req.body);
-      res.status = code;
-      res.set_content(body, "application/json");
       Count(verb, code, static_cast<double>(env->NowMonotonicNanos() - t0) * 1e-9);
       if (recorder) {
         std::lock_guard<std::mutex> lock(record_mu);
         recorder(verb, req.body, code, body);
       }
+      return JsonResponse(code, std::move(body));
     });
   }
 };
@@ -128,6 +137,17 @@ std::string Render(const ExtenderServer::Impl& s) {
 
 }  // namespace
 
+net::HttpServerOptions ExtenderHttpDefaults() {
+  net::HttpServerOptions o;
+  o.max_body_bytes = size_t{64} << 20;
+  o.workers = 8;
+  o.max_connections = 1024;
+  o.request_timeout = std::chrono::milliseconds(10000);
+  o.idle_timeout = std::chrono::milliseconds(60000);
+  o.write_timeout = std::chrono::milliseconds(10000);
+  return o;
+}
+
 std::string ExchangeJsonLine(std::string_view verb, std::string_view request, int code,
                              std::string_view response) {
   nlohmann::ordered_json j;
@@ -150,30 +170,30 @@ base::StatusOr<std::unique_ptr<ExtenderServer>> ExtenderServer::Start(
   impl->binder = &binder;
   impl->recorder = o.recorder;
   Impl* s = impl.get();
-  s->http.set_payload_max_length(o.max_body_bytes);
-  s->http.set_tcp_nodelay(true);  // headers and body go out apart: no delayed-ACK stall
+  net::Router router(ErrorPage);
   const std::string p = o.prefix;
-  s->Verb(p + "/filter", "filter", [s](const std::string& body) -> std::pair<int, std::string> {
-    auto args = DecodeExtenderArgs(body);
-    if (!args.ok()) {
-      ExtenderFilterResult r;
-      r.error = args.status().ToString();
-      return {400, EncodeFilterResult(r)};
-    }
-    return {200, EncodeFilterResult(s->extender->Filter(*args))};
-  });
-  s->Verb(p + "/prioritize", "prioritize",
+  s->Verb(router, p + "/filter", "filter",
+          [s](const std::string& body) -> std::pair<int, std::string> {
+            auto args = DecodeExtenderArgs(body);
+            if (!args.ok()) {
+              ExtenderFilterResult r;
+              r.error = args.status().ToString();
+              return {400, EncodeFilterResult(r)};
+            }
+            return {200, EncodeFilterResult(s->extender->Filter(*args))};
+          });
+  s->Verb(router, p + "/prioritize", "prioritize",
           [s](const std::string& body) -> std::pair<int, std::string> {
             auto args = DecodeExtenderArgs(body);
             if (!args.ok()) return {400, EncodeHostPriorityList({})};
             return {200, EncodeHostPriorityList(s->extender->Prioritize(*args))};
           });
-  s->Verb(p + "/bind", "bind", [s](const std::string& body) -> std::pair<int, std::string> {
+  s->Verb(router, p + "/bind", "bind", [s](const std::string& body) -> std::pair<int, std::string> {
     auto args = DecodeBindingArgs(body);
     if (!args.ok()) return {400, EncodeBindingResult(args.status().ToString())};
     auto plans = s->extender->PlanBind(*args);
     if (!plans.ok()) return {200, EncodeBindingResult(plans.status().ToString())};
-    std::string error;  // the asked pod's (the first plan); a gang's others report themselves
+    std::string error;  // the asked pod's (the first plan); a gang's others report
     for (const BindPlan& plan : *plans) {
       const base::Status posted = s->binder->Bind(plan);
       if (posted.ok()) {
@@ -185,66 +205,39 @@ base::StatusOr<std::unique_ptr<ExtenderServer>> ExtenderServer::Start(
     }
     return {200, EncodeBindingResult(error)};
   });
-  s->Verb(p + "/preempt", "preempt", [s](const std::string& body) -> std::pair<int, std::string> {
-    auto args = DecodePreemptionArgs(body);
-    if (!args.ok()) return {400, EncodePreemptionResult({})};
-    return {200, EncodePreemptionResult(s->extender->Preempt(*args))};
-  });
+  s->Verb(router, p + "/preempt", "preempt",
+          [s](const std::string& body) -> std::pair<int, std::string> {
+            auto args = DecodePreemptionArgs(body);
+            if (!args.ok()) return {400, EncodePreemptionResult({})};
+            return {200, EncodePreemptionResult(s->extender->Preempt(*args))};
+          });
   // The live configuration (extender_config.h): under the prefix, as kube-scheduler's verbs.
-  s->http.Get(p + "/config", [s](const httplib::Request&, httplib::Response& res) {
-    res.set_content(EncodeExtenderConfig(s->extender->config()), "application/json");
+  router.Add("GET", p + "/config", [s](const net::HttpRequest&) {
+    return JsonResponse(200, EncodeExtenderConfig(s->extender->config()));
   });
-  s->http.Put(p + "/config", [s](const httplib::Request& req, httplib::Response& res) {
-    auto refuse = [&res](const base::Status& why) {
-      res.status = 400;
-      res.set_content(nlohmann::json{{"error", why.ToString()}}.dump(
-                          -1, ' ', false, nlohmann::json::error_handler_t::replace),
-                      "application/json");
-    };
+  router.Add("PUT", p + "/config", [s](const net::HttpRequest& req) {
     auto update = DecodeExtenderConfigUpdate(req.body, "config");
-    if (!update.ok()) return refuse(update.status());
+    if (!update.ok()) return ErrorPage(400, update.status().ToString());
     const ExtenderConfig next = ApplyUpdate(s->extender->config(), *update);
-    if (base::Status done = s->extender->Reconfigure(next); !done.ok()) return refuse(done);
-    res.set_content(EncodeExtenderConfig(s->extender->config()), "application/json");
+    if (base::Status done = s->extender->Reconfigure(next); !done.ok()) {
+      return ErrorPage(400, done.ToString());
+    }
+    return JsonResponse(200, EncodeExtenderConfig(s->extender->config()));
   });
-  s->http.Get("/healthz", [](const httplib::Request&, httplib::Response& res) {
-    res.set_content("ok", "text/plain");
-  });
-  s->http.Get("/metrics", [s](const httplib::Request&, httplib::Response& res) {
-    res.set_content(Render(*s), "text/plain; version=0.0.4; charset=utf-8");
-  });
-  // A known path asked with another method is 405 with the methods it takes, not 404.
-  const std::map<std::string, std::string> allow = {
-      {p + "/filter", "POST"},  {p + "/prioritize", "POST"}, {p + "/bind", "POST"},
-      {p + "/preempt", "POST"}, {p + "/config", "GET, PUT"}, {"/healthz", "GET"},
-      {"/metrics", "GET"}};
-  s->http.set_error_handler([allow](const httplib::Request& req, httplib::Response& res) {
-    if (res.status != 404 || !res.body.empty()) return;
-    const auto it = allow.find(req.path);
-    if (it == allow.end()) return;
-    res.status = 405;
-    res.set_header("Allow", it->second);
-    res.set_content(nlohmann::json{{"error", req.method + " is not allowed on " + req.path +
-                                                 "; allowed: " + it->second}}
-                        .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace),
-                    "application/json");
-  });
-  s->port = o.port == 0 ? s->http.bind_to_any_port(o.host)
-                        : (s->http.bind_to_port(o.host, o.port) ? o.port : -1);
-  if (s->port <= 0) {
-    return base::UnavailableError("cannot listen on " + o.host + ":" + std::to_string(o.port),
-                                  "extender server");
-  }
-  s->thread = std::thread([s] { s->http.listen_after_bind(); });
+  net::HttpServerOptions http = o.http;
+  http.error_page = ErrorPage;
+  http.metrics_prefix = "seedance_extender";
+  http.metrics = [s] { return Render(*s); };
+  auto server = net::HttpServer::Start(std::move(http), std::move(router));
+  if (!server.ok()) return server.status();
+  s->http = std::move(*server);
   return std::unique_ptr<ExtenderServer>(new ExtenderServer(std::move(impl)));
 }
 
-int ExtenderServer::port() const { return impl_->port; }
+int ExtenderServer::port() const { return impl_->http->port(); }
 
 void ExtenderServer::Stop() {
-  if (!impl_) return;
-  impl_->http.stop();
-  if (impl_->thread.joinable()) impl_->thread.join();
+  if (impl_ && impl_->http) impl_->http->Stop();
 }
 
 std::string ExtenderServer::RenderMetrics() const { return Render(*impl_); }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "seedance/base/fake_env.h"
+#include "seedance/net/abuse.h"
 
 namespace seedance::sched {
 namespace {
@@ -126,7 +127,7 @@ TEST_F(ExtenderServerTest, FilterPrioritizeAndBindOverHttp) {
   EXPECT_EQ(extender_->stats().binds, 1);
   auto health = client_->Get("/healthz");
   ASSERT_TRUE(health);
-  EXPECT_EQ(health->body, "ok");
+  EXPECT_EQ(health->body, "ok\n");
   auto metrics = client_->Get("/metrics");
   ASSERT_TRUE(metrics);
   EXPECT_NE(metrics->body.find(R"(seedance_extender_requests_total{verb="filter",code="200"} 1)"),
@@ -190,10 +191,33 @@ TEST_F(ExtenderServerTest, WrongMethodsAre405WithAllow) {
   auto config = client_->Post("/seedance/config", "{}", "application/json");
   ASSERT_TRUE(config);
   EXPECT_EQ(config->status, 405);
-  EXPECT_EQ(config->get_header_value("Allow"), "GET, PUT");
+  EXPECT_EQ(config->get_header_value("Allow"), "GET, HEAD, PUT");
   auto nowhere = client_->Get("/seedance/nothing");
   ASSERT_TRUE(nowhere);
   EXPECT_EQ(nowhere->status, 404);
+  EXPECT_NE(nowhere->body.find("\"error\""), std::string::npos) << nowhere->body;
+}
+
+// The guarantees of the one HTTP server (net/http_server.h) hold here too: slow, idle, huge,
+// pipelined and numerous clients neither hold the verbs out nor grow the server.
+TEST(ExtenderAbuseTest, HoldsTheHttpServersGuaranteesAgainstAbusiveClients) {
+  auto extender = Extender::Create(ExtenderOptions{});
+  ASSERT_TRUE(extender.ok()) << extender.status().ToString();
+  RecordingBinder binder;
+  ExtenderServerOptions o;
+  o.prefix = "/seedance";
+  o.http.request_timeout = std::chrono::milliseconds(300);
+  auto server = ExtenderServer::Start(**extender, binder, o);
+  ASSERT_TRUE(server.ok()) << server.status().ToString();
+  const int port = (*server)->port();
+  for (const base::Status& check :
+       {net::abuse::Slowloris(port, "/seedance/config", o.http.request_timeout),
+        net::abuse::IdleSockets(port, "/seedance/config", 50, o.http.request_timeout),
+        net::abuse::HugeHeaders(port, "/seedance/config"),
+        net::abuse::Pipelining(port, "/healthz", 500),
+        net::abuse::ManyConnections(port, "/seedance/config", 1000)}) {
+    EXPECT_TRUE(check.ok()) << check.ToString();
+  }
 }
 
 // A decode error quoting a multi-byte character cut in half still encodes (no 500, no empty body).

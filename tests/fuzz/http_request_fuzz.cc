@@ -8,16 +8,16 @@
 #include <string>
 #include <string_view>
 
-#include "seedance/probe/http_request.h"
+#include "seedance/net/http_request.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  using seedance::probe::HttpParse;
+  using seedance::net::HttpParse;
   const std::string_view text(reinterpret_cast<const char*>(data), size);
-  seedance::probe::HttpLimits limits;
+  seedance::net::HttpLimits limits;
   limits.max_head_bytes = 1024;  // small, so that the fuzzer reaches the limits
   limits.max_target_bytes = 128;
   limits.max_headers = 8;
-  const auto r = seedance::probe::ParseRequestHead(text, limits);
+  const auto r = seedance::net::ParseRequestHead(text, limits);
   switch (r.state) {
     case HttpParse::kIncomplete:
       if (size >= limits.max_head_bytes) __builtin_trap();
@@ -29,7 +29,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         __builtin_trap();
       }
       const std::string longer = std::string(text) + "GET / HTTP/1.1\r\n";
-      const auto again = seedance::probe::ParseRequestHead(longer, limits);
+      const auto again = seedance::net::ParseRequestHead(longer, limits);
       if (again.state != HttpParse::kComplete || again.head.head_bytes != r.head.head_bytes ||
           again.head.target != r.head.target) {
         __builtin_trap();

@@ -89,10 +89,11 @@ void RegisterKvServe(CLI::App* noun, Context& context) {
                   "max_tokens when a request gives none")
       ->check(IntIn(1, 1 << 20))
       ->capture_default_str();
-  cmd->add_option("--max-body-bytes", f->server.max_body_bytes, "Largest request body; more is 413")
+  cmd->add_option("--max-body-bytes", f->server.http.max_body_bytes,
+                  "Largest request body; more is 413")
       ->check(IntIn(64, 1 << 30))
       ->capture_default_str();
-  cmd->add_option("--http-threads", f->server.http_threads,
+  cmd->add_option("--http-threads", f->server.http.workers,
                   "Requests served at once (more connections wait for a thread)")
       ->check(IntIn(1, 4096))
       ->capture_default_str();
@@ -117,8 +118,8 @@ void RegisterKvServe(CLI::App* noun, Context& context) {
     f->engine.max_queue_delay = std::chrono::microseconds(static_cast<int64_t>(f->max_delay_us));
     f->engine.kv_budget_bytes = static_cast<int64_t>(f->budget_mib * 1024 * 1024);
     if (f->budget_mib > 0 && f->engine.kv_budget_bytes == 0) f->engine.kv_budget_bytes = 1;
-    f->server.host = address->first;
-    f->server.port = address->second;
+    f->server.http.host = address->first;
+    f->server.http.port = address->second;
     f->server.model_name =
         f->name.empty() ? std::filesystem::path(f->model).stem().string() : f->name;
     f->server.drain_timeout = std::chrono::milliseconds(static_cast<int64_t>(f->drain_s * 1000));
@@ -136,7 +137,8 @@ void RegisterKvServe(CLI::App* noun, Context& context) {
                                           {"max_queue", "--max-queue"},
                                           {"max_prompt_tokens", "--max-prompt-tokens"},
                                           {"default_max_tokens", "--default-max-tokens"},
-                                          {"http_threads", "--http-threads"}}),
+                                          {"workers", "--http-threads"},
+                                          {"listen", "--listen"}}),
                context)) {
       return;
     }

@@ -148,7 +148,7 @@ void RegisterProbe(CLI::App& app, Context& context) {
       o.interval = *interval;
       o.version = std::string(kVersion);
       auto exporter = probe::Exporter::Start(probe, o);
-      if (Failed(exporter.status(), context)) return;
+      if (Failed(WithFlag(exporter.status(), {{"listen", "--listen"}}), context)) return;
       std::fprintf(stderr, "serving http://%s/metrics (port %d); Ctrl-C stops\n", f->listen.c_str(),
                    (*exporter)->port());
       while (!g_stop) env->SleepFor(std::chrono::milliseconds(100));

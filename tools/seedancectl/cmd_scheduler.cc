@@ -113,8 +113,8 @@ void RegisterServe(CLI::App* noun, Context& context) {
     if (Failed(address.status(), context)) return;
     sched::KubeBinder binder(**client);
     sched::ExtenderServerOptions so;
-    so.host = address->first;
-    so.port = address->second;
+    so.http.host = address->first;
+    so.http.port = address->second;
     so.prefix = f->prefix;
     std::unique_ptr<std::FILE, int (*)(std::FILE*)> record(nullptr, &std::fclose);
     if (!f->record.empty()) {
@@ -131,7 +131,7 @@ void RegisterServe(CLI::App* noun, Context& context) {
       };
     }
     auto server = sched::ExtenderServer::Start(**extender, binder, so);
-    if (Failed(server.status(), context)) return;
+    if (Failed(WithFlag(server.status(), {{"listen", "--listen"}}), context)) return;
     std::signal(SIGINT, OnSignal);
     std::signal(SIGTERM, OnSignal);
     const auto st = (*extender)->stats();

@@ -4,19 +4,25 @@
 //                         "data: {chunk}" event per piece of text, then "data: [DONE]"
 //   GET  /v1/models       the one model served
 //   GET  /healthz         200 "ok"; 503 "draining" once a drain has begun
-//   GET  /metrics         Prometheus text: requests by outcome, HTTP responses by code, tokens,
-//                         steps, running and waiting requests, KV bytes reserved, used and
-//                         budgeted, and histograms of batch size, time to first token, time per
-//                         output token, request duration and queue time
+//   GET  /metrics         Prometheus text: requests by outcome, tokens, steps, running and
+//                         waiting requests, KV bytes reserved, used and budgeted, histograms of
+//                         batch size, time to first token, time per output token, request
+//                         duration and queue time; then the HTTP server's own families
+//                         (seedance_kv_http_*: responses by code, latency, connections, streams
+//                         cut short)
 // Status codes: 400 a bad request (openai_api.h; a prompt or prompt + max_tokens beyond the
-// context, code "context_length_exceeded"), 404 an unknown model or path, 413 a body over
-// max_body_bytes, 429 the KV budget or the queue refuses (with the reason and Retry-After),
-// 503 draining. Each request is served on one of http_threads threads; a streamed request whose
-// client goes away is cancelled at the engine's next step.
+// context, code "context_length_exceeded"), 404 an unknown model or path, 405 a known path with
+// another method (with Allow), 413 a body over max_body_bytes, 429 the KV budget or the queue
+// refuses (with the reason and Retry-After), 503 draining; every error body is OpenAI's
+// {"error": {...}}. Served by net::HttpServer (its limits on connections, slow and idle clients
+// and output hold here too): each request's handler runs on one of http.workers threads, and a
+// streamed request whose client goes away is cancelled at once, queued or running.
 //
 // Drain (SIGTERM in the CLI): new completions get 503, queued and running ones go on for up to
 // `drain_timeout`, then whatever is left is cancelled (a stream ends with an error event, a plain
-// request gets 503), the HTTP server stops and the engine joins its worker.
+// request gets 503), the HTTP server stops and the engine joins its worker. Responses still being
+// written at the deadline (a second later after a cancellation) are cut: a slow client cannot
+// hold the drain past its timeout.
 //
 // Thread safety: Start, Drain and Stop from one thread.
 #pragma once
@@ -24,6 +30,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 
@@ -31,34 +38,38 @@
 #include "seedance/base/status.h"
 #include "seedance/kv/engine.h"
 #include "seedance/kv/llama.h"
+#include "seedance/net/http_server.h"
 
 namespace seedance::kv {
 
+// kv serve's HTTP settings: 64 KiB bodies, 128 workers (requests in progress; more wait for a
+// worker), 1,024 connections, 5 s request, idle and write deadlines.
+net::HttpServerOptions KvHttpDefaults();
+
 struct KvServerOptions {
-  std::string host = "127.0.0.1";
-  int port = 0;            // 0 picks a free port
-  std::string model_name;  // what clients put in "model"
-  size_t max_body_bytes = size_t{64} * 1024;
+  // The address, limits, deadlines and workers (>= 1: streams run on them); the server sets
+  // error_page, health, metrics and metrics_prefix itself.
+  net::HttpServerOptions http = KvHttpDefaults();
+  std::string model_name;     // what clients put in "model"
   int max_prompt_tokens = 0;  // 0: the context minus one (room for one generated token)
   int default_max_tokens = 16;
-  int http_threads = 128;
   std::chrono::milliseconds drain_timeout{30000};
 };
 
-// HTTP responses by status code, for /metrics and tests.
+// HTTP responses by status code, for tests.
 struct KvServerStats {
-  int64_t responses_2xx = 0, responses_400 = 0, responses_404 = 0, responses_413 = 0,
-          responses_429 = 0, responses_503 = 0, responses_other = 0;
-  int64_t streams_cut = 0;  // streams whose client went away before the end
+  std::map<int, uint64_t> responses;
+  uint64_t streams_cut = 0;  // streams whose client went away before the end
 };
 
-// The /metrics page of an engine and server, for tests (promtool) and the server itself.
-std::string RenderServingMetrics(const EngineStats& engine, const KvServerStats& server,
-                                 const EngineOptions& options, const std::string& model_name);
+// The engine's part of the /metrics page, for tests (promtool) and the server itself.
+std::string RenderServingMetrics(const EngineStats& engine, const EngineOptions& options,
+                                 const std::string& model_name);
 
 class KvServer {
  public:
-  // Starts the engine on `model` and `tokenizer` (which move in) and serves HTTP on a thread pool.
+  // Starts the engine on `model` and `tokenizer` (which move in) and serves HTTP. Errors name
+  // the option (`workers`, `max_prompt_tokens`, ...; `listen` for an address that cannot be bound).
   static base::StatusOr<std::unique_ptr<KvServer>> Start(LlamaModel model, Tokenizer tokenizer,
                                                          EngineOptions engine,
                                                          KvServerOptions options);
@@ -68,6 +79,7 @@ class KvServer {
 
   int port() const;
   // {"finished": requests that finished while draining, "cancelled": those cut at the timeout,
+  //  "clients_cut": responses still being written at the end, "timed_out": either happened,
   //  "seconds": how long it took}; then the server is stopped.
   base::Report Drain();
   void Stop();  // without draining; idempotent

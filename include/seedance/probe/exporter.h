@@ -2,10 +2,11 @@
 // interval and renders the exposition once; scrapes copy the latest rendering,
 // so a scrape never waits for NVML or procfs.
 //
-// HTTP (http_server.h): GET or HEAD /metrics -> 200 text/plain; version=0.0.4; GET / -> a short
-// index; other paths 404; other methods on /metrics 405; malformed requests get the parser's 4xx.
-// One event-loop thread serves every connection, so slow, idle or pipelining clients cannot hold
-// the scrapers out: each request must arrive within request_timeout, idle keep-alive connections
+// HTTP (net/http_server.h): GET or HEAD /metrics -> 200 text/plain; version=0.0.4, the probe's
+// families, then the server's own (seedance_probe_http_*); GET /healthz -> "ok"; GET / -> a short
+// index; other paths 404; other methods 405; malformed requests get the parser's 4xx. One
+// event-loop thread serves every connection, so slow, idle or pipelining clients cannot hold the
+// scrapers out: each request must arrive within request_timeout, idle keep-alive connections
 // close after idle_timeout, and at max_connections the longest-waiting idle one makes room.
 //
 // Thread safety: Start/Stop from one thread; everything else is internal.
@@ -18,8 +19,8 @@
 #include <string>
 
 #include "seedance/base/status.h"
+#include "seedance/net/http_server.h"
 #include "seedance/probe/exposition.h"
-#include "seedance/probe/http_server.h"
 #include "seedance/probe/probe.h"
 
 namespace seedance::probe {
@@ -52,7 +53,7 @@ class Exporter {
   void Stop();
   // Counters for the self-metrics and tests.
   uint64_t scrapes() const;
-  HttpServerStats http_stats() const;
+  net::HttpServerStats http_stats() const;
 
   class Impl;
 

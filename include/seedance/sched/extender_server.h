@@ -15,10 +15,14 @@
 // tier, tests/cli/test_extender_fake_scheduler.py).
 // A malformed body is answered 400 with the decoder's error in the protocol's Error field
 // (kube-scheduler reports it as the extender's error); the filter and prioritize verbs never
-// block on the API server. Served by cpp-httplib's thread pool; requests run concurrently and
-// meet in the Extender's lock.
+// block on the API server. Other errors (404, 405 with Allow, 413, a malformed request) are
+// {"error": ...}. Served by net::HttpServer: its limits on connections, slow and idle clients
+// and output hold here, /metrics ends with its families (seedance_extender_http_*), and the verbs
+// run on http.workers threads (a bind waiting on the API server holds one), meeting in the
+// Extender's lock.
 //
-// Thread safety: Start and Stop from one thread; the rest from any.
+// Thread safety: Start and Stop from one thread; the rest from any. Start's errors: an address
+// that cannot be bound (where "listen"), a bad option.
 #pragma once
 
 #include <functional>
@@ -28,6 +32,7 @@
 
 #include "seedance/base/env.h"
 #include "seedance/base/status.h"
+#include "seedance/net/http_server.h"
 #include "seedance/sched/extender.h"
 
 namespace seedance::sched {
@@ -49,11 +54,16 @@ using ExtenderRecorder = std::function<void(std::string_view verb, std::string_v
 std::string ExchangeJsonLine(std::string_view verb, std::string_view request, int code,
                              std::string_view response);
 
+// The extender's HTTP settings: 64 MiB bodies (ExtenderArgs with a thousand full Node objects
+// fit), 8 workers (verbs answered at once), 1,024 connections, 10 s request and write deadlines,
+// 60 s idle (kube-scheduler keeps its connections).
+net::HttpServerOptions ExtenderHttpDefaults();
+
 struct ExtenderServerOptions {
-  std::string host = "127.0.0.1";
-  int port = 0;             // 0: a free port
-  std::string prefix = "";  // the urlPrefix's path, e.g. "/seedance"; verbs are appended
-  size_t max_body_bytes = 64 << 20;
+  // The address, limits, deadlines and workers; the server sets error_page, metrics and
+  // metrics_prefix itself.
+  net::HttpServerOptions http = ExtenderHttpDefaults();
+  std::string prefix = "";    // the urlPrefix's path, e.g. "/seedance"; verbs are appended
   base::Env* env = nullptr;   // the clock for the latency histograms; null: Env::Default()
   ExtenderRecorder recorder;  // empty: nothing recorded
 };

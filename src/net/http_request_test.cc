@@ -1,10 +1,10 @@
-#include "seedance/probe/http_request.h"
+#include "seedance/net/http_request.h"
 
 #include <gtest/gtest.h>
 
 #include <string>
 
-namespace seedance::probe {
+namespace seedance::net {
 namespace {
 
 struct Case {
@@ -46,6 +46,12 @@ TEST(HttpRequestTest, TableOfHeads) {
        HttpParse::kComplete, 0},
       {"chunked body", "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n",
        HttpParse::kError, 501},
+      {"chunked and a length",
+       "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nContent-Length: 5\r\n\r\n",
+       HttpParse::kError, 400},
+      {"a length and chunked",
+       "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n",
+       HttpParse::kError, 400},
       {"bad Content-Length", "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 1x\r\n\r\n",
        HttpParse::kError, 400},
       {"negative Content-Length", "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: -1\r\n\r\n",
@@ -140,4 +146,4 @@ TEST(HttpRequestTest, PrefixesAreIncompleteAndSuffixesDoNotMatter) {
 }
 
 }  // namespace
-}  // namespace seedance::probe
+}  // namespace seedance::net

@@ -1,4 +1,4 @@
-// The request head of HTTP/1.x (RFC 9112 sections 2-6) as the /metrics endpoint reads it: a pure
+// The request head of HTTP/1.x (RFC 9112 sections 2-6) as net::HttpServer reads it: a pure
 // function from the bytes received so far to "need more", "here is one request" or "refuse it
 // with this status". No I/O, no allocation beyond the returned strings, so it is fuzzed
 // directly (tests/fuzz/http_request_fuzz.cc).
@@ -12,7 +12,8 @@
 //   kError:      status is the response to send before closing the connection:
 //                400 malformed, 414 target longer than limits.max_target_bytes,
 //                431 head over max_head_bytes or more than max_headers fields,
-//                501 a Transfer-Encoding (the endpoint takes no bodies but fixed-length ones),
+//                501 a Transfer-Encoding (the server takes fixed-length bodies only), 400 one
+//                beside a Content-Length (conflicting framing, RFC 9112 6.1),
 //                505 an HTTP version other than 1.0 and 1.1.
 // Lines end in CRLF or a bare LF (RFC 9112 2.2 allows recipients to accept LF); up to
 // kMaxLeadingEmptyLines empty lines before the request line are skipped (2.2). Obsolete line
@@ -25,7 +26,7 @@
 #include <string>
 #include <string_view>
 
-namespace seedance::probe {
+namespace seedance::net {
 
 struct HttpLimits {
   size_t max_head_bytes = 8192;    // request line + fields + blank line
@@ -56,4 +57,4 @@ struct HttpParseResult {
 
 HttpParseResult ParseRequestHead(std::string_view buffer, const HttpLimits& limits);
 
-}  // namespace seedance::probe
+}  // namespace seedance::net

@@ -1,10 +1,7 @@
-#include "seedance/probe/http_server.h"
+#include "seedance/net/http_server.h"
 
-#include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <httplib.h>
-#include <netinet/in.h>
-#include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -14,7 +11,9 @@
 #include <thread>
 #include <vector>
 
-namespace seedance::probe {
+#include "seedance/net/abuse.h"
+
+namespace seedance::net {
 namespace {
 
 using std::chrono::milliseconds;
@@ -24,9 +23,9 @@ class HttpServerTest : public ::testing::Test {
  protected:
   void Start(HttpServerOptions o = {}, size_t body_bytes = 64) {
     body_ = std::string(body_bytes, 'm');
-    auto s = HttpServer::Start(o, [this](const HttpRequestHead& req) {
+    auto s = HttpServer::Start(o, [this](const HttpRequest& req) {
       HttpResponse res;
-      if (req.path != "/metrics") {
+      if (req.head.path != "/metrics") {
         res.status = 404;
         return res;
       }
@@ -39,43 +38,15 @@ class HttpServerTest : public ::testing::Test {
   }
 
   int Connect() const {
-    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_port = htons(static_cast<uint16_t>(server_->port()));
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    EXPECT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
+    const int fd = abuse::Connect(server_->port());
+    EXPECT_GE(fd, 0);
     return fd;
   }
 
-  static void SendAll(int fd, const std::string& s) {
-    size_t off = 0;
-    while (off < s.size()) {
-      const ssize_t n = ::send(fd, s.data() + off, s.size() - off, MSG_NOSIGNAL);
-      if (n <= 0) return;  // the server closed: the caller checks what it got
-      off += static_cast<size_t>(n);
-    }
-  }
+  static void SendAll(int fd, const std::string& s) { abuse::SendAll(fd, s); }
 
-  // Reads until EOF or `timeout`; returns what arrived.
   static std::string ReadUntilClosed(int fd, milliseconds timeout, bool* closed = nullptr) {
-    std::string got;
-    const auto end = Clock::now() + timeout;
-    while (Clock::now() < end) {
-      pollfd p{fd, POLLIN, 0};
-      const int left =
-          static_cast<int>(std::chrono::duration_cast<milliseconds>(end - Clock::now()).count());
-      if (::poll(&p, 1, std::max(1, left)) <= 0) continue;
-      char buf[65536];
-      const ssize_t n = ::recv(fd, buf, sizeof(buf), 0);
-      if (n <= 0) {
-        if (closed != nullptr) *closed = true;
-        return got;
-      }
-      got.append(buf, static_cast<size_t>(n));
-    }
-    if (closed != nullptr) *closed = false;
-    return got;
+    return abuse::ReadUntilClosed(fd, timeout, closed);
   }
 
   static size_t Count(const std::string& hay, const std::string& needle) {
@@ -131,6 +102,18 @@ TEST_F(HttpServerTest, PipelinedRequestsAreAllAnsweredInOrder) {
   EXPECT_EQ(Count(got, "HTTP/1.1 200 OK\r\n"), 1001u);
   EXPECT_LT(got.find("X-Seq: 0\r\n"), got.find("X-Seq: 1\r\n"));
   EXPECT_NE(got.find("X-Seq: 1000\r\n"), std::string::npos);
+}
+
+// Parsing pauses while max_output_bytes wait; once the socket takes them it resumes on the
+// requests already read, with no new input to wake it.
+TEST_F(HttpServerTest, PipelinedRequestsPastTheOutputCapAreAllAnswered) {
+  HttpServerOptions o;
+  o.max_output_bytes = 16 * 1024;
+  o.request_timeout = milliseconds(300);
+  o.write_timeout = milliseconds(300);
+  Start(o, /*body_bytes=*/4096);
+  const base::Status piped = abuse::Pipelining(server_->port(), "/metrics", 300);
+  EXPECT_TRUE(piped.ok()) << piped.ToString();
 }
 
 TEST_F(HttpServerTest, ADribblingClientIsClosedByTheRequestDeadline) {
@@ -207,7 +190,7 @@ TEST_F(HttpServerTest, RangeIsIgnoredAndTheWholeBodySentOnce) {
   EXPECT_LT(got.size(), 400u);
 }
 
-TEST_F(HttpServerTest, SmallBodiesAreSkippedAndLargeOnesRefused) {
+TEST_F(HttpServerTest, SmallBodiesAreReadAndLargeOnesRefused) {
   Start();
   int fd = Connect();
   SendAll(fd, "POST /metrics HTTP/1.1\r\nHost: t\r\nContent-Length: 5\r\n\r\nhello" + kGet +
@@ -288,10 +271,10 @@ TEST_F(HttpServerTest, APortInUseIsAnError) {
   Start();
   HttpServerOptions o;
   o.port = server_->port();
-  auto second = HttpServer::Start(o, [](const HttpRequestHead&) { return HttpResponse{}; });
+  auto second = HttpServer::Start(o, [](const HttpRequest&) { return HttpResponse{}; });
   ASSERT_FALSE(second.ok());
   EXPECT_NE(second.status().message().find("cannot listen"), std::string::npos);
 }
 
 }  // namespace
-}  // namespace seedance::probe
+}  // namespace seedance::net

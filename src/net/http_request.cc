@@ -1,11 +1,11 @@
-#include "seedance/probe/http_request.h"
+#include "seedance/net/http_request.h"
 
 #include <algorithm>
 #include <cctype>
 
 #include "seedance/base/ascii.h"
 
-namespace seedance::probe {
+namespace seedance::net {
 namespace {
 
 using base::EqualsIgnoreCase;
@@ -197,6 +197,7 @@ HttpParseResult ParseRequestHead(std::string_view buffer, const HttpLimits& limi
   bool close = false;
   bool keep_alive = false;
   bool have_length = false;
+  bool transfer_encoding = false;
   while (true) {
     line = NextLine(buf, pos);
     if (line.state == LineState::kIncomplete) return incomplete(false);
@@ -238,9 +239,14 @@ HttpParseResult ParseRequestHead(std::string_view buffer, const HttpLimits& limi
       head.content_length = length;
       have_length = true;
     } else if (EqualsIgnoreCase(name, "transfer-encoding")) {
-      return Error(501, "Transfer-Encoding is not supported");
+      transfer_encoding = true;
     }
   }
+  // Both framings at once is how requests are smuggled past a proxy (RFC 9112 6.1, 11.2).
+  if (transfer_encoding && have_length) {
+    return Error(400, "Content-Length and Transfer-Encoding together (conflicting framing)");
+  }
+  if (transfer_encoding) return Error(501, "Transfer-Encoding is not supported");
   if (minor == 1 && hosts != 1) return Error(400, "HTTP/1.1 needs exactly one Host field");
   if (hosts > 1) return Error(400, "more than one Host field");
   head.keep_alive = !close && (minor == 1 || keep_alive);
@@ -249,4 +255,4 @@ HttpParseResult ParseRequestHead(std::string_view buffer, const HttpLimits& limi
   return result;
 }
 
-}  // namespace seedance::probe
+}  // namespace seedance::net
