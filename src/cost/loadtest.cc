@@ -1,7 +1,5 @@
 #include "seedance/cost/loadtest.h"
 
-#include <httplib.h>
-
 #include <algorithm>
 #include <cmath>
 #include <condition_variable>
@@ -14,31 +12,24 @@
 
 #include "seedance/base/env.h"
 #include "seedance/base/quantile.h"
+#include "seedance/net/http_client.h"
 
 namespace seedance::cost {
 namespace {
 
 using Json = nlohmann::json;
 
-struct Target {
-  std::string host_port;  // what httplib::Client takes: "http://host:port"
-  std::string path;       // begins with '/'
-};
-
-base::StatusOr<Target> ParseUrl(const std::string& url) {
-  constexpr std::string_view kScheme = "http://";
-  if (url.rfind(kScheme, 0) != 0) {
-    return base::InvalidArgumentError("expected http://HOST:PORT/PATH, got '" + url + "'", "--url");
+// The endpoint: an http:// URL (its path is the API base for completions).
+base::StatusOr<net::Url> ParseTarget(const std::string& url) {
+  SEEDANCE_ASSIGN_OR_RETURN(net::Url u, net::ParseUrl(url, "url"));
+  if (u.scheme != "http") {
+    return base::InvalidArgumentError("expected http://HOST:PORT/PATH, got '" + url + "'", "url");
   }
-  const size_t slash = url.find('/', kScheme.size());
-  Target t;
-  t.host_port = url.substr(0, slash);
-  t.path = slash == std::string::npos ? "/" : url.substr(slash);
-  if (t.host_port.size() == kScheme.size()) {
-    return base::InvalidArgumentError("no host in '" + url + "'", "--url");
-  }
-  return t;
+  return u;
 }
+
+// An SSE event longer than this without its blank line is a malformed stream.
+constexpr size_t kMaxEventBytes = size_t{1} << 20;
 
 // The log of the binomial(n, q) probability of k.
 double LogBinomialPmf(int64_t n, int64_t k, double q) {
@@ -104,31 +95,39 @@ std::optional<StreamEvent> ReadStreamEvent(const std::string& payload) {
 }
 
 // One request; fills `s` (times relative to `origin`).
-void Issue(httplib::Client& client, const Target& target, const LoadTestOptions& o,
-           const std::string& body, base::Env& env, int64_t origin, RequestSample& s) {
+void Issue(net::HttpClient& client, const net::Url& target, const LoadTestOptions& o,
+           const std::string& body, base::Env& env, int64_t origin, RequestSample& s,
+           std::string* why = nullptr) {
   s.start_ns = env.NowMonotonicNanos() - origin;
   if (o.kind == LoadKind::kHttpGet) {
-    auto r = client.Get(target.path);
-    s.ok = r && r->status >= 200 && r->status < 300;
+    net::HttpClientRequest get;
+    get.target = target.target;
+    auto r = client.Send(get);
+    s.ok = r.ok() && r->status >= 200 && r->status < 300;
     s.end_ns = env.NowMonotonicNanos() - origin;
+    if (why != nullptr && !s.ok) {
+      *why = r.ok() ? "HTTP " + std::to_string(r->status) : std::string(r.status().message());
+    }
     return;
   }
-  httplib::Request req;
+  net::HttpClientRequest req;
   req.method = "POST";
-  req.path = target.path + "/completions";
-  req.headers = {{"Content-Type", "application/json"}, {"Accept", "text/event-stream"}};
+  const std::string base = target.target == "/" ? "" : target.target;
+  req.target = base + "/completions";
+  req.content_type = "application/json";
+  req.headers = {{"Accept", "text/event-stream"}};
   req.body = body;
   std::string buffer;
   bool done = false;
   int events = 0;  // chunks with text
   int chunks = 0;  // completion chunks read
-  req.content_receiver = [&](const char* data, size_t len, uint64_t, uint64_t) {
-    buffer.append(data, len);
-    for (size_t end; (end = buffer.find("\n\n")) != std::string::npos;) {
-      const std::string event = buffer.substr(0, end);
-      buffer.erase(0, end + 2);
+  req.on_body = [&](std::string_view data) {
+    buffer.append(data);
+    size_t start = 0;
+    for (size_t end; (end = buffer.find("\n\n", start)) != std::string::npos; start = end + 2) {
+      const std::string_view event = std::string_view(buffer).substr(start, end - start);
       if (event.rfind("data: ", 0) != 0) continue;
-      const std::string payload = event.substr(6);
+      const std::string payload(event.substr(6));
       if (payload == "[DONE]") {
         done = true;
         continue;
@@ -146,31 +145,44 @@ void Issue(httplib::Client& client, const Target& target, const LoadTestOptions&
       }
       if (event_read->completion_tokens) s.tokens = *event_read->completion_tokens;
     }
+    buffer.erase(0, start);
+    if (buffer.size() > kMaxEventBytes) {
+      s.malformed = true;
+      return false;
+    }
     return true;
   };
-  auto r = client.send(req);
+  auto r = client.Send(req);
   s.end_ns = env.NowMonotonicNanos() - origin;
+  const bool answered = r.ok() && r->status == 200;
   // No completion chunk at all before [DONE] is no completion; chunks without text (a greedy
   // first token that is EOS, a usage chunk of 0 tokens) are a valid empty completion.
-  if (r && r->status == 200 && done && chunks == 0) s.malformed = true;
-  s.ok = r && r->status == 200 && done && !s.malformed;
+  if (answered && done && chunks == 0) s.malformed = true;
+  s.ok = answered && done && !s.malformed;
   if (s.tokens == 0) s.tokens = events;
+  if (why != nullptr && !s.ok) {
+    *why = !r.ok()       ? std::string(r.status().message())
+           : !answered   ? "HTTP " + std::to_string(r->status)
+           : s.malformed ? "a malformed event stream"
+                         : "the stream ended before [DONE]";
+  }
 }
 
-std::unique_ptr<httplib::Client> LoadClient(const Target& target, const LoadTestOptions& o) {
-  auto client = std::make_unique<httplib::Client>(target.host_port);
-  client->set_keep_alive(true);
-  client->set_tcp_nodelay(true);
-  const auto timeout = std::chrono::duration<double>(o.timeout_s);
-  client->set_read_timeout(std::chrono::duration_cast<std::chrono::microseconds>(timeout));
-  client->set_connection_timeout(std::chrono::duration_cast<std::chrono::microseconds>(timeout));
-  return client;
+// A client of its own per connection: each exchange (connect, request, the whole answer) ends by
+// timeout_s, however slowly the server sends.
+std::unique_ptr<net::HttpClient> LoadClient(const net::Url& target, const LoadTestOptions& o) {
+  net::HttpClientOptions co;
+  co.timeout = std::chrono::milliseconds(static_cast<int64_t>(o.timeout_s * 1000));
+  co.connect_timeout = co.timeout;
+  co.max_body_bytes = size_t{64} << 20;
+  auto client = net::HttpClient::Create(target.Origin(), co);
+  return client.ok() ? std::move(*client) : nullptr;  // the origin was parsed already
 }
 
 // Open loop: requests arrive at Poisson times over `seconds`; a pool of connections takes them in
 // arrival order. Each sample's start is its arrival, so time spent waiting for a free connection
 // counts. Every arrival is sent and kept.
-std::vector<RequestSample> RunOpenLevel(const Target& target, const LoadTestOptions& o,
+std::vector<RequestSample> RunOpenLevel(const net::Url& target, const LoadTestOptions& o,
                                         const std::string& body, double rate, double seconds,
                                         uint64_t seed) {
   base::Env& env = *base::Env::Default();
@@ -187,7 +199,7 @@ std::vector<RequestSample> RunOpenLevel(const Target& target, const LoadTestOpti
   threads.reserve(workers);
   for (size_t w = 0; w < workers; ++w) {
     threads.emplace_back([&] {
-      std::unique_ptr<httplib::Client> client = LoadClient(target, o);
+      std::unique_ptr<net::HttpClient> client = LoadClient(target, o);
       std::vector<RequestSample> mine;
       while (true) {
         int64_t arrival = 0;
@@ -226,7 +238,7 @@ std::vector<RequestSample> RunOpenLevel(const Target& target, const LoadTestOpti
 }
 
 // C closed-loop clients for `seconds`; requests begun before the end are finished and kept.
-std::vector<RequestSample> RunLevel(const Target& target, const LoadTestOptions& o,
+std::vector<RequestSample> RunLevel(const net::Url& target, const LoadTestOptions& o,
                                     const std::string& body, int clients, double seconds) {
   base::Env& env = *base::Env::Default();
   const int64_t origin = env.NowMonotonicNanos();
@@ -237,7 +249,7 @@ std::vector<RequestSample> RunLevel(const Target& target, const LoadTestOptions&
   threads.reserve(static_cast<size_t>(clients));
   for (int c = 0; c < clients; ++c) {
     threads.emplace_back([&] {
-      std::unique_ptr<httplib::Client> client = LoadClient(target, o);
+      std::unique_ptr<net::HttpClient> client = LoadClient(target, o);
       std::vector<RequestSample> mine;
       while (env.NowMonotonicNanos() - origin < stop) {
         RequestSample s;
@@ -399,32 +411,32 @@ base::Report SummarizeLevel(std::vector<RequestSample> samples, int concurrency,
 }
 
 base::StatusOr<base::Report> RunLoadTest(const LoadTestOptions& o) {
-  SEEDANCE_ASSIGN_OR_RETURN(Target target, ParseUrl(o.url));
+  SEEDANCE_ASSIGN_OR_RETURN(const net::Url target, ParseTarget(o.url));
   const bool open = !o.rates.empty();
   if (!open && o.concurrency.empty()) {
-    return base::InvalidArgumentError("no level", "--concurrency");
+    return base::InvalidArgumentError("no level", "concurrency");
   }
   for (double rate : o.rates) {
     if (!(rate > 0) || rate > 1e6) {
       return base::InvalidArgumentError("each rate must be above 0 and at most 1e6 per second",
-                                        "--rate");
+                                        "rates");
     }
   }
   if (open && (o.max_connections < 1 || o.max_connections > 4096)) {
-    return base::InvalidArgumentError("must be 1..4096", "--max-connections");
+    return base::InvalidArgumentError("must be 1..4096", "max_connections");
   }
   for (int c : o.concurrency) {
     if (c < 1 || c > 4096) {
       return base::InvalidArgumentError("each level must be 1..4096, got " + std::to_string(c),
-                                        "--concurrency");
+                                        "concurrency");
     }
   }
   if (!(o.level_s > 0) || !(o.warmup_s >= 0) || !(o.drift > 0) || o.max_recalibrations < 0) {
-    return base::InvalidArgumentError("level and drift must be > 0, warm-up >= 0", "--level-s");
+    return base::InvalidArgumentError("level and drift must be > 0, warm-up >= 0", "level_s");
   }
   std::string body;
   if (o.kind == LoadKind::kCompletions) {
-    if (o.model.empty()) return base::InvalidArgumentError("completions need a model", "--model");
+    if (o.model.empty()) return base::InvalidArgumentError("completions need a model", "model");
     body =
         Json{
             {"model", o.model}, {"prompt", o.prompt}, {"max_tokens", o.max_tokens},
@@ -433,15 +445,12 @@ base::StatusOr<base::Report> RunLoadTest(const LoadTestOptions& o) {
   }
   // A first request: an endpoint that does not answer is an error, not a level of failures.
   {
-    httplib::Client probe(target.host_port);
-    probe.set_connection_timeout(std::chrono::seconds(5));
+    std::unique_ptr<net::HttpClient> probe = LoadClient(target, o);
     RequestSample s;
     base::Env& env = *base::Env::Default();
-    Issue(probe, target, o, body, env, env.NowMonotonicNanos(), s);
-    if (!s.ok) {
-      return base::UnavailableError(
-          "the first request failed (no answer, or not a 2xx with a complete body)", o.url);
-    }
+    std::string why;
+    Issue(*probe, target, o, body, env, env.NowMonotonicNanos(), s, &why);
+    if (!s.ok) return base::UnavailableError("the first request failed: " + why, o.url);
   }
   base::Report r;
   r["url"] = o.url;

@@ -76,7 +76,7 @@ TEST(SummarizeLevel, ThroughputLatencyErrorsAndCost) {
 TEST(RunLoadTest, RefusesBadOptionsAndADeadEndpoint) {
   LoadTestOptions o;
   o.url = "ftp://x";
-  EXPECT_EQ(RunLoadTest(o).status().where(), "--url");
+  EXPECT_EQ(RunLoadTest(o).status().where(), "url");
   o.url = "http://127.0.0.1:1/";  // nothing listens on port 1
   o.warmup_s = 0;
   o.level_s = 0.1;
@@ -84,7 +84,7 @@ TEST(RunLoadTest, RefusesBadOptionsAndADeadEndpoint) {
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), base::StatusCode::kUnavailable);
   o.concurrency = {0};
-  EXPECT_EQ(RunLoadTest(o).status().where(), "--concurrency");
+  EXPECT_EQ(RunLoadTest(o).status().where(), "concurrency");
 }
 
 // The exponential gaps of a Poisson process: the Kolmogorov-Smirnov distance of 20,000 gaps from

@@ -4,52 +4,19 @@
 #include <cctype>
 
 #include "seedance/base/ascii.h"
+#include "src/net/http_syntax.h"
 
 namespace seedance::net {
 namespace {
 
 using base::EqualsIgnoreCase;
-
-// RFC 9110 5.6.2: tchar = "!" / "#" / "$" / "%" / "&" / "'" / "*" / "+" / "-" / "." / "^" / "_" /
-// "`" / "|" / "~" / DIGIT / ALPHA.
-bool IsTokenChar(unsigned char c) {
-  if (std::isalnum(c) != 0) return true;
-  switch (c) {
-    case '!':
-    case '#':
-    case '$':
-    case '%':
-    case '&':
-    case '\'':
-    case '*':
-    case '+':
-    case '-':
-    case '.':
-    case '^':
-    case '_':
-    case '`':
-    case '|':
-    case '~':
-      return true;
-    default:
-      return false;
-  }
-}
-
-bool IsToken(std::string_view s) {
-  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) {
-    return IsTokenChar(static_cast<unsigned char>(c));
-  });
-}
-
-// field-value bytes (RFC 9110 5.5): VCHAR, obs-text, SP and HTAB.
-bool IsValueChar(unsigned char c) { return c == '\t' || c == ' ' || (c >= 0x21 && c != 0x7f); }
-
-std::string_view TrimOws(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
+using internal::IsToken;
+using internal::IsValueChar;
+using internal::Line;
+using internal::LineState;
+using internal::NextLine;
+using internal::ParseContentLength;
+using internal::TrimOws;
 
 HttpParseResult Error(int status, std::string reason) {
   HttpParseResult r;
@@ -57,26 +24,6 @@ HttpParseResult Error(int status, std::string reason) {
   r.status = status;
   r.reason = std::move(reason);
   return r;
-}
-
-// One line starting at `pos`: its text without the terminator and the position after it.
-enum class LineState { kLine, kIncomplete, kBareCr };
-struct Line {
-  LineState state;
-  std::string_view text;
-  size_t next = 0;
-};
-
-Line NextLine(std::string_view buf, size_t pos) {
-  const size_t lf = buf.find('\n', pos);
-  const size_t cr = buf.find('\r', pos);
-  if (cr != std::string_view::npos && (lf == std::string_view::npos || cr < lf)) {
-    if (cr + 1 >= buf.size()) return {LineState::kIncomplete, {}, 0};
-    if (buf[cr + 1] != '\n' || cr + 1 != lf) return {LineState::kBareCr, {}, 0};
-    return {LineState::kLine, buf.substr(pos, cr - pos), lf + 1};
-  }
-  if (lf == std::string_view::npos) return {LineState::kIncomplete, {}, 0};
-  return {LineState::kLine, buf.substr(pos, lf - pos), lf + 1};
 }
 
 // "HTTP/1.1" -> 1; -1 for another well-formed version (505), -2 for anything else (400).
@@ -108,29 +55,6 @@ bool PathOf(std::string_view target, std::string* path) {
   }
   if (p.empty() || p.front() != '/') return false;
   *path = std::string(p.substr(0, p.find_first_of("?#")));
-  return true;
-}
-
-// Content-Length: 1*DIGIT, possibly a list of identical values (RFC 9110 8.6).
-bool ParseContentLength(std::string_view value, uint64_t* out) {
-  bool first = true;
-  uint64_t result = 0;
-  while (true) {
-    const size_t comma = value.find(',');
-    const std::string_view item = TrimOws(value.substr(0, comma));
-    if (item.empty() || item.size() > 18) return false;  // 10^18 > any body we would take
-    uint64_t v = 0;
-    for (char c : item) {
-      if (std::isdigit(static_cast<unsigned char>(c)) == 0) return false;
-      v = v * 10 + static_cast<uint64_t>(c - '0');
-    }
-    if (!first && v != result) return false;
-    result = v;
-    first = false;
-    if (comma == std::string_view::npos) break;
-    value.remove_prefix(comma + 1);
-  }
-  *out = result;
   return true;
 }
 

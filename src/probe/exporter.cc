@@ -53,7 +53,7 @@ class Exporter::Impl {
     http.metrics_prefix = "seedance_probe";
     http.metrics = [this] { return Metrics(); };
     auto server = net::HttpServer::Start(
-        http, [this](const net::HttpRequest& req) { return Handle(req.head); });
+        http, [](const net::HttpRequest& req) { return Handle(req.head); });
     if (!server.ok()) return server.status();
     server_ = std::move(*server);
     sampler_ = std::thread([this] { SampleLoop(); });

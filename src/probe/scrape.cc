@@ -1,36 +1,37 @@
 #include "seedance/probe/scrape.h"
 
-#include <httplib.h>
-
 #include <chrono>
+
+#include "seedance/net/http_client.h"
 
 namespace seedance::probe {
 namespace {
 
 base::StatusOr<std::string> FetchMetricsUrl(const std::string& url, const ScrapeOptions& o) {
-  const size_t scheme_end = url.find("://");
-  const size_t path_start = url.find('/', scheme_end + 3);
-  const std::string origin = url.substr(0, path_start);
-  const std::string path = path_start == std::string::npos ? "/metrics" : url.substr(path_start);
-  httplib::Client client(origin);
-  if (!client.is_valid()) return base::InvalidArgumentError("not a usable URL", url);
-  const auto timeout = std::chrono::duration_cast<std::chrono::microseconds>(
-      std::chrono::duration<double>(o.timeout_seconds));
-  client.set_connection_timeout(timeout);
-  client.set_read_timeout(timeout);
-#ifdef CPPHTTPLIB_OPENSSL_SUPPORT
-  if (!o.ca_file.empty()) client.set_ca_cert_path(o.ca_file);
-  client.enable_server_certificate_verification(!o.insecure);
-#endif
-  httplib::Headers headers = {{"Accept", "text/plain;version=0.0.4"}};
-  if (!o.bearer_token.empty()) headers.emplace("Authorization", "Bearer " + o.bearer_token);
-  const httplib::Result r = client.Get(path, headers);
-  if (!r) return base::UnavailableError("scrape failed: " + httplib::to_string(r.error()), url);
+  SEEDANCE_ASSIGN_OR_RETURN(net::Url u, net::ParseUrl(url, url));
+  // A URL without a path means the usual one.
+  if (url.find('/', url.find("://") + 3) == std::string::npos) u.target = "/metrics";
+  net::HttpClientOptions co;
+  co.ca_file = o.ca_file;
+  co.verify_tls = !o.insecure;
+  // The whole scrape, not each read, is bounded: a server dripping bytes cannot hold it.
+  const auto timeout = std::chrono::milliseconds(static_cast<int64_t>(o.timeout_seconds * 1000));
+  co.timeout = timeout;
+  co.connect_timeout = timeout;
+  co.max_body_bytes = o.max_body_bytes;
+  co.headers = {{"Accept", "text/plain;version=0.0.4"}};
+  if (!o.bearer_token.empty()) co.headers.emplace_back("Authorization", "Bearer " + o.bearer_token);
+  SEEDANCE_ASSIGN_OR_RETURN(auto client, net::HttpClient::Create(u.Origin(), co));
+  net::HttpClientRequest get;
+  get.target = u.target;
+  auto r = client->Send(get);
+  if (!r.ok())
+    return base::UnavailableError("scrape failed: " + std::string(r.status().message()), url);
   if (r->status != 200) {
     return base::UnavailableError(
         "scrape answered HTTP " + std::to_string(r->status) + ": " + r->body.substr(0, 200), url);
   }
-  return r->body;
+  return std::move(r->body);
 }
 
 }  // namespace

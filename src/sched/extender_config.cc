@@ -1,8 +1,9 @@
 #include "seedance/sched/extender_config.h"
 
-#include <httplib.h>
-
+#include <chrono>
 #include <nlohmann/json.hpp>
+
+#include "seedance/net/http_client.h"
 
 namespace seedance::sched {
 
@@ -74,27 +75,27 @@ ExtenderConfig ApplyUpdate(ExtenderConfig c, const ExtenderConfigUpdate& u) {
 base::StatusOr<ExtenderConfig> PutExtenderConfig(std::string_view url,
                                                  const ExtenderConfigUpdate& update,
                                                  double timeout_s) {
-  const std::string u(url);
-  const size_t scheme = u.find("://");
-  if (u.rfind("http://", 0) != 0 && u.rfind("https://", 0) != 0) {
-    return base::InvalidArgumentError("expected http://HOST:PORT[/prefix], got '" + u + "'",
-                                      "--url");
-  }
-  const size_t slash = u.find('/', scheme + 3);
-  const std::string origin = u.substr(0, slash);
-  std::string path = slash == std::string::npos ? "" : u.substr(slash);
+  SEEDANCE_ASSIGN_OR_RETURN(net::Url u, net::ParseUrl(url, "url"));
+  std::string path = u.target.substr(0, u.target.find('?'));
   while (!path.empty() && path.back() == '/') path.pop_back();
   path += "/config";
-  httplib::Client client(origin);
-  const auto ms = std::chrono::milliseconds(static_cast<int64_t>(timeout_s * 1000));
-  client.set_connection_timeout(ms);
-  client.set_read_timeout(ms);
-  const httplib::Result res =
-      update.empty() ? client.Get(path)
-                     : client.Put(path, EncodeExtenderConfigUpdate(update), "application/json");
-  if (!res) {
-    return base::UnavailableError("no answer from the extender: " + httplib::to_string(res.error()),
-                                  origin + path);
+  const std::string where = u.Origin() + path;
+  net::HttpClientOptions o;
+  o.timeout = std::chrono::milliseconds(static_cast<int64_t>(timeout_s * 1000));
+  o.connect_timeout = o.timeout;
+  o.max_body_bytes = size_t{1} << 20;  // a configuration is a few hundred bytes
+  SEEDANCE_ASSIGN_OR_RETURN(auto client, net::HttpClient::Create(u.Origin(), o));
+  net::HttpClientRequest req;
+  req.target = path;
+  if (!update.empty()) {
+    req.method = "PUT";
+    req.body = EncodeExtenderConfigUpdate(update);
+    req.content_type = "application/json";
+  }
+  auto res = client->Send(req);
+  if (!res.ok()) {
+    return base::UnavailableError(
+        "no answer from the extender: " + std::string(res.status().message()), where);
   }
   if (res->status != 200) {
     std::string why = res->body;
@@ -103,9 +104,9 @@ base::StatusOr<ExtenderConfig> PutExtenderConfig(std::string_view url,
       why = j["error"].get<std::string>();
     }
     return base::FailedPreconditionError(
-        "the extender refused (HTTP " + std::to_string(res->status) + "): " + why, origin + path);
+        "the extender refused (HTTP " + std::to_string(res->status) + "): " + why, where);
   }
-  return DecodeExtenderConfig(res->body, origin + path);
+  return DecodeExtenderConfig(res->body, where);
 }
 
 }  // namespace seedance::sched

@@ -1,17 +1,20 @@
 #include "seedance/sched/kube_client.h"
 
 #include <fcntl.h>
-#include <httplib.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <yaml-cpp/yaml.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdlib>
+#include <mutex>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <utility>
 
 #include "seedance/base/yaml_map.h"
+#include "seedance/net/http_client.h"
 #include "seedance/sched/k8s_objects.h"
 
 namespace seedance::sched {
@@ -148,47 +151,53 @@ base::StatusOr<std::unique_ptr<KubeClient>> ConnectKube(base::Env& env,
   return KubeClient::Connect(config);
 }
 
+// A watch event larger than this is refused (a Node or Pod object is a few kilobytes; the API
+// server's own limit on an object is 1.5 MiB).
+constexpr size_t kMaxWatchLine = size_t{16} << 20;
+
 struct KubeClient::Impl {
   KubeConfig config;
   std::atomic<bool> stop{false};
   std::mutex mu;
-  std::set<httplib::Client*> watching;  // streams Stop() interrupts
+  std::set<net::HttpClient*> watching;  // streams Stop() interrupts
   // GET and POST share one keep-alive connection (a TLS handshake per bind took most of its
-  // time); calls on it take turns.
-  std::mutex unary_mu;
-  std::unique_ptr<httplib::Client> unary;
+  // time); HttpClient makes calls on it take turns.
+  std::unique_ptr<net::HttpClient> unary;
 
-  httplib::Client& Unary() {
-    if (!unary) {
-      unary = Open(false);
-      unary->set_keep_alive(true);
-    }
-    return *unary;
+  net::HttpClientOptions Options() const {
+    net::HttpClientOptions o;
+    o.ca_file = config.ca_file;
+    o.verify_tls = !config.insecure_skip_tls_verify;
+    o.cert_file = config.client_cert_file;
+    o.key_file = config.client_key_file;
+    o.connect_timeout = std::chrono::seconds(5);
+    o.timeout = std::chrono::seconds(30);  // a GET or a Binding, whole
+    o.max_body_bytes = size_t{256} << 20;  // a LIST of every pod of a large cluster
+    if (!config.token.empty()) o.headers.emplace_back("Authorization", "Bearer " + config.token);
+    o.headers.emplace_back("Accept", "application/json");
+    return o;
   }
 
-  std::unique_ptr<httplib::Client> Open(bool streaming) const {
-    auto cli = config.client_cert_file.empty()
-                   ? std::make_unique<httplib::Client>(config.server)
-                   : std::make_unique<httplib::Client>(config.server, config.client_cert_file,
-                                                       config.client_key_file);
-    if (!config.ca_file.empty()) cli->set_ca_cert_path(config.ca_file);
-    cli->enable_server_certificate_verification(!config.insecure_skip_tls_verify);
-    if (!config.token.empty()) cli->set_bearer_token_auth(config.token);
-    cli->set_connection_timeout(std::chrono::seconds(5));
-    // cpp-httplib writes a request's headers and body apart; with Nagle's algorithm on, the body
-    // waits for the server's delayed ACK, and binds take turns on one connection.
-    cli->set_tcp_nodelay(true);
-    cli->set_read_timeout(streaming ? std::chrono::seconds(120) : std::chrono::seconds(30));
-    return cli;
-  }
-
-  base::Status Failed(const httplib::Result& r, const std::string& what) const {
-    if (!r) {
+  base::StatusOr<std::string> Call(const std::string& method, const std::string& path,
+                                   const std::string& body) {
+    net::HttpClientRequest req;
+    req.method = method;
+    req.target = path;
+    req.body = body;
+    if (!body.empty()) req.content_type = "application/json";
+    auto r = unary->Send(req);
+    if (!r.ok()) {
       return base::UnavailableError(
-          "API server " + config.server + ": " + httplib::to_string(r.error()), what);
+          "API server " + config.server + ": " + std::string(r.status().message()),
+          method + " " + path);
     }
+    if (r->status / 100 != 2) return Refused(r->status, r->body, method + " " + path);
+    return std::move(r->body);
+  }
+
+  static base::Status Refused(int status, const std::string& body, const std::string& what) {
     return base::UnavailableError(
-        "API server answered " + std::to_string(r->status) + ": " + ApiMessage(r->body), what);
+        "API server answered " + std::to_string(status) + ": " + ApiMessage(body), what);
   }
 };
 
@@ -202,26 +211,28 @@ base::StatusOr<std::unique_ptr<KubeClient>> KubeClient::Connect(const KubeConfig
   }
   auto impl = std::make_unique<Impl>();
   impl->config = config;
+  std::string origin = config.server;
+  while (!origin.empty() && origin.back() == '/') origin.pop_back();
+  auto unary = net::HttpClient::Create(origin, impl->Options());
+  if (!unary.ok())
+    return base::InvalidArgumentError(std::string(unary.status().message()), "kubeconfig server");
+  impl->unary = std::move(*unary);
   return std::unique_ptr<KubeClient>(new KubeClient(std::move(impl)));
 }
 
 base::StatusOr<std::string> KubeClient::Get(const std::string& path) {
-  std::lock_guard<std::mutex> lock(impl_->unary_mu);
-  auto r = impl_->Unary().Get(path);
-  if (!r || r->status / 100 != 2) return impl_->Failed(r, "GET " + path);
-  return r->body;
+  return impl_->Call("GET", path, "");
 }
 
 base::StatusOr<std::string> KubeClient::Post(const std::string& path, const std::string& json) {
-  std::lock_guard<std::mutex> lock(impl_->unary_mu);
-  auto r = impl_->Unary().Post(path, json, "application/json");
-  if (!r || r->status / 100 != 2) return impl_->Failed(r, "POST " + path);
-  return r->body;
+  return impl_->Call("POST", path, json);
 }
 
 base::Status KubeClient::Watch(const std::string& path,
                                const std::function<bool(std::string_view)>& on_line) {
-  auto cli = impl_->Open(true);
+  std::string origin = impl_->config.server;
+  while (!origin.empty() && origin.back() == '/') origin.pop_back();
+  SEEDANCE_ASSIGN_OR_RETURN(auto cli, net::HttpClient::Create(origin, impl_->Options()));
   {
     std::lock_guard<std::mutex> lock(impl_->mu);
     if (impl_->stop.load()) return base::OkStatus();
@@ -229,7 +240,7 @@ base::Status KubeClient::Watch(const std::string& path,
   }
   struct Forget {
     Impl* impl;
-    httplib::Client* cli;
+    net::HttpClient* cli;
     ~Forget() {
       std::lock_guard<std::mutex> lock(impl->mu);
       impl->watching.erase(cli);
@@ -237,30 +248,44 @@ base::Status KubeClient::Watch(const std::string& path,
   } forget{impl_.get(), cli.get()};
   std::string pending;
   bool stopped_by_caller = false;
-  auto r = cli->Get(path, [&](const char* data, size_t n) {
+  bool too_long = false;
+  net::HttpClientRequest req;
+  req.target = path;
+  req.timeout = std::chrono::milliseconds(0);    // a watch runs until the server ends it
+  req.idle_timeout = std::chrono::seconds(120);  // timeoutSeconds and bookmarks come sooner
+  req.on_body = [&](std::string_view piece) {
     if (impl_->stop.load()) return false;
-    pending.append(data, n);
-    size_t nl;
-    while ((nl = pending.find('\n')) != std::string::npos) {
-      const std::string line = pending.substr(0, nl);
-      pending.erase(0, nl + 1);
+    pending.append(piece);
+    size_t start = 0;
+    for (size_t nl; (nl = pending.find('\n', start)) != std::string::npos; start = nl + 1) {
+      const std::string_view line = std::string_view(pending).substr(start, nl - start);
       if (!line.empty() && !on_line(line)) {
         stopped_by_caller = true;
         return false;
       }
     }
+    pending.erase(0, start);
+    if (pending.size() > kMaxWatchLine) {
+      too_long = true;
+      return false;
+    }
     return true;
-  });
+  };
+  auto r = cli->Send(req);
   if (stopped_by_caller || impl_->stop.load()) return base::OkStatus();
-  if (!r && r.error() == httplib::Error::Read) return base::OkStatus();  // the stream ended
-  if (!r || r->status / 100 != 2) return impl_->Failed(r, "watch " + path);
+  if (too_long) {
+    return base::UnavailableError("a watch event over " + std::to_string(kMaxWatchLine) + " bytes",
+                                  "watch " + path);
+  }
+  if (!r.ok()) return base::UnavailableError(std::string(r.status().message()), "watch " + path);
+  if (r->status / 100 != 2) return Impl::Refused(r->status, r->body, "watch " + path);
   return base::OkStatus();
 }
 
 void KubeClient::Stop() {
   std::lock_guard<std::mutex> lock(impl_->mu);
   impl_->stop.store(true);
-  for (httplib::Client* cli : impl_->watching) cli->stop();  // shuts the stream's socket
+  for (net::HttpClient* cli : impl_->watching) cli->Stop();  // ends the stream at once
 }
 bool KubeClient::stopped() const { return impl_->stop.load(); }
 

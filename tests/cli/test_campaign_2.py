@@ -2,7 +2,9 @@
 reaches, each run and judged against what the class promises (docs/design/hardening.md, "The
 second campaign"). Classes 2, 3 and 9 (the extender) are driven by the `extender_verbs` fuzz
 target and the extender's unit tests instead; 7 and 8 (loadtest's streams, the tokenizer) and 10
-(the Python API) have their own tests; 4 and 5 (servers and clients on cpp-httplib) are open.
+(the Python API) have their own tests. Class 4 plays hostile clients against `probe --listen` and
+`kv serve` (the extender's server is the same one, net::HttpServer; its own tests play them too);
+class 5 plays hostile servers against `loadtest` and `diagnose --metrics`.
 
 The suite runs a seeded sample (RUNS per class, default 4). By hand, with counts per class:
 
@@ -15,11 +17,15 @@ import argparse
 import os
 import pathlib
 import random
+import re
+import signal
 import socket
 import stat
 import subprocess
 import sys
 import tempfile
+import threading
+import time
 
 import pytest
 
@@ -204,8 +210,248 @@ def class_19_listen(binary, rng, d):
     return ok, f"{args[-2:]!r}: exit {r.returncode}"
 
 
+def _data_dir() -> pathlib.Path:
+    return pathlib.Path(os.environ.get("SEEDANCE_DATA_DIR", REPO.parent / "shared" / "data"))
+
+
+def _start_server(binary, rng):
+    """`probe --listen` or (when the tiny Llama is there) `kv serve` on a free port: (process,
+    port, a path that answers GET with 200)."""
+    tiny = _data_dir() / "tiny-llama"
+    if rng.random() < 0.5 and (tiny / "aidreams260K.bin").exists():
+        args = ["kv", "serve", "--model", tiny / "aidreams260K.bin", "--tokenizer",
+                tiny / "tok512.bin", "--listen", "127.0.0.1:0"]
+        pattern, path = r"http://127\.0\.0\.1:(\d+)/v1", "/v1/models"
+    else:
+        args = ["probe", "--listen", "127.0.0.1:0", "--sample-interval", "200ms"]
+        pattern, path = r"\(port (\d+)\)", "/metrics"
+    proc = subprocess.Popen([str(binary), *map(str, args)], stderr=subprocess.PIPE, text=True)
+    line = proc.stderr.readline()
+    m = re.search(pattern, line)
+    if not m:
+        proc.kill()
+        proc.wait()
+        raise AssertionError(f"{args[0]} did not start: {line!r}")
+    return proc, int(m.group(1)), path
+
+
+def _exchange(port, data: bytes, timeout=10.0) -> bytes:
+    """Sends `data` (from a thread, so a server that answers early is read) and reads until the
+    server closes or `timeout`."""
+    s = socket.create_connection(("127.0.0.1", port), timeout=timeout)
+    def send():
+        try:
+            s.sendall(data)
+        except OSError:
+            pass
+    t = threading.Thread(target=send)
+    t.start()
+    got = b""
+    end = time.monotonic() + timeout
+    try:
+        while time.monotonic() < end:
+            chunk = s.recv(65536)
+            if not chunk:
+                break
+            got += chunk
+    except OSError:
+        pass
+    s.close()
+    t.join()
+    return got
+
+
+def _get_status(port, path) -> int:
+    got = _exchange(port, f"GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+                    .encode())
+    m = re.match(rb"HTTP/1\.1 (\d{3})", got)
+    return int(m.group(1)) if m else 0
+
+
+def _rss_mib(pid: int) -> float:
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def class_4_hostile_clients(binary, rng, d):
+    """A hostile client gets the promised refusal, and the server still answers, within its
+    memory, afterwards."""
+    proc, port, path = _start_server(binary, rng)
+    kind = rng.choice(["chunked body", "many headers", "huge head", "length and chunked",
+                       "two lengths", "body over the limit", "pipelined", "idle crowd",
+                       "slowloris"])
+    head = f"POST {path} HTTP/1.1\r\nHost: x\r\n"
+    ok, what = False, kind
+    try:
+        rss_before = _rss_mib(proc.pid)
+        if kind == "chunked body":
+            got = _exchange(port, (head + "Transfer-Encoding: chunked\r\n\r\n").encode()
+                            + b"100000\r\n" + b"a" * (rng.randrange(1, 8) << 20))
+            ok = got.startswith(b"HTTP/1.1 501")
+        elif kind == "many headers":
+            n = rng.choice([65, 1000, 100_000])
+            got = _exchange(port, (f"GET {path} HTTP/1.1\r\nHost: x\r\n" + "X-A: b\r\n" * n
+                                   + "\r\n").encode())
+            ok = got.startswith(b"HTTP/1.1 431")
+        elif kind == "huge head":
+            got = _exchange(port, (f"GET {path} HTTP/1.1\r\nHost: x\r\nX-A: " + "a" * 65536
+                                   + "\r\n\r\n").encode())
+            ok = got.startswith(b"HTTP/1.1 431")
+        elif kind == "length and chunked":
+            order = ["Content-Length: 5", "Transfer-Encoding: chunked"]
+            rng.shuffle(order)
+            got = _exchange(port, (head + "\r\n".join(order) + "\r\n\r\nhello").encode())
+            ok = got.startswith(b"HTTP/1.1 400")
+        elif kind == "two lengths":
+            got = _exchange(port, (head + "Content-Length: 5\r\nContent-Length: 6\r\n\r\n"
+                                   "hello!").encode())
+            ok = got.startswith(b"HTTP/1.1 400")
+        elif kind == "body over the limit":
+            got = _exchange(port, (head + f"Content-Length: {rng.choice([10**7, 10**12])}\r\n\r\n"
+                                   ).encode() + b"x" * 4096)
+            ok = got.startswith(b"HTTP/1.1 413")
+        elif kind == "pipelined":
+            n = rng.randrange(2, 300)
+            one = f"GET {path} HTTP/1.1\r\nHost: x\r\n\r\n"
+            got = _exchange(port, (one * (n - 1) + one.replace("\r\n\r\n", "\r\nConnection: close"
+                                                              "\r\n\r\n")).encode())
+            ok = got.count(b"HTTP/1.1 200 ") == n == got.count(b"HTTP/1.1 ")
+            what += f" x{n}: {got.count(b'HTTP/1.1 200 ')} answered"
+        elif kind == "idle crowd":
+            crowd = [socket.create_connection(("127.0.0.1", port)) for _ in
+                     range(rng.choice([100, 400]))]
+            ok = _get_status(port, path) == 200
+            for c in crowd:
+                c.close()
+        else:  # slowloris: a byte every 50 ms; the request deadline (5 s for kv, 2 s for probe)
+            s = socket.create_connection(("127.0.0.1", port))
+            s.settimeout(0.05)
+            t0, closed = time.monotonic(), False
+            request = f"GET {path} HTTP/1.1\r\nHost: x\r\n".encode()
+            while time.monotonic() - t0 < 12 and not closed:
+                try:
+                    s.send(request[int((time.monotonic() - t0) * 20) % len(request):][:1])
+                    if s.recv(1024) == b"":
+                        closed = True
+                except socket.timeout:
+                    pass
+                except OSError:
+                    closed = True
+            s.close()
+            ok = closed
+            what += f": closed after {time.monotonic() - t0:.1f} s"
+        alive = _get_status(port, path)
+        grown = _rss_mib(proc.pid) - rss_before
+        ok = ok and alive == 200 and grown < 64
+        what += f"; then GET {alive}, RSS +{grown:.1f} MiB"
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.communicate()
+    return ok, what
+
+
+def _hostile_http_server(behaviour: str):
+    """A server that answers every connection with `behaviour`; (port, stop)."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(16)
+    listener.settimeout(0.2)
+    stopping = threading.Event()
+
+    def answer(conn):
+        conn.settimeout(0.5)
+        try:
+            conn.recv(65536)
+            if behaviour == "endless fields":
+                conn.sendall(b"HTTP/1.1 200 OK\r\n")
+                while not stopping.is_set():
+                    conn.sendall(b"X-A: " + b"a" * 100 + b"\r\n")
+            elif behaviour == "one endless field":
+                conn.sendall(b"HTTP/1.1 200 OK\r\nX-A: ")
+                while not stopping.is_set():
+                    conn.sendall(b"a" * 4096)
+            elif behaviour == "endless body":
+                conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\n")
+                while not stopping.is_set():
+                    conn.sendall(b"a 1\n" * 1024)
+            elif behaviour == "endless chunks":
+                conn.sendall(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n")
+                while not stopping.is_set():
+                    conn.sendall(b"1000\r\n" + b"a" * 4096 + b"\r\n")
+            elif behaviour == "endless chunk size":
+                conn.sendall(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n")
+                while not stopping.is_set():
+                    conn.sendall(b"1" * 4096)
+            elif behaviour == "huge length":
+                conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 99999999999999\r\n\r\n")
+                while not stopping.is_set():
+                    conn.sendall(b"a" * 4096)
+            else:  # drip: a valid answer, one byte every 100 ms
+                for b in b"HTTP/1.1 200 OK\r\nContent-Length: 200\r\n\r\n" + b"a" * 200:
+                    if stopping.is_set():
+                        break
+                    conn.sendall(bytes([b]))
+                    time.sleep(0.1)
+        except OSError:
+            pass
+        finally:
+            conn.close()
+
+    def serve():
+        while not stopping.is_set():
+            try:
+                conn, _ = listener.accept()
+            except OSError:
+                continue
+            threading.Thread(target=answer, args=(conn,), daemon=True).start()
+        listener.close()
+
+    threading.Thread(target=serve, daemon=True).start()
+    return listener.getsockname()[1], stopping
+
+
+def class_5_hostile_servers(binary, rng, d):
+    """A client of a hostile server fails cleanly, by its deadline, within bounded memory."""
+    behaviour = rng.choice(["endless fields", "one endless field", "endless body",
+                            "endless chunks", "endless chunk size", "huge length", "drip"])
+    port, stopping = _hostile_http_server(behaviour)
+    if rng.random() < 0.5:
+        args = ["loadtest", "--url", f"http://127.0.0.1:{port}/", "--warmup-s", "0", "--level-s",
+                "1", "--concurrency", "1", "--timeout-s", "2"]
+        limit = 2 + 5
+    else:
+        args = ["diagnose", "--metrics", f"http://127.0.0.1:{port}/metrics"]
+        limit = 10 + 5  # the scrape's deadline is 10 s
+    t0 = time.monotonic()
+    proc = subprocess.Popen([str(binary), *args], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE)
+    killer = threading.Timer(limit + 30, proc.kill)
+    killer.start()
+    err = proc.stderr.read()
+    # Reaped here rather than by Popen, for the kernel's account of the child's peak memory.
+    _, status, usage = os.wait4(proc.pid, 0)
+    killer.cancel()
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    took = time.monotonic() - t0
+    stopping.set()
+    peak_mib = usage.ru_maxrss / 1024
+    r = subprocess.CompletedProcess(args, proc.returncode, b"", err)
+    ok = fails_cleanly(r) and took < limit and peak_mib < 512
+    return ok, (f"{behaviour} -> {args[0]}: exit {proc.returncode} in {took:.1f} s, peak "
+                f"{peak_mib:.0f} MiB, {err[:120]!r}")
+
+
 CLASSES = {
     "1 output paths": class_1_output_paths,
+    "4 hostile clients": class_4_hostile_clients,
+    "5 hostile servers": class_5_hostile_servers,
     "6 malformed histograms": class_6_histograms,
     "11 tiny cost inputs": class_11_tiny_costs,
     "12 second YAML document": class_12_second_document,

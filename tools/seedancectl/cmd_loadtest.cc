@@ -62,7 +62,15 @@ void RegisterLoadTest(CLI::App& app, Context& context) {
     f->o.kind = f->completions ? cost::LoadKind::kCompletions : cost::LoadKind::kHttpGet;
     f->o.progress = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
     auto r = cost::RunLoadTest(f->o);
-    if (Failed(r.status(), context)) return;
+    if (Failed(WithFlag(r.status(), {{"url", "--url"},
+                                     {"concurrency", "--concurrency"},
+                                     {"rates", "--rate"},
+                                     {"max_connections", "--max-connections"},
+                                     {"level_s", "--level-s"},
+                                     {"model", "--model"}}),
+               context)) {
+      return;
+    }
     context.exit_code = PrintReport(*r, f->output);
   });
 }

@@ -170,7 +170,7 @@ void RegisterSet(CLI::App* noun, Context& context) {
     if (numa->count() > 0) update.numa_aware = f->numa_aware;
     if (rdma->count() > 0) update.rdma = f->rdma;
     auto now = sched::PutExtenderConfig(f->url, update);
-    if (Failed(now.status(), context)) return;
+    if (Failed(WithFlag(now.status(), {{"url", "--url"}}), context)) return;
     context.exit_code = PrintReport(sched::ExtenderConfigToReport(*now), f->output);
   });
 }

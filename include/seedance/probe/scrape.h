@@ -1,10 +1,12 @@
 // Reading Prometheus text from where a user points `seedancectl diagnose`: a file, or an
 // http:// or https:// URL (kube-apiserver's /metrics needs a bearer token and its CA; etcd's and
-// kube-scheduler's insecure metrics ports need neither), and the two scrapes of a window.
+// kube-scheduler's insecure metrics ports need neither), and the two scrapes of a window. URLs
+// are fetched with net::HttpClient: a deadline on the whole scrape and caps on the answer.
 //
 // Thread safety: each call is independent; the Env is used for files and the window's sleep.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -16,10 +18,11 @@
 namespace seedance::probe {
 
 struct ScrapeOptions {
-  std::string ca_file;       // https: the CA to verify the server with ("" = the system's)
-  std::string bearer_token;  // sent as "Authorization: Bearer ..." when not empty
-  bool insecure = false;     // https: do not verify the server's certificate
-  double timeout_seconds = 10;
+  std::string ca_file;          // https: the CA to verify the server with ("" = the system's)
+  std::string bearer_token;     // sent as "Authorization: Bearer ..." when not empty
+  bool insecure = false;        // https: do not verify the server's certificate
+  double timeout_seconds = 10;  // the whole scrape: connecting, the request and the answer
+  size_t max_body_bytes = size_t{64} << 20;  // a larger page is an error, not a memory hog
 };
 
 bool IsMetricsUrl(std::string_view where);  // starts with http:// or https://
