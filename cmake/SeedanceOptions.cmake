@@ -65,6 +65,19 @@ endfunction()
 # seedance_add_test(NAME SOURCES ... DEPS ...)
 # A GoogleTest binary registered with CTest; tests find shared data through
 # SEEDANCE_DATA_DIR (default: ../shared/data next to the source tree).
+# seedance_test_uses_httplib(TARGET)
+# A test program that talks HTTP with an independent implementation, cpp-httplib's, from Debian
+# (libcpp-httplib-dev: a shared library plus its compile definitions). The library itself serves
+# and sends through seedance::net; only tests use cpp-httplib.
+function(seedance_test_uses_httplib target)
+  if(NOT TARGET ${target})
+    return()
+  endif()
+  find_package(PkgConfig REQUIRED)
+  pkg_check_modules(HTTPLIB REQUIRED IMPORTED_TARGET cpp-httplib)
+  target_link_libraries(${target} PRIVATE PkgConfig::HTTPLIB)
+endfunction()
+
 function(seedance_add_test name)
   if(NOT SEEDANCE_BUILD_TESTS)
     return()

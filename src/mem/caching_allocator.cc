@@ -31,7 +31,7 @@ std::string_view AllocatorPolicyName(AllocatorPolicy policy) {
 }
 
 base::StatusOr<AllocatorPolicy> ParseAllocatorPolicy(std::string_view name) {
-  return base::ParseEnum(kPolicyNames, name, "--policy");
+  return base::ParseEnum(kPolicyNames, name, "policy");
 }
 
 namespace {

@@ -21,7 +21,7 @@ constexpr base::EnumTable<PlanAlgo, 3> kAlgoNames = {
 std::string_view PlanAlgoName(PlanAlgo algo) { return base::EnumName(kAlgoNames, algo); }
 
 StatusOr<PlanAlgo> ParsePlanAlgo(std::string_view name) {
-  return base::ParseEnum(kAlgoNames, name, "--algo");
+  return base::ParseEnum(kAlgoNames, name, "algo");
 }
 
 namespace {

@@ -361,7 +361,7 @@ ResidualQuantiles QuantilesOf(std::vector<double> residuals) {
 base::StatusOr<Calibration> Calibrate(const std::vector<FitRow>& rows, const PublicFit& fit) {
   if (rows.empty()) {
     return base::InvalidArgumentError("no run with a measured step time to calibrate with",
-                                      "--calibrate");
+                                      "calibrate");
   }
   Calibration c;
   c.before = fit.coefficients;

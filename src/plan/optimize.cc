@@ -262,7 +262,7 @@ base::StatusOr<Report> EmitSection(Framework framework, const JobSpec& spec,
   return base::FailedPreconditionError("no layout that fits can be written for " +
                                            std::string(FrameworkName(framework)) +
                                            "; the fastest one cannot because " + after_blocker,
-                                       "--emit");
+                                       "emit");
 }
 
 // The fragmentation margin every memory figure of a training report uses: the replayed margin of
@@ -532,7 +532,7 @@ constexpr base::EnumTable<Profile, 2> kProfileNames = {
 std::string_view ProfileName(Profile profile) { return base::EnumName(kProfileNames, profile); }
 
 base::StatusOr<Profile> ParseProfile(std::string_view text) {
-  return base::ParseEnum(kProfileNames, text, "--profile");
+  return base::ParseEnum(kProfileNames, text, "profile");
 }
 
 base::StatusOr<Report> Optimize(const JobSpec& spec, const cost::GpuCatalog& catalog,
@@ -550,7 +550,7 @@ base::StatusOr<Report> Optimize(const JobSpec& spec, const cost::GpuCatalog& cat
     return base::InvalidArgumentError(
         "writing a framework's configuration needs a training job's full plan (not --dry-run, "
         "--evaluate-only or a serving job)",
-        "--emit");
+        "emit");
   }
   if (options.emit && spec.framework && *options.emit != *spec.framework &&
       !(*options.emit == Framework::kAccelerate &&
@@ -561,7 +561,7 @@ base::StatusOr<Report> Optimize(const JobSpec& spec, const cost::GpuCatalog& cat
             std::string(FrameworkName(*options.emit)) +
             " would write another framework's (remove `framework:` from the spec to weigh every "
             "framework's layouts)",
-        "--emit");
+        "emit");
   }
   if (options.dry_run) return report;
 

@@ -184,7 +184,7 @@ TEST(OptimizeTest, ServingThatCannotFit) {
 
 TEST(OptimizeTest, Profiles) {
   EXPECT_EQ(*ParseProfile("dev"), Profile::kDev);
-  EXPECT_EQ(ParseProfile("staging").status().where(), "--profile");
+  EXPECT_EQ(ParseProfile("staging").status().where(), "profile");
   EXPECT_FALSE(SettingsFor(Profile::kDev).space.every_micro_batch);
   EXPECT_TRUE(SettingsFor(Profile::kProd).space.every_micro_batch);
   EXPECT_LT(SettingsFor(Profile::kDev).space.max_virtual_stages,

@@ -52,8 +52,8 @@ class Exporter::Impl {
     http.write_timeout = options_.request_timeout;
     http.metrics_prefix = "seedance_probe";
     http.metrics = [this] { return Metrics(); };
-    auto server = net::HttpServer::Start(
-        http, [](const net::HttpRequest& req) { return Handle(req.head); });
+    auto server =
+        net::HttpServer::Start(http, [](const net::HttpRequest& req) { return Handle(req.head); });
     if (!server.ok()) return server.status();
     server_ = std::move(*server);
     sampler_ = std::thread([this] { SampleLoop(); });

@@ -327,7 +327,7 @@ base::StatusOr<std::unique_ptr<Policy>> MakePolicy(std::string_view name,
   return base::InvalidArgumentError(
       "unknown policy '" + std::string(name) +
           "' (random, bestfit, dotprod, gpupacking, gpuclustering, fgd, seedance)",
-      "--policy");
+      "policy");
 }
 
 }  // namespace seedance::sched

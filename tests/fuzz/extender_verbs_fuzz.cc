@@ -12,13 +12,13 @@
 #include <vector>
 
 #include "seedance/base/fake_env.h"
-#include "seedance/sched/extender.h"
-#include "seedance/sched/extender_protocol.h"
-#include "seedance/sched/k8s_objects.h"
+#include "seedance/k8s/extender.h"
+#include "seedance/k8s/extender_protocol.h"
+#include "seedance/k8s/objects.h"
 
 namespace {
 
-namespace s = seedance::sched;
+namespace s = seedance::k8s;
 
 s::KubeNode FuzzNode(const char* name, int gpus) {
   s::KubeNode n;

@@ -9,15 +9,15 @@
 #include <cstdint>
 #include <string_view>
 
-#include "seedance/sched/extender_config.h"
-#include "seedance/sched/extender_protocol.h"
-#include "seedance/sched/k8s_objects.h"
-#include "seedance/sched/k8s_quantity.h"
+#include "seedance/k8s/extender_config.h"
+#include "seedance/k8s/extender_protocol.h"
+#include "seedance/k8s/objects.h"
+#include "seedance/k8s/quantity.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
   const std::string_view in(reinterpret_cast<const char*>(data) + 1, size - 1);
-  namespace s = seedance::sched;
+  namespace s = seedance::k8s;
   switch (data[0] % 8) {
     case 0: {
       auto v = s::ParseQuantity(in, "q");

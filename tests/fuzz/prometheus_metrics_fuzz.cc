@@ -11,8 +11,8 @@
 
 #include "seedance/base/prometheus_parse.h"
 #include "seedance/base/prometheus_text.h"
-#include "seedance/probe/diagnose.h"
-#include "seedance/probe/histogram_quantile.h"
+#include "seedance/k8s/diagnose.h"
+#include "seedance/k8s/histogram_quantile.h"
 
 namespace {
 
@@ -22,7 +22,7 @@ bool SameValue(double a, double b) { return a == b || (std::isnan(a) && std::isn
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   namespace base = seedance::base;
-  namespace probe = seedance::probe;
+  namespace k8s = seedance::k8s;
   const std::string_view in(reinterpret_cast<const char*>(data), size);
   auto parsed = base::ParsePrometheusText(in, "fuzz.txt");
   if (!parsed.ok()) return 0;
@@ -44,14 +44,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const base::PromSample& b = again->samples[i];
     if (a.name != b.name || a.labels != b.labels || !SameValue(a.value, b.value)) __builtin_trap();
   }
-  probe::MetricsSource source;
+  k8s::MetricsSource source;
   source.name = "fuzz.txt";
   source.now = *parsed;
-  (void)probe::DiagnoseCluster({source});
+  (void)k8s::DiagnoseCluster({source});
   for (const base::PromSample& s : parsed->samples) {
     if (s.name.size() < 7 || !s.name.ends_with("_bucket")) continue;
-    for (const auto& h : probe::CollectHistograms(*parsed, s.name.substr(0, s.name.size() - 7))) {
-      (void)probe::BucketQuantile(0.99, h.buckets);
+    for (const auto& h : k8s::CollectHistograms(*parsed, s.name.substr(0, s.name.size() - 7))) {
+      (void)k8s::BucketQuantile(0.99, h.buckets);
     }
     break;
   }

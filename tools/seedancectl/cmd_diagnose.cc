@@ -1,12 +1,12 @@
 // `seedancectl diagnose` (feature PROBE-6): the degradation pattern of a cluster, named from the
 // /metrics text of its etcd, kube-apiserver, kube-scheduler, kubelets and node exporters
-// (probe/diagnose.h); exit 1 when a pattern matches.
+// (k8s/diagnose.h); exit 1 when a pattern matches.
 #include <optional>
 
 #include "seedance/base/env.h"
 #include "seedance/base/parse.h"
-#include "seedance/probe/diagnose.h"
-#include "seedance/probe/scrape.h"
+#include "seedance/k8s/diagnose.h"
+#include "seedance/k8s/scrape.h"
 #include "tools/seedancectl/cli.h"
 
 namespace seedance::cli {
@@ -52,7 +52,7 @@ void RegisterDiagnose(CLI::App& app, Context& context) {
       }
       window = *s;
     }
-    probe::ScrapeOptions o;
+    k8s::ScrapeOptions o;
     o.ca_file = f->cacert;
     o.insecure = f->insecure;
     if (!f->token_file.empty()) {
@@ -65,12 +65,12 @@ void RegisterDiagnose(CLI::App& app, Context& context) {
         o.bearer_token.pop_back();
       }
     }
-    auto sources = probe::CollectMetrics(env, f->metrics, window, o);
-    if (Failed(sources.status(), context)) return;
-    auto d = probe::DiagnoseCluster(*sources);
+    auto sources = k8s::CollectMetrics(env, f->metrics, window, o);
+    if (Failed(WithFlag(sources.status(), {{"metrics", "--metrics"}}), context)) return;
+    auto d = k8s::DiagnoseCluster(*sources);
     if (Failed(d.status(), context)) return;
-    context.exit_code = PrintReport(probe::DiagnosisToReport(*d), f->output);
-    if (context.exit_code == 0 && (!d->findings.empty() || probe::Undetermined(*d))) {
+    context.exit_code = PrintReport(k8s::DiagnosisToReport(*d), f->output);
+    if (context.exit_code == 0 && (!d->findings.empty() || k8s::Undetermined(*d))) {
       context.exit_code = kExitFailure;
     }
   });

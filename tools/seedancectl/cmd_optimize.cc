@@ -89,7 +89,10 @@ void RegisterOptimize(CLI::App& app, Context& context) {
       options.calibrate_file = flags->calibrate;
     }
     auto report = plan::OptimizeYaml(yaml, source, *catalog, options);
-    if (Failed(report.status(), context)) return;
+    if (Failed(WithFlag(report.status(), {{"emit", "--emit"}, {"calibrate", "--calibrate"}}),
+               context)) {
+      return;
+    }
     if (!flags->report.empty()) {
       if (!report->contains("before") || options.evaluate_only) {
         context.exit_code = PrintError(base::InvalidArgumentError(

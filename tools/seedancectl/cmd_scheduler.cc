@@ -1,5 +1,5 @@
 // `seedancectl scheduler`: Seedance's policies inside a real Kubernetes control plane (feature
-// SCHED-8, CLI-2). `serve` is the kube-scheduler extender (sched/extender*.h, kept in step with
+// SCHED-8, CLI-2). `serve` is the kube-scheduler extender (k8s/extender*.h, kept in step with
 // the API server by list-watch); `set` changes a running extender's policy and topology plugins
 // (PUT /config, no restart); `print-config` writes the KubeSchedulerConfiguration that points
 // kube-scheduler at it; `audit` recomputes per-GPU use from the API server.
@@ -10,14 +10,14 @@
 #include <string_view>
 
 #include "seedance/base/env.h"
+#include "seedance/k8s/audit.h"
+#include "seedance/k8s/extender.h"
+#include "seedance/k8s/extender_config.h"
+#include "seedance/k8s/extender_server.h"
+#include "seedance/k8s/extender_sync.h"
+#include "seedance/k8s/kube_client.h"
+#include "seedance/k8s/kube_scheduler_config.h"
 #include "seedance/probe/exporter.h"
-#include "seedance/sched/extender.h"
-#include "seedance/sched/extender_config.h"
-#include "seedance/sched/extender_server.h"
-#include "seedance/sched/extender_sync.h"
-#include "seedance/sched/k8s_audit.h"
-#include "seedance/sched/kube_client.h"
-#include "seedance/sched/kube_scheduler_config.h"
 #include "seedance/sched/readers.h"
 #include "tools/seedancectl/cli.h"
 
@@ -82,13 +82,13 @@ void RegisterServe(CLI::App* noun, Context& context) {
                 "with RDMA NICs (label seedance.io/rdma-nics)");
   cmd->callback([f, &context] {
     base::Env* env = base::Env::Default();
-    sched::ExtenderOptions o;
+    k8s::ExtenderOptions o;
     o.policy = f->policy;
     o.numa_aware = f->numa_aware;
     o.rdma = f->rdma;
     o.reservation_ttl_s = f->ttl_s;
     o.seed = static_cast<uint64_t>(f->seed);
-    auto mode = sched::ParseExtenderMode(f->mode, "--mode");
+    auto mode = k8s::ParseExtenderMode(f->mode, "--mode");
     if (Failed(mode.status(), context)) return;
     o.mode = *mode;
     auto ties = sched::ParseTieBreak(f->ties, "--ties");
@@ -101,18 +101,18 @@ void RegisterServe(CLI::App* noun, Context& context) {
       if (Failed(pods.status(), context)) return;
       o.workload = std::move(*pods);
     }
-    auto extender = sched::Extender::Create(o);
-    if (Failed(extender.status(), context)) return;
-    auto client = sched::ConnectKube(*env, f->kubeconfig);
+    auto extender = k8s::Extender::Create(o);
+    if (Failed(WithFlag(extender.status(), {{"policy", "--policy"}}), context)) return;
+    auto client = k8s::ConnectKube(*env, f->kubeconfig);
     if (Failed(client.status(), context)) return;
-    auto sync = sched::ExtenderSync::Start(**client, **extender, [](const std::string& line) {
+    auto sync = k8s::ExtenderSync::Start(**client, **extender, [](const std::string& line) {
       std::fprintf(stderr, "sync: %s\n", line.c_str());
     });
     if (Failed(sync.status(), context)) return;
     auto address = probe::ParseListenAddress(f->listen);
     if (Failed(address.status(), context)) return;
-    sched::KubeBinder binder(**client);
-    sched::ExtenderServerOptions so;
+    k8s::KubeBinder binder(**client);
+    k8s::ExtenderServerOptions so;
     so.http.host = address->first;
     so.http.port = address->second;
     so.prefix = f->prefix;
@@ -125,12 +125,12 @@ void RegisterServe(CLI::App* noun, Context& context) {
       }
       so.recorder = [file = record.get()](std::string_view verb, std::string_view request, int code,
                                           std::string_view response) {
-        const std::string line = sched::ExchangeJsonLine(verb, request, code, response);
+        const std::string line = k8s::ExchangeJsonLine(verb, request, code, response);
         std::fwrite(line.data(), 1, line.size(), file);
         std::fflush(file);
       };
     }
-    auto server = sched::ExtenderServer::Start(**extender, binder, so);
+    auto server = k8s::ExtenderServer::Start(**extender, binder, so);
     if (Failed(WithFlag(server.status(), {{"listen", "--listen"}}), context)) return;
     std::signal(SIGINT, OnSignal);
     std::signal(SIGTERM, OnSignal);
@@ -165,18 +165,18 @@ void RegisterSet(CLI::App* noun, Context& context) {
                                     "Turn RDMA-only nodes for cross-node pods on (or off)");
   AddOutputFlag(cmd, &f->output);
   cmd->callback([f, policy, numa, rdma, &context] {
-    sched::ExtenderConfigUpdate update;  // what was not given keeps its value
+    k8s::ExtenderConfigUpdate update;  // what was not given keeps its value
     if (policy->count() > 0) update.policy = f->policy;
     if (numa->count() > 0) update.numa_aware = f->numa_aware;
     if (rdma->count() > 0) update.rdma = f->rdma;
-    auto now = sched::PutExtenderConfig(f->url, update);
+    auto now = k8s::PutExtenderConfig(f->url, update);
     if (Failed(WithFlag(now.status(), {{"url", "--url"}}), context)) return;
-    context.exit_code = PrintReport(sched::ExtenderConfigToReport(*now), f->output);
+    context.exit_code = PrintReport(k8s::ExtenderConfigToReport(*now), f->output);
   });
 }
 
 void RegisterPrintConfig(CLI::App* noun, Context& context) {
-  auto o = std::make_shared<sched::KubeSchedulerConfigOptions>();
+  auto o = std::make_shared<k8s::KubeSchedulerConfigOptions>();
   CLI::App* cmd = noun->add_subcommand(
       "print-config", "Print the KubeSchedulerConfiguration that points kube-scheduler here");
   cmd->add_option("--extender-url", o->extender_url, "The extender: http://HOST:PORT[/prefix]")
@@ -196,8 +196,12 @@ void RegisterPrintConfig(CLI::App* noun, Context& context) {
                 "The current kubescheduler.config.k8s.io/v1 schema (kube-scheduler 1.25+) "
                 "instead of 1.20's v1beta1");
   cmd->callback([o, &context] {
-    auto yaml = sched::KubeSchedulerConfigYaml(*o);
-    if (Failed(yaml.status(), context)) return;
+    auto yaml = k8s::KubeSchedulerConfigYaml(*o);
+    if (Failed(
+            WithFlag(yaml.status(), {{"extender_url", "--extender-url"}, {"weight", "--weight"}}),
+            context)) {
+      return;
+    }
     std::fputs(yaml->c_str(), stdout);
   });
 }
@@ -214,15 +218,15 @@ void RegisterAudit(CLI::App* noun, Context& context) {
   AddOutputFlag(cmd, &f->output);
   cmd->callback([f, &context] {
     base::Env* env = base::Env::Default();
-    auto client = sched::ConnectKube(*env, f->kubeconfig);
+    auto client = k8s::ConnectKube(*env, f->kubeconfig);
     if (Failed(client.status(), context)) return;
     auto nodes = (*client)->Get("/api/v1/nodes");
     if (Failed(nodes.status(), context)) return;
     auto pods = (*client)->Get("/api/v1/pods");
     if (Failed(pods.status(), context)) return;
-    auto audit = sched::AuditGpus(*nodes, *pods);
+    auto audit = k8s::AuditGpus(*nodes, *pods);
     if (Failed(audit.status(), context)) return;
-    context.exit_code = PrintReport(sched::AuditToReport(*audit), f->output);
+    context.exit_code = PrintReport(k8s::AuditToReport(*audit), f->output);
     if (context.exit_code == 0 && !audit->findings.empty()) context.exit_code = kExitFailure;
   });
 }

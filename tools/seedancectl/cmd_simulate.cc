@@ -163,7 +163,8 @@ void RegisterSimulate(CLI::App& app, Context& context) {
                                           {"redistribute", "--redistribute"},
                                           {"consolidate", "--consolidate"},
                                           {"spot_fraction", "--spot-fraction"},
-                                          {"pods", "--pods"}}),
+                                          {"pods", "--pods"},
+                                          {"policy", "--policy"}}),
                context)) {
       return;
     }

@@ -9,7 +9,7 @@
 // so Q(0) is the minimum, Q(1) the maximum and Q(0.5) the usual median (the mean of the two
 // middle values when n is even). A sample of one value has that value at every q.
 //
-// Prometheus's `histogram_quantile` (probe/histogram_quantile.h) estimates a quantile from
+// Prometheus's `histogram_quantile` (k8s/histogram_quantile.h) estimates a quantile from
 // cumulative bucket counts, not from the sample; it is a different estimator and keeps its name.
 #pragma once
 
