@@ -20,6 +20,7 @@
 #include "seedance/control/checkpoint_interval.h"
 #include "seedance/control/checkpoint_store.h"
 #include "seedance/control/cold_codec.h"
+#include "seedance/control/cpu_memory.h"
 #include "seedance/control/decision_record.h"
 #include "seedance/control/freeze.h"
 #include "seedance/control/io_pressure.h"
@@ -268,6 +269,14 @@ void BindControl(py::module_& m) {
         return ValueOrRaise(control::CheckpointSteps(*base::Env::Default(), dir));
       },
       py::arg("dir"));
+  m.def(
+      "cpu_memory",
+      [](int64_t budget_bytes) {
+        const control::CpuMemory c =
+            ValueOrRaise(control::ReadCpuMemory(*base::Env::Default(), budget_bytes));
+        return py::make_tuple(c.in_use, c.budget, c.source);
+      },
+      py::arg("budget_bytes") = 0);
   m.def("io_stall_total_us", []() -> py::object {
     // PSI's cumulative `some` I/O stall in microseconds; None where the kernel has no PSI.
     base::StatusOr<control::IoPressure> p = control::ReadIoPressure(*base::Env::Default());

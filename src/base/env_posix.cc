@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -148,6 +149,17 @@ class PosixEnv final : public Env {
     const char* value = std::getenv(name.c_str());
     if (value == nullptr) return std::nullopt;
     return std::string(value);
+  }
+
+  MemoryFacts Memory() override {
+    MemoryFacts m;
+    m.page_bytes = ::sysconf(_SC_PAGESIZE);
+    m.physical_bytes = m.page_bytes * ::sysconf(_SC_PHYS_PAGES);
+    rlimit as{};
+    if (::getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY) {
+      m.address_space_limit = static_cast<int64_t>(as.rlim_cur);
+    }
+    return m;
   }
 
  private:

@@ -100,6 +100,16 @@ Status FakeEnv::WriteFileAtomic(const std::string& path, std::string_view conten
   return OkStatus();
 }
 
+void FakeEnv::SetMemory(MemoryFacts facts) {
+  std::lock_guard<std::mutex> lock(mu_);
+  memory_ = facts;
+}
+
+Env::MemoryFacts FakeEnv::Memory() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return memory_;
+}
+
 std::optional<std::string> FakeEnv::GetVar(const std::string& name) {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = vars_.find(name);

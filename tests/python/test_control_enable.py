@@ -305,12 +305,13 @@ def test_callback_runs_every_controller_in_a_trainer(tmp_path) -> None:
 def test_cpu_memory_reads_the_limit_that_applies_now() -> None:
     """A given budget wins; without one, a memory cgroup's limit; without one, RLIMIT_AS (the
     process's virtual size against it, read afresh: a lowered limit shows at once)."""
-    from seedance.torch.control import _cgroup_memory, cpu_memory
+    from seedance import _core
+    from seedance.torch.control import cpu_memory
     used, budget = cpu_memory(1 << 40)
     with open("/proc/self/statm") as f:
         resident = int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
     assert budget == 1 << 40 and abs(used - resident) < 64 << 20
-    if _cgroup_memory() is not None:
+    if _core.cpu_memory()[2].startswith("cgroup"):
         pytest.skip("this process runs in a memory cgroup with a limit: it is the budget")
     script = textwrap.dedent("""
         import os, resource

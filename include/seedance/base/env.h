@@ -60,6 +60,15 @@ class Env {
   // The value of an environment variable, or nullopt when unset.
   virtual std::optional<std::string> GetVar(const std::string& name) = 0;
 
+  // Memory facts of the machine and the process: the page size, the physical memory, and the
+  // address-space limit (RLIMIT_AS's soft value; nullopt when unlimited).
+  struct MemoryFacts {
+    int64_t page_bytes = 4096;
+    int64_t physical_bytes = 0;
+    std::optional<int64_t> address_space_limit;
+  };
+  virtual MemoryFacts Memory() = 0;
+
   // The process-wide POSIX Env rooted at "/".
   static Env* Default();
 };

@@ -25,6 +25,7 @@ class FakeEnv final : public Env {
   void SetVar(const std::string& name, std::string value);
   void UnsetVar(const std::string& name);
   void AdvanceClock(std::chrono::nanoseconds duration);
+  void SetMemory(MemoryFacts facts);  // default: 4 KiB pages, 16 GiB, no address-space limit
   // Makes ReadFile/WriteFileAtomic of `path` fail with `status` (fault injection).
   void FailPath(const std::string& path, Status status);
 
@@ -37,6 +38,7 @@ class FakeEnv final : public Env {
   StatusOr<std::string> ReadLink(const std::string& path) override;
   Status WriteFileAtomic(const std::string& path, std::string_view contents) override;
   std::optional<std::string> GetVar(const std::string& name) override;
+  MemoryFacts Memory() override;
 
   // Fake clock start: 2026-01-01T00:00:00Z, so Unix time looks plausible.
   static constexpr int64_t kStartUnixNanos = 1767225600LL * 1'000'000'000LL;
@@ -48,6 +50,7 @@ class FakeEnv final : public Env {
   std::map<std::string, Status> failures_;
   std::map<std::string, std::string> vars_;
   int64_t elapsed_nanos_ = 0;
+  MemoryFacts memory_{4096, int64_t{16} << 30, std::nullopt};
 };
 
 }  // namespace seedance::base

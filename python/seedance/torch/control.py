@@ -45,8 +45,6 @@ from __future__ import annotations
 import ctypes
 import functools
 import math
-import os
-import resource
 import time
 from dataclasses import dataclass, fields
 from typing import Any, Callable, Iterator, Optional
@@ -139,48 +137,6 @@ def is_out_of_memory(error: BaseException) -> bool:
         "out of memory" in text or "can't allocate memory" in text or isinstance(error, MemoryError))
 
 
-@functools.lru_cache(maxsize=1)
-def _cgroup_files() -> tuple[tuple[str, str], ...]:
-    """(usage file, limit file) of each of this process's memory cgroups (v2, v1), found once:
-    the controllers read them every forward pass, and a process does not change cgroups mid-run."""
-    try:
-        with open("/proc/self/cgroup") as f:
-            lines = f.read().splitlines()
-    except OSError:
-        return ()
-    found = []
-    for line in lines:
-        _, controllers, path = line.split(":", 2)
-        if controllers == "":  # v2
-            files = (f"/sys/fs/cgroup{path}/memory.current", f"/sys/fs/cgroup{path}/memory.max")
-        elif "memory" in controllers.split(","):
-            base = f"/sys/fs/cgroup/memory{path}"
-            files = (f"{base}/memory.usage_in_bytes", f"{base}/memory.limit_in_bytes")
-        else:
-            continue
-        if os.path.exists(files[0]) and os.path.exists(files[1]):
-            found.append(files)
-    return tuple(found)
-
-
-def _cgroup_memory() -> Optional[tuple[int, int]]:
-    """(usage, limit) of this process's memory cgroup, or None without a limit."""
-    for usage_file, limit_file in _cgroup_files():
-        try:
-            with open(usage_file) as u, open(limit_file) as m:
-                usage, limit = u.read().strip(), m.read().strip()
-        except OSError:
-            continue
-        if limit != "max" and int(limit) < (1 << 60):  # v1 writes "no limit" as ~2^63
-            return int(usage), int(limit)
-    return None
-
-
-def _resident_bytes() -> int:
-    with open("/proc/self/statm") as f:
-        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
-
-
 def release_free_memory() -> None:
     """Hands the C heap's free pages back to the kernel (glibc's malloc_trim), so that the resident
     set and the cgroup's usage show what a smaller batch really uses: glibc keeps freed memory,
@@ -198,25 +154,14 @@ def _malloc_trim() -> Optional[Callable[[int], int]]:
         return None
 
 
-def _vm_size_bytes() -> int:
-    with open("/proc/self/statm") as f:
-        return int(f.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
-
-
 def cpu_memory(budget: Optional[int] = None) -> tuple[int, int]:
     """(in use, budget) for a CPU run: a given budget (the resident set against it), else the
     memory cgroup's limit (its usage against it: what the kernel enforces), else the address-space
     limit (RLIMIT_AS: the virtual size against it), else the machine's memory (the resident set).
-    Read afresh on every call: limits may change mid-run."""
-    if budget:
-        return _resident_bytes(), budget
-    cgroup = _cgroup_memory()
-    if cgroup is not None:
-        return cgroup
-    soft, _ = resource.getrlimit(resource.RLIMIT_AS)
-    if soft != resource.RLIM_INFINITY:
-        return _vm_size_bytes(), soft
-    return _resident_bytes(), os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    Read afresh on every call, in C++ through the library's Env (control/cpu_memory.h): limits may
+    change mid-run."""
+    used, limit, _ = _core.cpu_memory(budget or 0)
+    return used, limit
 
 
 def _samples_in(batch: Any) -> int:
