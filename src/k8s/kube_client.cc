@@ -231,9 +231,8 @@ base::StatusOr<std::unique_ptr<KubeClient>> KubeClient::Connect(const KubeConfig
   }
   auto impl = std::make_unique<Impl>();
   impl->config = config;
-  std::string origin = config.server;
-  while (!origin.empty() && origin.back() == '/') origin.pop_back();
-  auto unary = net::HttpClient::Create(origin, impl->Options());
+  // ParseUrl takes "https://host:port" with or without its trailing slash.
+  auto unary = net::HttpClient::Create(config.server, impl->Options());
   if (!unary.ok())
     return base::InvalidArgumentError(std::string(unary.status().message()), "kubeconfig server");
   impl->unary = std::move(*unary);
@@ -250,9 +249,8 @@ base::StatusOr<std::string> KubeClient::Post(const std::string& path, const std:
 
 base::Status KubeClient::Watch(const std::string& path,
                                const std::function<bool(std::string_view)>& on_line) {
-  std::string origin = impl_->config.server;
-  while (!origin.empty() && origin.back() == '/') origin.pop_back();
-  SEEDANCE_ASSIGN_OR_RETURN(auto cli, net::HttpClient::Create(origin, impl_->Options()));
+  SEEDANCE_ASSIGN_OR_RETURN(auto cli,
+                            net::HttpClient::Create(impl_->config.server, impl_->Options()));
   {
     std::lock_guard<std::mutex> lock(impl_->mu);
     if (impl_->stop.load()) return base::OkStatus();
