@@ -40,8 +40,10 @@ std::string FixedNumber(double v, int digits) {
 }
 
 std::string SvgOpen(int w, int h, std::string_view label) {
-  return "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + std::to_string(w) + "\" height=\"" +
-         std::to_string(h) + "\" role=\"img\" aria-label=\"" + HtmlEscape(label) + "\">\n";
+  const std::string ws = std::to_string(w), hs = std::to_string(h);
+  return "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 " + ws + " " + hs +
+         "\" width=\"" + ws + "\" height=\"" + hs + "\" role=\"img\" aria-label=\"" +
+         HtmlEscape(label) + "\">\n";
 }
 
 }  // namespace seedance::base

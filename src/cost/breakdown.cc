@@ -66,28 +66,36 @@ base::StatusOr<BreakdownSpec> ParseBreakdownSpec(std::string_view yaml, const st
   return s;
 }
 
-base::Report BreakdownReport(const BreakdownSpec& s, const GpuCatalog& catalog) {
+RunCost ComputeBreakdown(const BreakdownSpec& s, const GpuCatalog& catalog) {
   const GpuSpec* gpu = catalog.Find(s.gpu);
-  const bool catalog_price = s.usd_per_gpu_hour == 0 && gpu != nullptr;
-  const double price = catalog_price ? gpu->price_per_hour_usd : s.usd_per_gpu_hour;
+  RunCost c;
+  c.catalog_price = s.usd_per_gpu_hour == 0 && gpu != nullptr;
+  const double price = c.catalog_price ? gpu->price_per_hour_usd : s.usd_per_gpu_hour;
+  c.usd_per_gpu_hour = price;
   const double gpus = static_cast<double>(s.gpus);
   const double compute_hours = s.steps * s.step_time_s / 3600.0;
   const double overhead_hours = (s.restarts * s.lost_s_per_restart + s.startup_s) / 3600.0;
-  const double wall_hours = compute_hours + overhead_hours;
-  const double months = wall_hours / kHoursPerMonth;
-  const double compute = gpus * compute_hours * price;
-  const double storage = s.checkpoints * s.checkpoint_gb * s.usd_per_gb_written +
-                         s.stored_gb * months * s.usd_per_gb_month;
-  const double network = s.egress_gb * s.usd_per_gb_egress;
-  const double scheduling = gpus * overhead_hours * price + s.queue_gpu_hours * price;
-  const double total = compute + storage + network + scheduling;
+  c.wall_hours = compute_hours + overhead_hours;
+  const double months = c.wall_hours / kHoursPerMonth;
+  c.items = {{"compute", gpus * compute_hours * price},
+             {"storage_io", s.checkpoints * s.checkpoint_gb * s.usd_per_gb_written +
+                                s.stored_gb * months * s.usd_per_gb_month},
+             {"network", s.egress_gb * s.usd_per_gb_egress},
+             {"scheduling_overhead", gpus * overhead_hours * price + s.queue_gpu_hours * price}};
+  for (const CostItem& item : c.items) c.total_usd += item.usd;
+  c.gpu_hours = gpus * c.wall_hours + s.queue_gpu_hours;
+  return c;
+}
 
+base::Report BreakdownReport(const BreakdownSpec& s, const GpuCatalog& catalog) {
+  const RunCost c = ComputeBreakdown(s, catalog);
   Report r = Report::object();
   Report in = Report::object();
   in["gpu"] = s.gpu;
   in["gpus"] = s.gpus;
-  in["usd_per_gpu_hour"] = price;
-  if (catalog_price) {
+  in["usd_per_gpu_hour"] = c.usd_per_gpu_hour;
+  if (c.catalog_price) {
+    const GpuSpec* gpu = catalog.Find(s.gpu);
     in["price_kind"] = PriceKindName(gpu->price_kind);
     in["price_date"] = gpu->price_date;
     in["price_source"] = gpu->price_source;
@@ -98,19 +106,16 @@ base::Report BreakdownReport(const BreakdownSpec& s, const GpuCatalog& catalog) 
   in["step_time_s"] = s.step_time_s;
   r["inputs"] = std::move(in);
   Report items = Report::array();
-  auto item = [&](const char* name, double usd) {
-    items.push_back({{"item", name},
-                     {"usd", usd},
-                     {"share", total > 0 ? Report(usd / total) : Report(nullptr)}});
-  };
-  item("compute", compute);
-  item("storage_io", storage);
-  item("network", network);
-  item("scheduling_overhead", scheduling);
+  for (const CostItem& item : c.items) {
+    items.push_back(
+        {{"item", item.item},
+         {"usd", item.usd},
+         {"share", c.total_usd > 0 ? Report(item.usd / c.total_usd) : Report(nullptr)}});
+  }
   r["items"] = std::move(items);
-  r["total_usd"] = total;
-  r["gpu_hours"] = gpus * wall_hours + s.queue_gpu_hours;
-  r["wall_hours"] = wall_hours;
+  r["total_usd"] = c.total_usd;
+  r["gpu_hours"] = c.gpu_hours;
+  r["wall_hours"] = c.wall_hours;
   return r;
 }
 

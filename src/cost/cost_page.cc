@@ -1,10 +1,6 @@
 #include "seedance/cost/cost_page.h"
 
-#include <optional>
-#include <tuple>
-
 #include "seedance/cost/html_report.h"
-#include "seedance/cost/model_reports.h"
 #include "seedance/cost/reports.h"
 
 namespace seedance::cost {
@@ -21,28 +17,47 @@ base::StatusOr<CostPage> BuildCostPage(base::Env& env, const CostPageRequest& q,
   }
   CostPageInput page;
   CostPage out;
-  using Build =
-      base::StatusOr<base::Report> (*)(std::string_view, const std::string&, const GpuCatalog&);
-  const std::tuple<const std::string*, std::optional<base::Report>*, Build, const char*> models[] =
-      {{&q.tco, &page.tco, &TcoYamlReport, "tco"},
-       {&q.breakdown, &page.breakdown, &BreakdownYamlReport, "breakdown"},
-       {&q.roi, &page.roi, &RoiYamlReport, "roi"}};
-  for (const auto& [file, slot, build, name] : models) {
-    if (file->empty()) continue;
-    auto text = env.ReadFile(*file);
+  auto read = [&env](const std::string& file) -> base::StatusOr<std::string> {
+    auto text = env.ReadFile(file);
     if (!text.ok()) return text.status().Annotate("cannot read the input");
-    SEEDANCE_ASSIGN_OR_RETURN(base::Report report, build(*text, *file, catalog));
-    *slot = std::move(report);
-    out.sections.emplace_back(name);
+    return text;
+  };
+  if (!q.tco.empty()) {
+    SEEDANCE_ASSIGN_OR_RETURN(const std::string text, read(q.tco));
+    TcoView v;
+    SEEDANCE_ASSIGN_OR_RETURN(v.spec, ParseTcoSpec(text, q.tco, catalog));
+    SEEDANCE_ASSIGN_OR_RETURN(v.result, ComputeTco(v.spec, catalog));
+    page.tco = std::move(v);
+    out.sections.emplace_back("tco");
+  }
+  if (!q.breakdown.empty()) {
+    SEEDANCE_ASSIGN_OR_RETURN(const std::string text, read(q.breakdown));
+    BreakdownView v;
+    SEEDANCE_ASSIGN_OR_RETURN(v.spec, ParseBreakdownSpec(text, q.breakdown, catalog));
+    v.result = ComputeBreakdown(v.spec, catalog);
+    page.breakdown = std::move(v);
+    out.sections.emplace_back("breakdown");
+  }
+  if (!q.roi.empty()) {
+    SEEDANCE_ASSIGN_OR_RETURN(const std::string text, read(q.roi));
+    RoiView v;
+    SEEDANCE_ASSIGN_OR_RETURN(v.spec, ParseRoiSpec(text, q.roi, catalog));
+    v.result = ComputeRoi(v.spec);
+    page.roi = std::move(v);
+    out.sections.emplace_back("roi");
   }
   if (!q.pareto.empty()) {
-    SEEDANCE_ASSIGN_OR_RETURN(const std::vector<Objective> objectives,
-                              ParseObjectives(q.objectives, "objectives"));
+    ParetoView v;
+    SEEDANCE_ASSIGN_OR_RETURN(v.objectives, ParseObjectives(q.objectives, "objectives"));
     auto text = env.ReadFile(q.pareto);
     if (!text.ok()) return text.status().Annotate("cannot read the points");
-    SEEDANCE_ASSIGN_OR_RETURN(page.pareto,
-                              ParetoCsvReport(*text, q.pareto, objectives, q.dominance, false));
-    SEEDANCE_ASSIGN_OR_RETURN(page.pareto_points, ParetoCsvValues(*text, q.pareto, objectives));
+    SEEDANCE_ASSIGN_OR_RETURN(v.points, ParetoCsvValues(*text, q.pareto, v.objectives));
+    std::vector<Direction> directions;
+    for (const Objective& o : v.objectives) directions.push_back(o.direction);
+    std::vector<double> flat;
+    for (const auto& p : v.points) flat.insert(flat.end(), p.begin(), p.end());
+    SEEDANCE_ASSIGN_OR_RETURN(v.front, ParetoFront(flat, directions, q.dominance));
+    page.pareto = std::move(v);
     out.sections.emplace_back("pareto");
   }
   out.html = RenderCostHtml(page);

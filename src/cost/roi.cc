@@ -4,6 +4,7 @@
 #include <cmath>
 #include <optional>
 
+#include "seedance/base/enum_names.h"
 #include "seedance/base/yaml_map.h"
 
 namespace seedance::cost {
@@ -13,6 +14,12 @@ using base::Report;
 using base::YamlMap;
 
 constexpr double kMaxRoiUsd = 1e12;
+
+constexpr base::EnumTable<RoiDecision, 4> kRoiDecisionNames = {
+    {{RoiDecision::kRepair, "repair"},
+     {RoiDecision::kRepairFirst, "repair-first"},
+     {RoiDecision::kScaleOut, "scale-out"},
+     {RoiDecision::kNoChange, "no-change"}}};
 
 base::StatusOr<Grid> ReadGrid(const YamlMap& parent, std::string_view key, Grid fallback, double lo,
                               double hi) {
@@ -107,16 +114,46 @@ base::StatusOr<RoiSpec> ParseRoiSpec(std::string_view yaml, const std::string& f
   return s;
 }
 
+std::string_view RoiDecisionName(RoiDecision d) { return base::EnumName(kRoiDecisionNames, d); }
+
+RoiResult ComputeRoi(const RoiSpec& s) {
+  RoiResult r;
+  r.cost_usd = s.one_off_cost_usd + s.running_cost_per_month_usd * s.horizon_months;
+  r.baseline_usd_per_month = static_cast<double>(s.gpus) * s.usd_per_gpu_hour * kHoursPerMonth;
+  r.saving_usd_per_month = r.baseline_usd_per_month * s.saving_fraction;
+  r.roi = (r.saving_usd_per_month * s.horizon_months - r.cost_usd) / r.cost_usd;
+  const double net = r.saving_usd_per_month - s.running_cost_per_month_usd;
+  if (net > 0) r.payback_months = s.one_off_cost_usd / net;
+  for (double scale : s.scale_out.Values()) {
+    for (double u : s.utilization.Values()) {
+      RoiCell cell;
+      cell.scale_out = scale;
+      cell.utilization = u;
+      cell.utilization_needed = u * std::pow(scale, s.scale_out_efficiency);
+      const bool reachable = cell.utilization_needed <= s.max_utilization + 1e-12;
+      if (reachable) {
+        const double avoided = (scale - 1.0) * static_cast<double>(s.gpus) * s.usd_per_gpu_hour *
+                               kHoursPerMonth * s.horizon_months;
+        cell.roi = (avoided - r.cost_usd) / r.cost_usd;
+      }
+      cell.decision = scale <= 1.0                                ? RoiDecision::kNoChange
+                      : reachable && *cell.roi >= s.roi_threshold ? RoiDecision::kRepair
+                      : u < s.min_utilization_for_scale_out       ? RoiDecision::kRepairFirst
+                                                                  : RoiDecision::kScaleOut;
+      r.cells.push_back(cell);
+    }
+  }
+  return r;
+}
+
 base::Report RoiReport(const RoiSpec& s) {
-  const double cost = s.one_off_cost_usd + s.running_cost_per_month_usd * s.horizon_months;
-  const double baseline = static_cast<double>(s.gpus) * s.usd_per_gpu_hour * kHoursPerMonth;
-  const double saving = baseline * s.saving_fraction;
+  const RoiResult result = ComputeRoi(s);
   Report r = Report::object();
   Report in = Report::object();
   in["gpu"] = s.gpu;
   in["gpus"] = s.gpus;
   in["usd_per_gpu_hour"] = s.usd_per_gpu_hour;
-  in["baseline_usd_per_month"] = baseline;
+  in["baseline_usd_per_month"] = result.baseline_usd_per_month;
   in["one_off_cost_usd"] = s.one_off_cost_usd;
   in["running_cost_per_month_usd"] = s.running_cost_per_month_usd;
   in["saving_fraction"] = s.saving_fraction;
@@ -127,36 +164,18 @@ base::Report RoiReport(const RoiSpec& s) {
   in["min_utilization_for_scale_out"] = s.min_utilization_for_scale_out;
   r["inputs"] = std::move(in);
   Report opt = Report::object();
-  opt["saving_usd_per_month"] = saving;
-  opt["cost_usd"] = cost;
-  opt["roi"] = (saving * s.horizon_months - cost) / cost;
-  const double net = saving - s.running_cost_per_month_usd;
-  opt["payback_months"] = net > 0 ? Report(s.one_off_cost_usd / net) : Report(nullptr);
+  opt["saving_usd_per_month"] = result.saving_usd_per_month;
+  opt["cost_usd"] = result.cost_usd;
+  opt["roi"] = result.roi;
+  opt["payback_months"] = result.payback_months ? Report(*result.payback_months) : Report(nullptr);
   r["optimization"] = std::move(opt);
-
   Report cells = Report::array();
-  for (double scale : s.scale_out.Values()) {
-    for (double u : s.utilization.Values()) {
-      const double needed = u * std::pow(scale, s.scale_out_efficiency);
-      const bool reachable = needed <= s.max_utilization + 1e-12;
-      Report cell = Report::object();
-      cell["scale_out"] = scale;
-      cell["utilization"] = u;
-      cell["utilization_needed"] = needed;
-      std::optional<double> roi;
-      if (reachable) {
-        const double avoided = (scale - 1.0) * static_cast<double>(s.gpus) * s.usd_per_gpu_hour *
-                               kHoursPerMonth * s.horizon_months;
-        roi = (avoided - cost) / cost;
-      }
-      cell["roi"] = roi ? Report(*roi) : Report(nullptr);
-      const char* decision = scale <= 1.0                           ? "no-change"
-                             : reachable && *roi >= s.roi_threshold ? "repair"
-                             : u < s.min_utilization_for_scale_out  ? "repair-first"
-                                                                    : "scale-out";
-      cell["decision"] = decision;
-      cells.push_back(std::move(cell));
-    }
+  for (const RoiCell& c : result.cells) {
+    cells.push_back({{"scale_out", c.scale_out},
+                     {"utilization", c.utilization},
+                     {"utilization_needed", c.utilization_needed},
+                     {"roi", c.roi ? Report(*c.roi) : Report(nullptr)},
+                     {"decision", RoiDecisionName(c.decision)}});
   }
   r["sensitivity"] = std::move(cells);
   return r;

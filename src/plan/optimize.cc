@@ -8,6 +8,7 @@
 #include "seedance/cost/pareto.h"
 #include "seedance/plan/calibration.h"
 #include "seedance/plan/checkpoint.h"
+#include "seedance/plan/html_report.h"
 #include "seedance/plan/links.h"
 #include "seedance/plan/memory_model.h"
 #include "seedance/plan/model_figures.h"
@@ -108,8 +109,9 @@ Report Saving(const Evaluation& before, const Evaluation& after, const SavingFig
   return r;
 }
 
-// The Pareto front of the fitting layouts over (throughput max, memory min, power min).
-base::StatusOr<Report> Front(const std::vector<Evaluation>& fitting, const JobSpec& spec) {
+// The Pareto front of the fitting layouts over (throughput max, memory min, power min): indexes
+// into `fitting`, ascending (fastest first).
+base::StatusOr<std::vector<size_t>> FrontOf(const std::vector<Evaluation>& fitting) {
   std::vector<double> points;
   points.reserve(fitting.size() * 3);
   for (const Evaluation& e : fitting) {
@@ -120,7 +122,12 @@ base::StatusOr<Report> Front(const std::vector<Evaluation>& fitting, const JobSp
   const cost::Direction dirs[] = {cost::Direction::kMax, cost::Direction::kMin,
                                   cost::Direction::kMin};
   SEEDANCE_ASSIGN_OR_RETURN(std::vector<size_t> front, cost::UniqueFront(points, dirs));
-  std::sort(front.begin(), front.end());  // `fitting` is fastest first
+  std::sort(front.begin(), front.end());
+  return front;
+}
+
+Report FrontToReport(const std::vector<Evaluation>& fitting, const std::vector<size_t>& front,
+                     const JobSpec& spec) {
   Report r = Report::object();
   r["objectives"] = {"tokens_per_s_per_gpu max", "memory_bytes_per_gpu min", "power_w min"};
   r["size"] = front.size();
@@ -334,7 +341,7 @@ base::StatusOr<Report> CalibrationSection(const OptimizeOptions& options,
 
 base::Status PlanTraining(const JobSpec& spec, const cost::GpuSpec& gpu,
                           const cost::GpuCatalog& catalog, const OptimizeOptions& options,
-                          Report& report) {
+                          Report& report, std::optional<PlanPageInput>* page) {
   PlanSettings settings;
   settings.space = SettingsFor(options.profile).space;
   PublicFit fit = BuiltInFit();
@@ -387,12 +394,22 @@ base::Status PlanTraining(const JobSpec& spec, const cost::GpuSpec& gpu,
       "spec did not state ranks as if 1% slower per change";
   report["search"] = search;
   report["fits"] = !found.fitting.empty();
+  PlanPageInput shown;
+  shown.job_name = spec.name;
+  shown.model_family = spec.model.family;
+  shown.gpu = gpu.id;
+  shown.parameters = ComputeModelFigures(spec.model).parameters;
+  shown.gpus = spec.hardware.total_gpus();
+  shown.gpu_memory_bytes = gpu.MemoryBytes();
+  shown.before = before;
+  shown.before_memory_fit = std::string(MemoryFitName(verdict));
   if (found.fitting.empty()) {
+    const std::string reason = "no layout fits in " + std::to_string(gpu.MemoryBytes()) +
+                               " bytes per GPU, ZeRO-3 with full recomputation included";
     report["after"] = nullptr;
-    report["does_not_fit"] = {
-        {"reason", "no layout fits in " + std::to_string(gpu.MemoryBytes()) +
-                       " bytes per GPU, ZeRO-3 with full recomputation included"},
-        {"smallest_change", SmallestChange(spec, gpu)}};
+    report["does_not_fit"] = {{"reason", reason}, {"smallest_change", SmallestChange(spec, gpu)}};
+    shown.does_not_fit = reason;
+    if (page != nullptr) *page = std::move(shown);
     return base::OkStatus();
   }
   const Evaluation& fastest = found.fitting.front();
@@ -404,8 +421,11 @@ base::Status PlanTraining(const JobSpec& spec, const cost::GpuSpec& gpu,
   const bool keep = before_ok && !judged.recommended;
   const Evaluation& best = keep ? before : fastest;
   report["after"] = EvaluationToReport(best, spec);
-  report["after"]["memory_fit"] = std::string(
-      MemoryFitName(MemoryFitOf(best.intervals, static_cast<double>(gpu.MemoryBytes()))));
+  shown.fits = true;
+  shown.after = best;
+  shown.after_memory_fit =
+      MemoryFitName(MemoryFitOf(best.intervals, static_cast<double>(gpu.MemoryBytes())));
+  report["after"]["memory_fit"] = shown.after_memory_fit;
   report["recommendation"] =
       keep ? (judged.significant
                   ? "keep the stated layout: the fastest layout's saving is below planning.min_gain"
@@ -418,14 +438,23 @@ base::Status PlanTraining(const JobSpec& spec, const cost::GpuSpec& gpu,
     report["search"]["fastest"]["saving"] = Saving(before, fastest, judged);
   }
   if (before_runs) {
-    report["saving"] = Saving(before, best, JudgeSaving(before, best, spec, fit));
+    const SavingFigures judged_best = JudgeSaving(before, best, spec, fit);
+    report["saving"] = Saving(before, best, judged_best);
+    shown.saving =
+        PlanSaving{(1 - best.time.step_s / before.time.step_s) * 100,
+                   {(1 - judged_best.ratio.high) * 100, (1 - judged_best.ratio.low) * 100},
+                   judged_best.significant,
+                   before.cost_per_step_usd - best.cost_per_step_usd,
+                   before.energy_per_step_j - best.energy_per_step_j};
   } else {
-    report["saving"] = {{"note", "the configuration the spec states does not fit (" +
-                                     std::to_string(before.memory.total_bytes) +
-                                     " bytes per GPU): there is no run to save on"}};
+    shown.saving_note = "the configuration the spec states does not fit (" +
+                        std::to_string(before.memory.total_bytes) +
+                        " bytes per GPU): there is no run to save on";
+    report["saving"] = {{"note", shown.saving_note}};
   }
+  shown.reasons = Reasons(best, spec, gpu, settings);
   Report reasons = Report::array();
-  for (const std::string& line : Reasons(best, spec, gpu, settings)) reasons.push_back(line);
+  for (const std::string& line : shown.reasons) reasons.push_back(line);
   report["reasons"] = reasons;
   Report alternatives = Report::array();
   for (size_t i = 1; i < std::min<size_t>(found.fitting.size(), 5); ++i) {
@@ -436,12 +465,16 @@ base::Status PlanTraining(const JobSpec& spec, const cost::GpuSpec& gpu,
     SEEDANCE_ASSIGN_OR_RETURN(report["recompute_plan"],
                               RecomputeSection(spec, gpu, best, settings));
   }
-  SEEDANCE_ASSIGN_OR_RETURN(report["pareto_front"], Front(found.fitting, spec));
+  SEEDANCE_ASSIGN_OR_RETURN(const std::vector<size_t> front, FrontOf(found.fitting));
+  report["pareto_front"] = FrontToReport(found.fitting, front, spec);
   if (spec.reliability.given) report["checkpoint"] = CheckpointSection(spec, best);
   if (options.emit) {
     SEEDANCE_ASSIGN_OR_RETURN(report["emit"],
                               EmitSection(*options.emit, spec, found.fitting, gpu, settings));
   }
+  shown.recommendation = report["recommendation"].get<std::string>();
+  for (size_t i : front) shown.front.push_back(found.fitting[i]);
+  if (page != nullptr) *page = std::move(shown);
   return base::OkStatus();
 }
 
@@ -536,7 +569,9 @@ base::StatusOr<Profile> ParseProfile(std::string_view text) {
 }
 
 base::StatusOr<Report> Optimize(const JobSpec& spec, const cost::GpuCatalog& catalog,
-                                const OptimizeOptions& options) {
+                                const OptimizeOptions& options,
+                                std::optional<PlanPageInput>* page) {
+  if (page != nullptr) page->reset();
   SEEDANCE_ASSIGN_OR_RETURN(const cost::GpuSpec* gpu, catalog.Get(spec.hardware.gpu));
   Report report = JobSpecToReport(spec);
   Report& job = report["job"];
@@ -568,7 +603,7 @@ base::StatusOr<Report> Optimize(const JobSpec& spec, const cost::GpuCatalog& cat
   const ModelFigures figures = ComputeModelFigures(spec.model);
   if (spec.kind == JobKind::kTraining) {
     report["derived"] = TrainingFigures(spec, *gpu, figures);
-    SEEDANCE_RETURN_IF_ERROR(PlanTraining(spec, *gpu, catalog, options, report));
+    SEEDANCE_RETURN_IF_ERROR(PlanTraining(spec, *gpu, catalog, options, report, page));
   } else {
     report["derived"] = ServingFigures(spec, *gpu, figures);
     PlanServing(spec, *gpu, report);
@@ -577,10 +612,10 @@ base::StatusOr<Report> Optimize(const JobSpec& spec, const cost::GpuCatalog& cat
 }
 
 base::StatusOr<Report> OptimizeYaml(std::string_view yaml, const std::string& file,
-                                    const cost::GpuCatalog& catalog,
-                                    const OptimizeOptions& options) {
+                                    const cost::GpuCatalog& catalog, const OptimizeOptions& options,
+                                    std::optional<PlanPageInput>* page) {
   SEEDANCE_ASSIGN_OR_RETURN(JobSpec spec, ParseJobSpec(yaml, file, catalog));
-  return Optimize(spec, catalog, options);
+  return Optimize(spec, catalog, options, page);
 }
 
 }  // namespace seedance::plan

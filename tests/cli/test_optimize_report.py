@@ -38,7 +38,7 @@ def test_plan_page_renders_the_report(seedancectl, tmp_path):
     assert dom.stdout.count('class="interval"') - dom.stdout.count('span class="interval"') == (
         report["pareto_front"]["size"] + 2)
     low, high = report["after"]["interval"]["step_time_s"]
-    assert f"({low:.3f}&ndash;{high:.3f})" in html
+    assert f"({low:.3f}\u2013{high:.3f})" in html
     assert "90% interval" in html and report["recommendation"] in html
     shot = tmp_path / "plan.png"
     subprocess.run(common + [f"--screenshot={shot}", "--window-size=1000,1900", page.as_uri()],

@@ -88,13 +88,14 @@ void RegisterOptimize(CLI::App& app, Context& context) {
       options.calibrate_csv = std::move(*runs);
       options.calibrate_file = flags->calibrate;
     }
-    auto report = plan::OptimizeYaml(yaml, source, *catalog, options);
+    std::optional<plan::PlanPageInput> page;
+    auto report = plan::OptimizeYaml(yaml, source, *catalog, options, &page);
     if (Failed(WithFlag(report.status(), {{"emit", "--emit"}, {"calibrate", "--calibrate"}}),
                context)) {
       return;
     }
     if (!flags->report.empty()) {
-      if (!report->contains("before") || options.evaluate_only) {
+      if (!page) {
         context.exit_code = PrintError(base::InvalidArgumentError(
             "a plan page needs a training job's full plan (not --dry-run, --evaluate-only or a "
             "serving job)",
@@ -102,7 +103,7 @@ void RegisterOptimize(CLI::App& app, Context& context) {
         return;
       }
       const auto written =
-          base::Env::Default()->WriteFileAtomic(flags->report, plan::RenderPlanHtml(*report));
+          base::Env::Default()->WriteFileAtomic(flags->report, plan::RenderPlanHtml(*page));
       if (Failed(written.Annotate("cannot write the report"), context)) return;
     }
     if (options.emit && report->contains("emit")) {

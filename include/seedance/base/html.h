@@ -1,5 +1,4 @@
-// Helpers for the self-contained HTML pages Seedance writes (the scheduler's and the cost
-// model's reports).
+// The escaping and number formatting of the page kit (html_page.h, html_chart.h).
 #pragma once
 
 #include <string>
@@ -13,8 +12,8 @@ std::string HtmlEscape(std::string_view text);
 // `v` with `digits` decimals ("%.*f"), for coordinates and labels in a page.
 std::string FixedNumber(double v, int digits = 2);
 
-// The opening tag of an inline SVG chart of w x h pixels, with its accessible label (escaped)
-// and a newline.
+// The opening tag of an inline SVG chart drawn on w x h units (its viewBox; the page's CSS scales
+// it to the page's width), with its accessible label (escaped) and a newline.
 std::string SvgOpen(int w, int h, std::string_view label);
 
 }  // namespace seedance::base

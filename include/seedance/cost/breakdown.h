@@ -14,6 +14,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "seedance/base/report.h"
 #include "seedance/base/status.h"
@@ -55,6 +56,23 @@ struct BreakdownSpec {
 //   scheduling: {restarts: 3, lost_s_per_restart: 900, startup_s: 300, queue_gpu_hours: 0}
 base::StatusOr<BreakdownSpec> ParseBreakdownSpec(std::string_view yaml, const std::string& file,
                                                  const GpuCatalog& catalog);
+
+struct CostItem {
+  std::string item;  // compute, storage_io, network, scheduling_overhead
+  double usd = 0;
+};
+
+// A run's cost, item by item.
+struct RunCost {
+  double usd_per_gpu_hour = 0;
+  bool catalog_price = false;  // the price is the catalog's (the spec gave none)
+  std::vector<CostItem> items;
+  double total_usd = 0;
+  double gpu_hours = 0;  // the run's, its overheads' and the queue's
+  double wall_hours = 0;
+};
+
+RunCost ComputeBreakdown(const BreakdownSpec& spec, const GpuCatalog& catalog);
 
 // The report of `seedancectl cost breakdown`: each item's USD and share of the total, the run's
 // GPU-hours and wall time.

@@ -22,6 +22,7 @@
 //   no-change     the row s = 1 (nothing to avoid: ROI -1)
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -71,6 +72,27 @@ struct RoiSpec {
 //   rules: {roi_threshold: 1.8, min_utilization_for_scale_out: 0.35}
 base::StatusOr<RoiSpec> ParseRoiSpec(std::string_view yaml, const std::string& file,
                                      const GpuCatalog& catalog);
+
+enum class RoiDecision { kRepair, kRepairFirst, kScaleOut, kNoChange };
+std::string_view RoiDecisionName(RoiDecision d);  // "repair", "repair-first", ...
+
+struct RoiCell {
+  double scale_out = 1, utilization = 0;
+  double utilization_needed = 0;  // to do the scaled-out work on the GPUs there are
+  std::optional<double> roi;      // none where the repair cannot reach
+  RoiDecision decision = RoiDecision::kNoChange;
+};
+
+struct RoiResult {
+  double baseline_usd_per_month = 0;
+  double saving_usd_per_month = 0;
+  double cost_usd = 0;
+  double roi = 0;
+  std::optional<double> payback_months;  // none when the saving never covers the running cost
+  std::vector<RoiCell> cells;            // scale-out major, utilization minor
+};
+
+RoiResult ComputeRoi(const RoiSpec& spec);
 
 // The report of `seedancectl cost roi`: the optimization's ROI and payback, and the matrix as a
 // list of cells (scale-out major, utilization minor) with each cell's ROI and decision.

@@ -59,13 +59,19 @@ struct OptimizeOptions {
   std::string calibrate_file = {};
 };
 
-// The report for a parsed spec.
+struct PlanPageInput;  // html_report.h
+
+// The report for a parsed spec. With `page`, a training job's full plan (not dry_run or
+// evaluate_only) also sets *page to the typed figures the report was written from, for
+// RenderPlanHtml; otherwise *page is left empty.
 base::StatusOr<base::Report> Optimize(const JobSpec& spec, const cost::GpuCatalog& catalog,
-                                      const OptimizeOptions& options);
+                                      const OptimizeOptions& options,
+                                      std::optional<PlanPageInput>* page = nullptr);
 
 // Parses `yaml` (named `file` in errors) and plans it.
 base::StatusOr<base::Report> OptimizeYaml(std::string_view yaml, const std::string& file,
                                           const cost::GpuCatalog& catalog,
-                                          const OptimizeOptions& options);
+                                          const OptimizeOptions& options,
+                                          std::optional<PlanPageInput>* page = nullptr);
 
 }  // namespace seedance::plan

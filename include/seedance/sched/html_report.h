@@ -1,18 +1,17 @@
 // `seedancectl simulate --report FILE.html` (feature SCHED-7): one
-// self-contained HTML page — inline SVG and CSS, no scripts, no external
-// resources — so it opens offline and can be attached to a ticket.
+// self-contained HTML page (the page kit, base/html_page.h), drawn from the
+// simulation's typed results.
 //
 // Sections: the run (files, seeds); allocation vs arrived demand per policy
 // (line chart); fragmentation vs arrived demand (line chart); a table of the
 // figures at 100% and 130% arrived; per policy, a heat map of GPU use over
 // node groups (rows, by GPU model) and arrival marks (columns), from the
-// first seed.
+// first seed, with its colour scale.
 #pragma once
 
 #include <string>
 #include <vector>
 
-#include "seedance/base/html.h"
 #include "seedance/sched/event_sim.h"
 
 namespace seedance::sched {
@@ -49,8 +48,5 @@ struct EventReportInput {
   std::vector<EventSeries> policies;
 };
 std::string RenderEventHtmlReport(const EventReportInput& input);
-
-// The escaping the pages use (base/html.h).
-using base::HtmlEscape;
 
 }  // namespace seedance::sched
