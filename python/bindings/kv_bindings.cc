@@ -1,5 +1,6 @@
 // seedance._core's KV-cache functions (features KV-*): the tiny inference engine's
 // logits, for tests against an independent NumPy forward pass.
+#include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
@@ -9,9 +10,11 @@
 #include "python/bindings/raise.h"
 #include "seedance/base/env.h"
 #include "seedance/base/report.h"
+#include "seedance/kv/bpe_tokenizer.h"
 #include "seedance/kv/cache.h"
 #include "seedance/kv/estimate.h"
 #include "seedance/kv/eval.h"
+#include "seedance/kv/greedy.h"
 #include "seedance/kv/llama.h"
 
 namespace py = pybind11;
@@ -84,7 +87,62 @@ std::string EstimateJson(int64_t tokens, int64_t layers, int64_t kv_dim, int bit
 
 }  // namespace
 
+std::unique_ptr<kv::KvCache> CacheFor(const kv::LlamaModel& model, const std::string& bits,
+                                      int group, int window) {
+  const kv::KvWidth width = ValueOrRaise(kv::ParseKvWidth(bits, "bits"));
+  if (width == kv::KvWidth::kFp32) return kv::NewFullCache(model.cache_shape());
+  return ValueOrRaise(
+      kv::NewQuantizedCache(model.cache_shape(), kv::QuantConfig::Of(width, group, window)));
+}
+
+// Greedy continuation of `prompt` through the C++ engine.
+std::vector<int> Greedy(const std::string& model_path, const std::vector<int>& prompt,
+                        int max_tokens, const std::string& bits, int group, int window, int stop) {
+  const kv::LlamaModel model =
+      ValueOrRaise(kv::LlamaModel::Load(*base::Env::Default(), model_path));
+  const std::unique_ptr<kv::KvCache> cache = CacheFor(model, bits, group, window);
+  py::gil_scoped_release release;
+  return ValueOrRaise(kv::GreedyDecode(model, *cache, prompt, max_tokens, stop));
+}
+
+// A GGUF tensor dequantized to float32, in ggml order reversed to NumPy's (rows outermost).
+py::array_t<float> GgufTensor(const std::string& path, const std::string& name) {
+  const std::string bytes = ValueOrRaise(base::Env::Default()->ReadFile(path));
+  const kv::GgufFile file = ValueOrRaise(kv::GgufFile::Parse(bytes, path));
+  const kv::GgufTensor* t = ValueOrRaise(file.Tensor(name));
+  const std::vector<float> values = ValueOrRaise(file.Dequantize(*t));
+  std::vector<py::ssize_t> shape(t->shape.rbegin(), t->shape.rend());
+  py::array_t<float> out(shape);
+  std::copy(values.begin(), values.end(), out.mutable_data());
+  return out;
+}
+
+// A GGUF file's byte-level BPE tokenizer.
+kv::BpeTokenizer LoadBpe(const std::string& path) {
+  const std::string bytes = ValueOrRaise(base::Env::Default()->ReadFile(path));
+  const kv::GgufFile file = ValueOrRaise(kv::GgufFile::Parse(bytes, path));
+  return ValueOrRaise(kv::BpeTokenizer::FromGguf(file));
+}
+
 void BindKv(py::module_& m) {
+  m.def("kv_greedy", &Greedy, py::arg("model"), py::arg("prompt"), py::arg("max_tokens"),
+        py::arg("bits") = "32", py::arg("group") = 32, py::arg("window") = 128,
+        py::arg("stop") = -1, "Greedy continuation through the C++ engine (kv/greedy.h)");
+  m.def("gguf_tensor", &GgufTensor, py::arg("path"), py::arg("name"),
+        "A GGUF file's tensor dequantized to float32 (kv/gguf.h)");
+  py::class_<kv::BpeTokenizer>(m, "BpeTokenizer",
+                               "A GGUF file's byte-level BPE tokenizer (kv/bpe_tokenizer.h)")
+      .def(py::init(&LoadBpe), py::arg("path"))
+      .def("encode", &kv::BpeTokenizer::Encode, py::arg("text"))
+      .def(
+          "decode",
+          [](const kv::BpeTokenizer& t, const std::vector<int>& ids) {
+            return py::bytes(t.Decode(ids));
+          },
+          py::arg("ids"), "The bytes of the ids")
+      .def_property_readonly("vocab_size", &kv::BpeTokenizer::vocab_size)
+      .def_property_readonly("bos_id", &kv::BpeTokenizer::bos_id)
+      .def_property_readonly("eos_id", &kv::BpeTokenizer::eos_id);
   m.def("kv_eval_json", &EvalJson, py::arg("model"), py::arg("tokenizer"), py::arg("bits"),
         py::arg("group"), py::arg("window"), py::arg("tokens"), py::arg("prompt"),
         py::arg("long_context"), py::arg("entropy_threshold"), py::arg("long_bits"),

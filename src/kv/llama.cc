@@ -9,11 +9,10 @@
 namespace seedance::kv {
 namespace {
 
-void RmsNorm(std::span<float> out, std::span<const float> x, const float* w) {
+void RmsNorm(std::span<float> out, std::span<const float> x, const float* w, float eps) {
   double ss = 0;
   for (float v : x) ss += static_cast<double>(v) * v;
-  const float inv =
-      1.0f / std::sqrt(static_cast<float>(ss / static_cast<double>(x.size())) + 1e-5f);
+  const float inv = 1.0f / std::sqrt(static_cast<float>(ss / static_cast<double>(x.size())) + eps);
   for (size_t i = 0; i < x.size(); ++i) out[i] = w[i] * (x[i] * inv);
 }
 
@@ -31,10 +30,10 @@ void MatMul(float* out, const float* x, const float* w, int rows, int cols, int 
   }
 }
 
-void Rope(float* v, int n, int head_size, int pos) {
+void Rope(float* v, int n, int head_size, int pos, float theta) {
   for (int i = 0; i < n; i += 2) {
     const int hd = i % head_size;
-    const float freq = 1.0f / std::pow(10000.0f, static_cast<float>(hd) / head_size);
+    const float freq = 1.0f / std::pow(theta, static_cast<float>(hd) / head_size);
     const float a = static_cast<float>(pos) * freq;
     const float c = std::cos(a), s = std::sin(a);
     const float x0 = v[i], x1 = v[i + 1];
@@ -47,6 +46,10 @@ void Rope(float* v, int n, int head_size, int pos) {
 
 base::StatusOr<LlamaModel> LlamaModel::Load(base::Env& env, const std::string& path) {
   SEEDANCE_ASSIGN_OR_RETURN(std::string bytes, env.ReadFile(path));
+  if (bytes.starts_with("GGUF")) {
+    SEEDANCE_ASSIGN_OR_RETURN(const GgufFile file, GgufFile::Parse(bytes, path));
+    return FromGguf(file);
+  }
   return FromBytes(bytes, path);
 }
 
@@ -184,7 +187,7 @@ base::Status LlamaModel::ForwardBatch(std::span<const int> tokens, std::span<con
   };
   for (int l = 0; l < c.n_layers; ++l) {
     for (int b = 0; b < B; ++b)
-      RmsNorm(row(xb, b, D), row(x, b, D), rms_att_ + static_cast<size_t>(l) * D);
+      RmsNorm(row(xb, b, D), row(x, b, D), rms_att_ + static_cast<size_t>(l) * D, c.rms_eps);
     MatMul(q.data(), xb.data(), wq_ + static_cast<size_t>(l) * D * D, D, D, B);
     MatMul(k.data(), xb.data(), wk_ + static_cast<size_t>(l) * D * KV, KV, D, B);
     MatMul(v.data(), xb.data(), wv_ + static_cast<size_t>(l) * D * KV, KV, D, B);
@@ -194,8 +197,8 @@ base::Status LlamaModel::ForwardBatch(std::span<const int> tokens, std::span<con
       const std::span<float> att(att_store.data(), static_cast<size_t>(pos) + 1);
       float* qb = q.data() + static_cast<size_t>(b) * D;
       float* kb = k.data() + static_cast<size_t>(b) * KV;
-      Rope(qb, D, hs, pos);
-      Rope(kb, KV, hs, pos);
+      Rope(qb, D, hs, pos, c.rope_theta);
+      Rope(kb, KV, hs, pos, c.rope_theta);
       SEEDANCE_RETURN_IF_ERROR(caches[b]->Append(l, pos, row(k, b, KV), row(v, b, KV)));
       for (int h = 0; h < c.n_heads; ++h) {
         const int kvh = h / kv_mul;
@@ -220,7 +223,7 @@ base::Status LlamaModel::ForwardBatch(std::span<const int> tokens, std::span<con
     MatMul(xb2.data(), xb.data(), wo_ + static_cast<size_t>(l) * D * D, D, D, B);
     for (size_t i = 0; i < x.size(); ++i) x[i] += xb2[i];
     for (int b = 0; b < B; ++b)
-      RmsNorm(row(xb, b, D), row(x, b, D), rms_ffn_ + static_cast<size_t>(l) * D);
+      RmsNorm(row(xb, b, D), row(x, b, D), rms_ffn_ + static_cast<size_t>(l) * D, c.rms_eps);
     MatMul(hb.data(), xb.data(), w1_ + static_cast<size_t>(l) * D * H, H, D, B);
     MatMul(hb2.data(), xb.data(), w3_ + static_cast<size_t>(l) * D * H, H, D, B);
     for (size_t i = 0; i < hb.size(); ++i) {
@@ -233,7 +236,7 @@ base::Status LlamaModel::ForwardBatch(std::span<const int> tokens, std::span<con
   }
   for (int b = 0; b < B; ++b) {
     std::vector<float> normed(D);
-    RmsNorm(normed, row(x, b, D), rms_final_);
+    RmsNorm(normed, row(x, b, D), rms_final_, c.rms_eps);
     MatMul(logits[b], normed.data(), wcls_, c.vocab_size, D, 1);
   }
   return base::OkStatus();

@@ -32,7 +32,7 @@ net::HttpResponse ErrorPage(int status, const std::string& message) {
   return Send(e);
 }
 
-net::HttpResponse Json(std::string body) {
+net::HttpResponse JsonResponse(std::string body) {
   net::HttpResponse res;
   res.content_type = "application/json";
   res.body = std::move(body);
@@ -169,7 +169,7 @@ class KvServer::Impl {
     router.Add("POST", "/v1/completions",
                [this](const net::HttpRequest& req) { return Completions(req.body); });
     router.Add("GET", "/v1/models", [this](const net::HttpRequest&) {
-      return Json(ModelsJson(o_.model_name, created_));
+      return JsonResponse(ModelsJson(o_.model_name, created_));
     });
     net::HttpServerOptions http = o_.http;
     http.error_page = ErrorPage;
@@ -325,9 +325,9 @@ class KvServer::Impl {
         e.message = u.message;
         return Send(e);
       }
-      return Json(CompletionJson(active->id, created_, o_.model_name, text,
-                                 FinishReasonName(u.reason),
-                                 {u.prompt_tokens, u.completion_tokens}));
+      return JsonResponse(CompletionJson(active->id, created_, o_.model_name, text,
+                                         FinishReasonName(u.reason),
+                                         {u.prompt_tokens, u.completion_tokens}));
     }
     net::HttpResponse res;
     res.content_type = "text/event-stream";

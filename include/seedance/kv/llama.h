@@ -1,8 +1,10 @@
-// A compact inference engine for llama2.c checkpoints (features KV-*): the
-// real model the KV-cache quantizers are measured on. FP32; RMSNorm (eps
-// 1e-5), RoPE on q and k (theta 10000, adjacent pairs), multi-head attention
-// with grouped KV heads, SwiGLU, tied or separate classifier. Attention reads
-// keys and values only through a KvCache, so any cache plugs in.
+// A compact inference engine for Llama-family models (features KV-*): the real models the
+// KV-cache quantizers are measured on, read from llama2.c checkpoints or from GGUF files (the
+// format of llama.cpp and of Transformers' `gguf_file=`; weights dequantized to FP32 at load).
+// FP32; RMSNorm (eps from the file, 1e-5 for llama2.c), RoPE on q and k (theta from the file,
+// 10000 for llama2.c; adjacent pairs, the layout both formats store q and k in), multi-head
+// attention with grouped KV heads, SwiGLU, tied or separate classifier. Attention reads keys and
+// values only through a KvCache, so any cache plugs in.
 //
 // Thread safety: a LlamaModel is immutable after Load; Forward may run from
 // several threads with different caches and scratch.
@@ -17,6 +19,7 @@
 #include "seedance/base/env.h"
 #include "seedance/base/status.h"
 #include "seedance/kv/cache.h"
+#include "seedance/kv/gguf.h"
 
 namespace seedance::kv {
 
@@ -24,6 +27,8 @@ struct LlamaConfig {
   int dim = 0, hidden_dim = 0, n_layers = 0, n_heads = 0, n_kv_heads = 0, vocab_size = 0,
       seq_len = 0;
   bool shared_classifier = true;
+  float rope_theta = 10000.0F;
+  float rms_eps = 1e-5F;
   int head_size() const { return dim / n_heads; }
   int kv_dim() const { return head_size() * n_kv_heads; }
 };
@@ -36,8 +41,15 @@ class LlamaModel {
   // token embedding, rms_att, wq, wk, wv, wo, rms_ffn, w1, w2, w3, rms_final,
   // freq_cis and, if not shared, the classifier. The file size must
   // match the header exactly; errors name the file and the field.
+  // A file that starts with "GGUF" is read as GGUF (FromGguf).
   static base::StatusOr<LlamaModel> Load(base::Env& env, const std::string& path);
   static base::StatusOr<LlamaModel> FromBytes(std::string_view bytes, const std::string& source);
+  // A GGUF model of general.architecture "llama" (llama.cpp's tensor names: token_embd,
+  // blk.N.attn_{norm,q,k,v,output}, blk.N.ffn_{norm,gate,up,down}, output_norm, and output unless
+  // the classifier is tied). Errors name the file and the key or tensor: another architecture,
+  // RoPE scaling or partial rotary dimensions, a shape that does not match the metadata, a
+  // tensor type without a dequantizer, a non-finite weight.
+  static base::StatusOr<LlamaModel> FromGguf(const GgufFile& file);
 
   const LlamaConfig& config() const { return c_; }
   CacheShape cache_shape() const { return {c_.n_layers, c_.kv_dim(), c_.head_size(), c_.seq_len}; }
