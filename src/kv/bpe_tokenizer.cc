@@ -108,8 +108,12 @@ base::StatusOr<BpeTokenizer> BpeTokenizer::FromGguf(const GgufFile& f) {
     }
     t.ranks_.emplace(m, static_cast<int>(i));
   }
+  if (f.Has("tokenizer.ggml.add_bos_token")) {
+    SEEDANCE_ASSIGN_OR_RETURN(t.add_bos_, f.Boolean("tokenizer.ggml.add_bos_token"));
+  }
   for (auto [key, slot] : {std::pair{"tokenizer.ggml.bos_token_id", &t.bos_},
-                           std::pair{"tokenizer.ggml.eos_token_id", &t.eos_}}) {
+                           std::pair{"tokenizer.ggml.eos_token_id", &t.eos_},
+                           std::pair{"tokenizer.ggml.eot_token_id", &t.eot_}}) {
     if (!f.Has(key)) continue;
     SEEDANCE_ASSIGN_OR_RETURN(const int64_t id, f.Integer(key));
     if (id < 0 || id >= t.vocab_size()) {
@@ -119,6 +123,19 @@ base::StatusOr<BpeTokenizer> BpeTokenizer::FromGguf(const GgufFile& f) {
     *slot = static_cast<int>(id);
   }
   return t;
+}
+
+std::optional<int> BpeTokenizer::Bos() const {
+  if (add_bos_ && bos_ >= 0) return bos_;
+  return std::nullopt;
+}
+
+std::vector<int> BpeTokenizer::StopIds() const {
+  std::vector<int> out;
+  for (int id : {eos_, eot_}) {
+    if (id >= 0 && std::find(out.begin(), out.end(), id) == out.end()) out.push_back(id);
+  }
+  return out;
 }
 
 int BpeTokenizer::Find(std::string_view token) const {

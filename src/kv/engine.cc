@@ -15,8 +15,6 @@ namespace {
 inline constexpr base::EnumTable<BatchPolicy, 2> kPolicyNames = {
     {{BatchPolicy::kDynamic, "dynamic"}, {BatchPolicy::kContinuous, "continuous"}}};
 
-constexpr int kBos = 1, kEos = 2;
-
 // Bytes of an incomplete UTF-8 character at the end of `text` (0 when it ends on a boundary).
 size_t IncompleteUtf8Tail(std::string_view text) {
   // Look back over at most 3 continuation bytes for the lead byte.
@@ -188,8 +186,14 @@ void Generation::Finish(FinishReason reason, std::string message) {
 
 class ServingEngine::Impl {
  public:
-  Impl(const LlamaModel& model, const Tokenizer& tokenizer, EngineOptions options, base::Env& env)
-      : model_(model), tokenizer_(tokenizer), o_(std::move(options)), env_(env) {
+  Impl(const LlamaModel& model, const TextTokenizer& tokenizer, EngineOptions options,
+       base::Env& env)
+      : model_(model),
+        tokenizer_(tokenizer),
+        bos_(tokenizer.Bos()),
+        stop_ids_(tokenizer.StopIds()),
+        o_(std::move(options)),
+        env_(env) {
     if (o_.kv_budget_bytes == 0) {
       o_.kv_budget_bytes = static_cast<int64_t>(o_.max_batch) *
                            KvReservationBytes(model.cache_shape(), o_, model.config().seq_len);
@@ -208,7 +212,7 @@ class ServingEngine::Impl {
 
   struct Sequence {
     std::shared_ptr<Generation> gen;
-    std::vector<int> tokens;  // BOS, the prompt, then what was generated
+    std::vector<int> tokens;  // BOS (when there is one), the prompt, then what was generated
     int prompt_len = 0;       // BOS included
     int max_tokens = 0;
     int pos = 0;  // the next position to feed
@@ -222,7 +226,8 @@ class ServingEngine::Impl {
 
   base::StatusOr<std::shared_ptr<Generation>> Submit(GenerationRequest r) {
     const LlamaConfig& c = model_.config();
-    const int prompt_len = static_cast<int>(r.prompt.size()) + 1;
+    const int prompt_len = static_cast<int>(r.prompt.size()) + (bos_ ? 1 : 0);
+    if (prompt_len == 0) return base::InvalidArgumentError("the prompt is empty", "prompt");
     if (r.max_tokens < 1) {
       return base::InvalidArgumentError("must be at least 1", "max_tokens");
     }
@@ -230,7 +235,8 @@ class ServingEngine::Impl {
       return base::InvalidArgumentError(
           "the context is " + std::to_string(c.seq_len) + " tokens; the request asks for " +
               std::to_string(prompt_len + r.max_tokens) + " (" + std::to_string(prompt_len) +
-              " in the prompt, BOS included, and " + std::to_string(r.max_tokens) + " to generate)",
+              " in the prompt" + (bos_ ? ", BOS included," : "") + " and " +
+              std::to_string(r.max_tokens) + " to generate)",
           "max_tokens");
     }
     for (int t : r.prompt) {
@@ -240,7 +246,7 @@ class ServingEngine::Impl {
       }
     }
     auto seq = std::make_unique<Sequence>();
-    seq->tokens.push_back(kBos);
+    if (bos_) seq->tokens.push_back(*bos_);
     seq->tokens.insert(seq->tokens.end(), r.prompt.begin(), r.prompt.end());
     seq->prompt_len = prompt_len;
     seq->max_tokens = r.max_tokens;
@@ -467,7 +473,7 @@ class ServingEngine::Impl {
       ++s.generated;
       ++generated;
       if (s.generated == 1) s.first_token_ns = now;
-      if (next == kEos) {
+      if (std::find(stop_ids_.begin(), stop_ids_.end(), next) != stop_ids_.end()) {
         s.gen->Finish(FinishReason::kStop);
         continue;
       }
@@ -567,7 +573,9 @@ class ServingEngine::Impl {
   }
 
   const LlamaModel& model_;
-  const Tokenizer& tokenizer_;
+  const TextTokenizer& tokenizer_;
+  const std::optional<int> bos_;
+  const std::vector<int> stop_ids_;
   EngineOptions o_;
   BatcherConfig batcher_;
   base::Env& env_;
@@ -583,7 +591,7 @@ class ServingEngine::Impl {
 };
 
 base::StatusOr<std::unique_ptr<ServingEngine>> ServingEngine::Start(const LlamaModel& model,
-                                                                    const Tokenizer& tokenizer,
+                                                                    const TextTokenizer& tokenizer,
                                                                     EngineOptions options,
                                                                     base::Env& env) {
   SEEDANCE_RETURN_IF_ERROR(options.Validate());

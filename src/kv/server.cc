@@ -144,7 +144,7 @@ std::string RenderServingMetrics(const EngineStats& e, const EngineOptions& o,
 
 class KvServer::Impl {
  public:
-  Impl(LlamaModel model, Tokenizer tokenizer, KvServerOptions o)
+  Impl(LlamaModel model, std::unique_ptr<TextTokenizer> tokenizer, KvServerOptions o)
       : model_(std::move(model)), tokenizer_(std::move(tokenizer)), o_(std::move(o)) {}
 
   base::Status Start(EngineOptions engine_options) {
@@ -163,7 +163,7 @@ class KvServer::Impl {
       return base::InvalidArgumentError("must be >= 1 (streams run on worker threads)", "workers");
     }
     SEEDANCE_ASSIGN_OR_RETURN(engine_,
-                              ServingEngine::Start(model_, tokenizer_, std::move(engine_options)));
+                              ServingEngine::Start(model_, *tokenizer_, std::move(engine_options)));
     created_ = base::Env::Default()->NowUnixNanos() / 1'000'000'000;
     net::Router router(ErrorPage);
     router.Add("POST", "/v1/completions",
@@ -279,8 +279,9 @@ class KvServer::Impl {
     }
     const int ctx = model_.config().seq_len;
     GenerationRequest g;
-    g.prompt = tokenizer_.Encode(p.prompt);
-    const int prompt_len = static_cast<int>(g.prompt.size()) + 1;
+    g.prompt = tokenizer_->Encode(p.prompt);
+    const std::optional<int> bos = tokenizer_->Bos();
+    const int prompt_len = static_cast<int>(g.prompt.size()) + (bos ? 1 : 0);
     if (static_cast<int>(g.prompt.size()) > o_.max_prompt_tokens) {
       ApiError e;
       e.param = "prompt";
@@ -305,9 +306,9 @@ class KvServer::Impl {
     active->id = id;
     active->include_usage = p.include_usage;
     if (p.echo) {
-      int previous = 1;  // BOS
+      int previous = bos.value_or(-1);
       for (int t : prompt_tokens) {
-        active->echo += tokenizer_.Decode(previous, t);
+        active->echo += tokenizer_->Decode(previous, t);
         previous = t;
       }
     }
@@ -375,7 +376,7 @@ class KvServer::Impl {
   }
 
   LlamaModel model_;
-  Tokenizer tokenizer_;
+  std::unique_ptr<TextTokenizer> tokenizer_;
   KvServerOptions o_;
   std::unique_ptr<ServingEngine> engine_;
   std::unique_ptr<net::HttpServer> http_;
@@ -385,7 +386,8 @@ class KvServer::Impl {
   std::atomic<bool> stopped_{false};
 };
 
-base::StatusOr<std::unique_ptr<KvServer>> KvServer::Start(LlamaModel model, Tokenizer tokenizer,
+base::StatusOr<std::unique_ptr<KvServer>> KvServer::Start(LlamaModel model,
+                                                          std::unique_ptr<TextTokenizer> tokenizer,
                                                           EngineOptions engine,
                                                           KvServerOptions options) {
   auto impl = std::make_unique<Impl>(std::move(model), std::move(tokenizer), std::move(options));

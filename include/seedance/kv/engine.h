@@ -42,6 +42,7 @@
 #include "seedance/kv/batcher.h"
 #include "seedance/kv/cache.h"
 #include "seedance/kv/llama.h"
+#include "seedance/kv/text_tokenizer.h"
 
 namespace seedance::kv {
 
@@ -71,7 +72,7 @@ struct EngineOptions {
 int64_t KvReservationBytes(const CacheShape& shape, const EngineOptions& options, int tokens);
 
 struct GenerationRequest {
-  std::vector<int> prompt;  // token ids after BOS (may be empty)
+  std::vector<int> prompt;  // token ids after BOS (may be empty when the tokenizer has a BOS)
   int max_tokens = 16;      // >= 1; prompt.size() + 1 + max_tokens - 1 <= seq_len
   double temperature = 0;   // 0: greedy (argmax); else softmax(logits / temperature)
   double top_p = 1;         // nucleus sampling: the smallest set of tokens whose mass >= top_p
@@ -88,7 +89,7 @@ struct GenerationUpdate {
   bool finished = false;
   FinishReason reason = FinishReason::kNone;
   std::string message;        // why, when cancelled
-  int prompt_tokens = 0;      // BOS included
+  int prompt_tokens = 0;      // BOS included, when there is one
   int completion_tokens = 0;  // generated so far (tokens cut by a stop string included)
 };
 
@@ -154,7 +155,7 @@ class ServingEngine {
   // Validates the options, then starts the worker thread. The model and tokenizer must outlive
   // the engine.
   static base::StatusOr<std::unique_ptr<ServingEngine>> Start(
-      const LlamaModel& model, const Tokenizer& tokenizer, EngineOptions options,
+      const LlamaModel& model, const TextTokenizer& tokenizer, EngineOptions options,
       base::Env& env = *base::Env::Default());
   ~ServingEngine();  // Stop()s
   ServingEngine(const ServingEngine&) = delete;

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <unordered_map>
@@ -20,6 +21,7 @@
 #include "seedance/base/status.h"
 #include "seedance/kv/cache.h"
 #include "seedance/kv/gguf.h"
+#include "seedance/kv/text_tokenizer.h"
 
 namespace seedance::kv {
 
@@ -79,14 +81,17 @@ class LlamaModel {
               *rms_final_ = nullptr, *wcls_ = nullptr;
 };
 
-// The llama2.c tokenizer file: pieces with scores; encode by greedy BPE merges.
-class Tokenizer {
+// The llama2.c tokenizer file: pieces with scores; encode by greedy BPE merges. BOS is 1 and
+// </s> (2) ends a generation.
+class Tokenizer : public TextTokenizer {
  public:
   static base::StatusOr<Tokenizer> Load(base::Env& env, const std::string& path, int vocab_size);
   // Token ids of `text` (BOS not included); unknown bytes fall back to byte tokens.
-  std::vector<int> Encode(std::string_view text) const;
+  std::vector<int> Encode(std::string_view text) const override;
   // The text of token `token` following `previous` (leading space stripped after BOS).
-  std::string Decode(int previous, int token) const;
+  std::string Decode(int previous, int token) const override;
+  std::optional<int> Bos() const override { return 1; }
+  std::vector<int> StopIds() const override { return {2}; }
 
  private:
   std::vector<std::string> pieces_;

@@ -70,7 +70,8 @@ class KvServer {
  public:
   // Starts the engine on `model` and `tokenizer` (which move in) and serves HTTP. Errors name
   // the option (`workers`, `max_prompt_tokens`, ...; `listen` for an address that cannot be bound).
-  static base::StatusOr<std::unique_ptr<KvServer>> Start(LlamaModel model, Tokenizer tokenizer,
+  static base::StatusOr<std::unique_ptr<KvServer>> Start(LlamaModel model,
+                                                         std::unique_ptr<TextTokenizer> tokenizer,
                                                          EngineOptions engine,
                                                          KvServerOptions options);
   ~KvServer();  // Stop()s
