@@ -6,6 +6,9 @@
 #include <queue>
 #include <unordered_map>
 
+#include "seedance/port/simd.h"
+#include "seedance/port/simd_kv.h"
+
 namespace seedance::kv {
 namespace {
 
@@ -18,13 +21,19 @@ void RmsNorm(std::span<float> out, std::span<const float> x, const float* w, flo
 
 // out[b][rows] = w[rows][cols] . x[b][cols] for b < batch: each weight row is
 // read once and applied to every sequence of the batch.
+// With AVX2 (port::UseAvx2) each dot product runs port::Avx2DotF32, else the sequential sum.
 void MatMul(float* out, const float* x, const float* w, int rows, int cols, int batch) {
+  const bool avx2 = port::UseAvx2();
   for (int r = 0; r < rows; ++r) {
     const float* row = w + static_cast<size_t>(r) * cols;
     for (int b = 0; b < batch; ++b) {
       const float* xb = x + static_cast<size_t>(b) * cols;
       float s = 0;
-      for (int c = 0; c < cols; ++c) s += row[c] * xb[c];
+      if (avx2) {
+        s = port::Avx2DotF32(row, xb, cols);
+      } else {
+        for (int c = 0; c < cols; ++c) s += row[c] * xb[c];
+      }
       out[static_cast<size_t>(b) * rows + r] = s;
     }
   }

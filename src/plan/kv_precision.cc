@@ -8,13 +8,15 @@ namespace seedance::plan {
 namespace {
 
 // `seedancectl kv eval --model tiny-llama/aidreams260K.bin --tokenizer tiny-llama/tok512.bin
-// --bits B --window 0 -o json` (group 32, 128 tokens): kl_divergence_mean, top1_agreement.
+// --bits B --window 0 -o json` (group 32, 128 tokens): kl_divergence_mean, top1_agreement, on a
+// CPU with AVX2 (SEEDANCE_SIMD=auto; the scalar kernels sum in another order, which moves these
+// small KLs by up to 3%).
 constexpr KvPrecision kMeasured[] = {
     {"weights", std::nullopt, 0.0, 1.0},
-    {"int8", kv::KvWidth::kInt8, 4.21e-06, 1.0},
+    {"int8", kv::KvWidth::kInt8, 4.20e-06, 1.0},
     {"fp8", kv::KvWidth::kFp8, 1.80e-04, 125.0 / 127.0},
     {"int6", kv::KvWidth::kInt6, 8.36e-05, 125.0 / 127.0},
-    {"int5", kv::KvWidth::kInt5, 4.18e-04, 125.0 / 127.0},
+    {"int5", kv::KvWidth::kInt5, 4.29e-04, 125.0 / 127.0},
     {"int4", kv::KvWidth::kInt4, 1.69e-03, 124.0 / 127.0},
     {"int2", kv::KvWidth::kInt2, 3.90e-02, 112.0 / 127.0},
 };

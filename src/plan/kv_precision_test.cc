@@ -13,7 +13,9 @@ namespace seedance::plan {
 namespace {
 
 // The table is the engine's measurement: re-run `kv eval` on the tiny Llama for every width and
-// compare (the evaluation is deterministic; the table keeps three significant digits).
+// compare (the evaluation is deterministic for one kernel choice; the table keeps three
+// significant digits, and the scalar and AVX2 kernels' summation orders move these small KLs by
+// up to 3%).
 TEST(KvPrecisionTest, TableIsWhatTheEngineMeasures) {
   const std::string dir = (base::testing::DataDir() / "tiny-llama").string();
   SEEDANCE_REQUIRE_DATA(dir);
@@ -27,7 +29,7 @@ TEST(KvPrecisionTest, TableIsWhatTheEngineMeasures) {
     auto run = kv::RunKvEval(*base::Env::Default(), request);
     ASSERT_TRUE(run.ok()) << run.status().ToString();
     const double kl = run->report["kl_divergence_mean"].get<double>();
-    EXPECT_NEAR(p.kl_mean, kl, 0.005 * kl) << p.name;
+    EXPECT_NEAR(p.kl_mean, kl, 0.03 * kl) << p.name;
     EXPECT_NEAR(p.top1_agreement, run->report["top1_agreement"].get<double>(), 1e-9) << p.name;
     EXPECT_DOUBLE_EQ(KvBitsPerValue(p, base::NumericFormat::kBf16),
                      run->report["bits_per_value"].get<double>())

@@ -23,6 +23,23 @@ SEEDANCE_AVX2 inline float HorizontalMax(__m256 v) {
 
 }  // namespace
 
+SEEDANCE_AVX2 float Avx2DotF32(const float* a, const float* b, int n) {
+  __m256 s0 = _mm256_setzero_ps(), s1 = s0, s2 = s0, s3 = s0;
+  int i = 0;
+  for (; i + 32 <= n; i += 32) {
+    s0 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i), _mm256_loadu_ps(b + i), s0);
+    s1 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i + 8), _mm256_loadu_ps(b + i + 8), s1);
+    s2 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i + 16), _mm256_loadu_ps(b + i + 16), s2);
+    s3 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i + 24), _mm256_loadu_ps(b + i + 24), s3);
+  }
+  for (; i + 8 <= n; i += 8) {
+    s0 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i), _mm256_loadu_ps(b + i), s0);
+  }
+  float sum = HorizontalSum(_mm256_add_ps(_mm256_add_ps(s0, s1), _mm256_add_ps(s2, s3)));
+  for (; i < n; ++i) sum += a[i] * b[i];
+  return sum;
+}
+
 SEEDANCE_AVX2 void Avx2Scores4BitPairs(const uint8_t* codes, int channels, const float* q,
                                        const float* scale, const float* min, float* out) {
   // Setup, 8 channels a step: coef = q x scale, its largest magnitude, and

@@ -1,5 +1,5 @@
-// AVX2 kernels for the quantized KV cache of seedance::kv: attention scores
-// straight from 4-bit packed keys, without a dequantized copy (feature KV-3).
+// AVX2 kernels for seedance::kv: attention scores straight from 4-bit packed keys, without a
+// dequantized copy (feature KV-3), and the FP32 dot product of the engine's matrix products.
 //
 // Layout (the cache's 4-bit key groups of 32 tokens, channel-pair form):
 // channels 2p and 2p + 1 of a group share 8 little-endian 32-bit words at
@@ -31,6 +31,10 @@ namespace seedance::port {
 // themselves (scale_c / 2 per value). bias = sum_c q_c min_c stays FP32.
 void Avx2Scores4BitPairs(const uint8_t* codes, int channels, const float* q, const float* scale,
                          const float* min, float* out);
+
+// sum_i a[i] b[i] over n floats (FMA into four 8-lane accumulators, summed at the end): the
+// engine's FP32 matrix-vector products (kv/llama.h). Within rounding of the sequential sum.
+float Avx2DotF32(const float* a, const float* b, int n);
 
 // Reads n bytes with 32-byte loads and returns a checksum: the read-bandwidth reference.
 uint64_t Avx2ReadBytes(const uint8_t* p, size_t n);
