@@ -128,6 +128,8 @@ void BindKv(py::module_& m) {
   m.def("kv_greedy", &Greedy, py::arg("model"), py::arg("prompt"), py::arg("max_tokens"),
         py::arg("bits") = "32", py::arg("group") = 32, py::arg("window") = 128,
         py::arg("stop") = -1, "Greedy continuation through the C++ engine (kv/greedy.h)");
+  m.def("ggml_bytes", &kv::GgmlBytes, py::arg("type"), py::arg("count"),
+        "Bytes of `count` values of ggml type id `type` (0: unknown, or not whole blocks)");
   m.def("gguf_tensor", &GgufTensor, py::arg("path"), py::arg("name"),
         "A GGUF file's tensor dequantized to float32 (kv/gguf.h)");
   py::class_<kv::BpeTokenizer>(m, "BpeTokenizer",

@@ -144,6 +144,7 @@ std::vector<double> NiceRange::Ticks() const {
 
 NiceRange NiceRangeFor(double lo, double hi, int max_ticks) {
   max_ticks = std::max(max_ticks, 2);
+  if (hi < lo) std::swap(lo, hi);
   if (!(hi > lo)) {
     const double pad = lo == 0 ? 1.0 : std::fabs(lo) * 0.1;
     lo -= pad;

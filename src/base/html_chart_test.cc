@@ -51,6 +51,7 @@ TEST(NiceRangeTest, KnownRanges) {
       {1, 1, 0.9, 1.1, 0.05, 2},  // a point is widened by 10% each side
       {0, 0, -1, 1, 0.5, 1},
       {0, 12.5, 0, 12.5, 2.5, 1},
+      {10, 0, 0, 10, 2, 0},  // a reversed span is the same span
   };
   for (const Case& c : cases) {
     const NiceRange r = NiceRangeFor(c.lo, c.hi);

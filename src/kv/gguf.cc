@@ -12,6 +12,10 @@ namespace {
 constexpr uint64_t kMaxTensors = 1 << 20;
 constexpr uint64_t kMaxKeys = 1 << 20;
 constexpr int kMaxArrayDepth = 4;
+// Array elements in all the metadata together: each becomes a GgufValue (about 100 bytes), so a
+// file of N bytes could otherwise ask for about 100 N. Real vocabularies hold a few hundred
+// thousand tokens and merges.
+constexpr uint64_t kMaxArrayElements = uint64_t{1} << 22;
 constexpr uint32_t kMaxDims = 4;
 
 // A cursor over the file's bytes; every read is bounds-checked and a failure names the offset
@@ -19,6 +23,13 @@ constexpr uint32_t kMaxDims = 4;
 class Cursor {
  public:
   Cursor(std::string_view bytes, const std::string& source) : b_(bytes), source_(source) {}
+
+  // Takes n array elements from the metadata's budget; false when it runs out.
+  bool TakeElements(uint64_t n) {
+    if (n > elements_left_) return false;
+    elements_left_ -= n;
+    return true;
+  }
 
   size_t at() const { return at_; }
   size_t left() const { return b_.size() - at_; }
@@ -61,6 +72,7 @@ class Cursor {
   std::string_view b_;
   const std::string& source_;
   size_t at_ = 0;
+  uint64_t elements_left_ = kMaxArrayElements;
 };
 
 // The smallest encoded size of one value of `t` (arrays and strings: their length fields), so
@@ -166,6 +178,10 @@ base::StatusOr<GgufValue> ReadValue(Cursor& c, GgufValueType type, const std::st
         return c.Error(key + ": an array of " + std::to_string(n) + " values cannot fit in the " +
                        std::to_string(c.left()) + " bytes that remain");
       }
+      if (!c.TakeElements(n)) {
+        return c.Error(key + ": the metadata's arrays hold more than " +
+                       std::to_string(kMaxArrayElements) + " values in all");
+      }
       v.array.reserve(n);
       for (uint64_t i = 0; i < n; ++i) {
         SEEDANCE_ASSIGN_OR_RETURN(GgufValue e, ReadValue(c, v.element, key, depth + 1));
@@ -184,14 +200,22 @@ struct TypeSize {
   uint64_t bytes;  // bytes per block
 };
 
-// ggml's types with their block sizes (ggml.c's type_traits): the table sizes every tensor, so
-// offsets are checked even for types this reader does not dequantize.
+// ggml's types with their block sizes (values per block, bytes per block), as the gguf package
+// 0.19.0 lists them (GGML_QUANT_SIZES; tests/python/test_gguf_model.py compares): the table sizes
+// every tensor, so offsets are checked even for types this reader does not dequantize.
 constexpr TypeSize kTypes[] = {
-    {0, "F32", 1, 4},       {1, "F16", 1, 2},       {2, "Q4_0", 32, 18},    {3, "Q4_1", 32, 20},
-    {6, "Q5_0", 32, 22},    {7, "Q5_1", 32, 24},    {8, "Q8_0", 32, 34},    {9, "Q8_1", 32, 36},
-    {10, "Q2_K", 256, 84},  {11, "Q3_K", 256, 110}, {12, "Q4_K", 256, 144}, {13, "Q5_K", 256, 176},
-    {14, "Q6_K", 256, 210}, {15, "Q8_K", 256, 292}, {24, "I8", 1, 1},       {25, "I16", 1, 2},
-    {26, "I32", 1, 4},      {27, "I64", 1, 8},      {28, "F64", 1, 8},      {30, "BF16", 1, 2},
+    {0, "F32", 1, 4},         {1, "F16", 1, 2},         {2, "Q4_0", 32, 18},
+    {3, "Q4_1", 32, 20},      {6, "Q5_0", 32, 22},      {7, "Q5_1", 32, 24},
+    {8, "Q8_0", 32, 34},      {9, "Q8_1", 32, 40},      {10, "Q2_K", 256, 84},
+    {11, "Q3_K", 256, 110},   {12, "Q4_K", 256, 144},   {13, "Q5_K", 256, 176},
+    {14, "Q6_K", 256, 210},   {15, "Q8_K", 256, 292},   {16, "IQ2_XXS", 256, 66},
+    {17, "IQ2_XS", 256, 74},  {18, "IQ3_XXS", 256, 98}, {19, "IQ1_S", 256, 50},
+    {20, "IQ4_NL", 32, 18},   {21, "IQ3_S", 256, 110},  {22, "IQ2_S", 256, 82},
+    {23, "IQ4_XS", 256, 136}, {24, "I8", 1, 1},         {25, "I16", 1, 2},
+    {26, "I32", 1, 4},        {27, "I64", 1, 8},        {28, "F64", 1, 8},
+    {29, "IQ1_M", 256, 56},   {30, "BF16", 1, 2},       {34, "TQ1_0", 256, 54},
+    {35, "TQ2_0", 256, 66},   {39, "MXFP4", 32, 17},    {40, "NVFP4", 64, 36},
+    {41, "Q1_0", 128, 18},
 };
 
 const TypeSize* FindType(uint32_t id) {

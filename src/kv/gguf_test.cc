@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "seedance/kv/llama.h"
 #include "seedance/kv/testing/gguf_writer.h"
 #include "seedance/precision/formats.h"
 
@@ -160,6 +161,26 @@ TEST(GgufTest, LyingHeadersAreErrors) {
   GgufWriter align;
   align.U32("general.alignment", 48);
   expect(parse(align.Bytes()), "power of two");
+}
+
+// Metadata that promises a huge model beside tiny tensors is an error before anything that size
+// is allocated (the weights are sized from the tensors the file holds).
+TEST(GgufTest, ALyingModelIsRefusedBeforeItsWeightsAreAllocated) {
+  GgufWriter w;
+  w.Str("general.architecture", "llama");
+  w.U32("llama.embedding_length", 2);
+  w.U32("llama.feed_forward_length", 1 << 20);
+  w.U32("llama.block_count", 4096);
+  w.U32("llama.attention.head_count", 1);
+  w.U32("llama.context_length", 8);
+  w.F32Tensor("token_embd.weight", {2, 1}, {0.5F, 0.25F});
+  const std::string bytes = w.Bytes();
+  auto f = GgufFile::Parse(bytes, "huge.gguf");
+  ASSERT_TRUE(f.ok()) << f.status().ToString();
+  const auto m = LlamaModel::FromGguf(*f);
+  ASSERT_FALSE(m.ok());
+  EXPECT_NE(m.status().message().find("no tensor blk.0.attn_norm.weight"), std::string::npos)
+      << m.status().ToString();
 }
 
 }  // namespace

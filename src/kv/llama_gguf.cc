@@ -2,6 +2,7 @@
 // layout (llama2.c's tensor order, every layer's matrix of a kind contiguous).
 #include <cmath>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "seedance/kv/llama.h"
@@ -111,20 +112,16 @@ base::StatusOr<LlamaModel> LlamaModel::FromGguf(const GgufFile& f) {
       {"output_norm.weight", {D}, false, &m.rms_final_},
   };
   if (!c.shared_classifier) kinds.push_back({"output.weight", {D, V}, false, &wcls});
+  // Every tensor is found and its shape checked before anything is allocated, so the weights'
+  // size comes from tensors the file holds (bounded by its bytes), never from the metadata alone.
+  std::vector<std::pair<const GgufTensor*, std::string>> found;
+  std::vector<size_t> starts;
   size_t floats = 0;
   for (const Kind& k : kinds) {
-    size_t n = k.per_layer ? static_cast<size_t>(c.n_layers) : 1;
-    for (int64_t d : k.shape) n *= static_cast<size_t>(d);
-    floats += n;
-  }
-  m.weights_.resize(floats);
-  std::vector<size_t> starts;
-  size_t at = 0;
-  for (const Kind& k : kinds) {
-    starts.push_back(at);
+    starts.push_back(floats);
     const int copies = k.per_layer ? c.n_layers : 1;
     for (int l = 0; l < copies; ++l) {
-      const std::string name = k.per_layer ? "blk." + std::to_string(l) + "." + k.name : k.name;
+      std::string name = k.per_layer ? "blk." + std::to_string(l) + "." + k.name : k.name;
       SEEDANCE_ASSIGN_OR_RETURN(const GgufTensor* t, f.Tensor(name));
       if (t->shape != k.shape) {
         std::string want;
@@ -133,17 +130,23 @@ base::StatusOr<LlamaModel> LlamaModel::FromGguf(const GgufFile& f) {
             name + " has another shape than the metadata implies ([" + want + "] expected)",
             f.source());
       }
-      SEEDANCE_ASSIGN_OR_RETURN(const std::vector<float> values, f.Dequantize(*t));
-      for (size_t i = 0; i < values.size(); ++i) {
-        if (!std::isfinite(values[i])) {
-          return base::InvalidArgumentError(name + "[" + std::to_string(i) + "] is " +
-                                                (std::isnan(values[i]) ? "NaN" : "infinite"),
-                                            f.source());
-        }
-      }
-      std::copy(values.begin(), values.end(), m.weights_.begin() + static_cast<int64_t>(at));
-      at += values.size();
+      floats += static_cast<size_t>(t->elements());
+      found.emplace_back(t, std::move(name));
     }
+  }
+  m.weights_.resize(floats);
+  size_t at = 0;
+  for (const auto& [t, name] : found) {
+    SEEDANCE_ASSIGN_OR_RETURN(const std::vector<float> values, f.Dequantize(*t));
+    for (size_t i = 0; i < values.size(); ++i) {
+      if (!std::isfinite(values[i])) {
+        return base::InvalidArgumentError(
+            name + "[" + std::to_string(i) + "] is " + (std::isnan(values[i]) ? "NaN" : "infinite"),
+            f.source());
+      }
+    }
+    std::copy(values.begin(), values.end(), m.weights_.begin() + static_cast<int64_t>(at));
+    at += values.size();
   }
   for (size_t i = 0; i < kinds.size(); ++i) *kinds[i].into = m.weights_.data() + starts[i];
   m.wcls_ = c.shared_classifier ? m.emb_ : wcls;

@@ -30,12 +30,15 @@ base::StatusOr<SimdKernel> ParseSimdKernel(std::string_view text, std::string_vi
 }
 
 bool CpuHasAvx2F16c() {
-  // F16C from CPUID leaf 1 (ECX bit 29): clang 14 does not know "f16c" in
-  // __builtin_cpu_supports. AVX2 through the builtin, which also checks the OS saves YMM.
+  // F16C and FMA from CPUID leaf 1 (ECX bits 29 and 12): clang 14 does not know "f16c" in
+  // __builtin_cpu_supports. AVX2 through the builtin, which also checks the OS saves YMM. The
+  // kernels are compiled for avx2 and fma together (kv's dot product and scores), so a CPU or VM
+  // that hides FMA gets the scalar code.
   static const bool has = [] {
     unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
-    const bool f16c = __get_cpuid(1, &eax, &ebx, &ecx, &edx) && (ecx & bit_F16C) != 0;
-    return f16c && __builtin_cpu_supports("avx2");
+    const bool leaf1 = __get_cpuid(1, &eax, &ebx, &ecx, &edx);
+    const bool f16c_fma = leaf1 && (ecx & bit_F16C) != 0 && (ecx & bit_FMA) != 0;
+    return f16c_fma && __builtin_cpu_supports("avx2");
   }();
   return has;
 }

@@ -58,6 +58,14 @@ def test_dequantized_tensors_equal_the_gguf_packages():
         np.testing.assert_array_equal(got, want.astype(np.float32), err_msg=name)
 
 
+def test_every_ggml_type_is_sized_as_the_gguf_package_sizes_it():
+    gguf = pytest.importorskip("gguf")
+    for t, (block, size) in gguf.constants.GGML_QUANT_SIZES.items():
+        assert _core.ggml_bytes(int(t.value), 3 * block) == 3 * size, t.name
+        assert _core.ggml_bytes(int(t.value), block + 1) == (size * 2 if block == 1 else 0), t.name
+    assert _core.ggml_bytes(99, 256) == 0
+
+
 def test_tokenizer_ids_equal_transformers_on_real_text(hf):
     tok, _ = hf
     ours = _core.BpeTokenizer(model_path())

@@ -7,8 +7,10 @@
 // the file's alignment. Versions 2 and 3 are read (little-endian).
 //
 // Tensor types dequantized to float: F32, F16, BF16, Q8_0, Q4_0, Q4_1 (ggml's block formats:
-// 32 weights a block with an fp16 scale, and for Q4_1 an fp16 minimum). Other types are listed
-// by name in the table, and dequantizing one is an error that names the tensor and its type.
+// 32 weights a block with an fp16 scale, and for Q4_1 an fp16 minimum). The other types ggml
+// defines (K-quants, IQ, TQ, MXFP4, ...) are read into the table with their sizes, and
+// dequantizing one is an error that names the tensor and its type; a type id ggml does not
+// define is an error at parse.
 #pragma once
 
 #include <cstdint>
@@ -60,13 +62,13 @@ enum class GgmlType : uint32_t {
   kQ8_0 = 8,
   kBF16 = 30,
 };
-// "F32", "Q4_1", ...; "type 14" for ids without a name here.
+// "F32", "Q4_1", "Q6_K", ...; "type N" for an id the table does not know.
 std::string GgmlTypeName(uint32_t type);
 
 struct GgufTensor {
   std::string name;
   std::vector<int64_t> shape;  // ggml order: shape[0] is the innermost (row length)
-  uint32_t type = 0;           // a GgmlType id, or another ggml id (not dequantizable)
+  uint32_t type = 0;           // a ggml type id the reader knows the block size of
   uint64_t offset = 0;         // in the file, absolute
   uint64_t bytes = 0;          // its data's size
   int64_t elements() const;
@@ -106,7 +108,7 @@ class GgufFile {
 };
 
 // The block formats' dequantization, `count` values from `data` (which must hold
-// GgmlRowBytes(type, count) bytes; count a multiple of the block size). False for a type
+// GgmlBytes(type, count) bytes; count a multiple of the block size). False for a type
 // without a dequantizer here.
 bool DequantizeGgml(uint32_t type, std::span<const uint8_t> data, int64_t count, float* out);
 // Bytes of `count` values of `type` (block formats: whole blocks); 0 for an unknown type or a

@@ -33,7 +33,7 @@ enum class SimdKernel { kAuto, kScalar, kAvx2 };
 std::string_view SimdKernelName(SimdKernel kernel);  // "auto", "scalar", "avx2"
 base::StatusOr<SimdKernel> ParseSimdKernel(std::string_view text, std::string_view where);
 
-// The CPU has AVX2 and F16C, and the OS saves the YMM registers.
+// The CPU has AVX2, F16C and FMA, and the OS saves the YMM registers.
 bool CpuHasAvx2F16c();
 
 // kAvx2 on a CPU without AVX2/F16C: FailedPrecondition; otherwise OK.
