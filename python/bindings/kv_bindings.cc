@@ -22,20 +22,22 @@ namespace py = pybind11;
 namespace seedance::python {
 namespace {
 
+// The FP32 cache, or a quantized one of `bits` (a KvWidth name).
+std::unique_ptr<kv::KvCache> CacheFor(const kv::LlamaModel& model, const std::string& bits,
+                                      int group, int window) {
+  const kv::KvWidth width = ValueOrRaise(kv::ParseKvWidth(bits, "bits"));
+  if (width == kv::KvWidth::kFp32) return kv::NewFullCache(model.cache_shape());
+  return ValueOrRaise(
+      kv::NewQuantizedCache(model.cache_shape(), kv::QuantConfig::Of(width, group, window)));
+}
+
 // Logits after each token of `tokens` (positions 0, 1, ...), FP32 cache or a quantized one.
 std::vector<std::vector<float>> Logits(const std::string& model_path,
                                        const std::vector<int>& tokens, const std::string& bits,
                                        int group, int window) {
   const kv::LlamaModel model =
       ValueOrRaise(kv::LlamaModel::Load(*base::Env::Default(), model_path));
-  const kv::KvWidth width = ValueOrRaise(kv::ParseKvWidth(bits, "bits"));
-  std::unique_ptr<kv::KvCache> cache;
-  if (width == kv::KvWidth::kFp32) {
-    cache = kv::NewFullCache(model.cache_shape());
-  } else {
-    cache = ValueOrRaise(
-        kv::NewQuantizedCache(model.cache_shape(), kv::QuantConfig::Of(width, group, window)));
-  }
+  const std::unique_ptr<kv::KvCache> cache = CacheFor(model, bits, group, window);
   std::vector<std::vector<float>> out;
   for (size_t pos = 0; pos < tokens.size(); ++pos) {
     std::vector<float> logits(model.config().vocab_size);
@@ -86,14 +88,6 @@ std::string EstimateJson(int64_t tokens, int64_t layers, int64_t kv_dim, int bit
 }
 
 }  // namespace
-
-std::unique_ptr<kv::KvCache> CacheFor(const kv::LlamaModel& model, const std::string& bits,
-                                      int group, int window) {
-  const kv::KvWidth width = ValueOrRaise(kv::ParseKvWidth(bits, "bits"));
-  if (width == kv::KvWidth::kFp32) return kv::NewFullCache(model.cache_shape());
-  return ValueOrRaise(
-      kv::NewQuantizedCache(model.cache_shape(), kv::QuantConfig::Of(width, group, window)));
-}
 
 // Greedy continuation of `prompt` through the C++ engine.
 std::vector<int> Greedy(const std::string& model_path, const std::vector<int>& prompt,
