@@ -7,7 +7,7 @@
 //      ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+; Unicode classes from ICU). For tokenizer.ggml.pre
 //      "smollm" llama.cpp first isolates every digit;
 //      Transformers, reading the same GGUF, does not, and this reader follows Transformers: the two
-//      differ only where spaces precede a digit (48 of 8,716 lines of Python's documentation);
+//      differ only where spaces precede a digit;
 //   3. each piece's bytes are mapped to GPT-2's printable characters and merged by rank, the
 //      lowest-ranked adjacent pair first (leftmost on ties).
 // Pre-tokenizers other than "gpt2", "default" and "smollm" are refused by name.
