@@ -40,6 +40,39 @@ SEEDANCE_AVX2 float Avx2DotF32(const float* a, const float* b, int n) {
   return sum;
 }
 
+SEEDANCE_AVX2 void Avx2AccumulateCodes8(const uint8_t* codes, int n, float a, float b, float* out) {
+  const __m256 va = _mm256_set1_ps(a), vb = _mm256_set1_ps(b);
+  int j = 0;
+  for (; j + 8 <= n; j += 8) {
+    const __m128i bytes = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(codes + j));
+    const __m256 x = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(bytes));
+    _mm256_storeu_ps(out + j, _mm256_add_ps(_mm256_loadu_ps(out + j), _mm256_fmadd_ps(va, x, vb)));
+  }
+  for (; j < n; ++j) out[j] += a * static_cast<float>(codes[j]) + b;
+}
+
+SEEDANCE_AVX2 void Avx2AccumulateCodes4(const uint8_t* codes, int n, float a, float b, float* out) {
+  const __m256 va = _mm256_set1_ps(a), vb = _mm256_set1_ps(b);
+  const __m128i low4 = _mm_set1_epi8(0x0F);
+  int j = 0;
+  for (; j + 16 <= n; j += 16) {
+    // 8 bytes, 16 codes: the low and high nibbles interleaved back into code order.
+    const __m128i bytes = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(codes + j / 2));
+    const __m128i lo = _mm_and_si128(bytes, low4);
+    const __m128i hi = _mm_and_si128(_mm_srli_epi16(bytes, 4), low4);
+    const __m128i ordered = _mm_unpacklo_epi8(lo, hi);
+    const __m256 x0 = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(ordered));
+    const __m256 x1 = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_srli_si128(ordered, 8)));
+    _mm256_storeu_ps(out + j, _mm256_add_ps(_mm256_loadu_ps(out + j), _mm256_fmadd_ps(va, x0, vb)));
+    _mm256_storeu_ps(out + j + 8,
+                     _mm256_add_ps(_mm256_loadu_ps(out + j + 8), _mm256_fmadd_ps(va, x1, vb)));
+  }
+  for (; j < n; ++j) {
+    const int code = (codes[j / 2] >> (4 * (j % 2))) & 0xF;
+    out[j] += a * static_cast<float>(code) + b;
+  }
+}
+
 SEEDANCE_AVX2 void Avx2Scores4BitPairs(const uint8_t* codes, int channels, const float* q,
                                        const float* scale, const float* min, float* out) {
   // Setup, 8 channels a step: coef = q x scale, its largest magnitude, and

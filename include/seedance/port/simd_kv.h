@@ -32,6 +32,13 @@ namespace seedance::port {
 void Avx2Scores4BitPairs(const uint8_t* codes, int channels, const float* q, const float* scale,
                          const float* min, float* out);
 
+// out[j] += a code(j) + b for n codes of 8 bits (bytes) or of 4 bits (two a byte, the low nibble
+// first), starting at `codes`: the quantized cache's value sums and the scores of its widths
+// without a kernel of their own (kv/cache.h). Within rounding of the scalar loop (a code x a is
+// fused with b).
+void Avx2AccumulateCodes8(const uint8_t* codes, int n, float a, float b, float* out);
+void Avx2AccumulateCodes4(const uint8_t* codes, int n, float a, float b, float* out);
+
 // sum_i a[i] b[i] over n floats (FMA into four 8-lane accumulators, summed at the end): the
 // engine's FP32 matrix-vector products (kv/llama.h). Within rounding of the sequential sum.
 float Avx2DotF32(const float* a, const float* b, int n);
