@@ -68,6 +68,22 @@ def smollm2_gguf() -> str:
     return str(dist.locate_file([f for f in dist.files or [] if str(f).endswith(".gguf")][0]))
 
 
+@pytest.fixture(scope="session")
+def smollm2_hf():
+    """Transformers' tokenizer and FP32 model of the SmolLM2 GGUF (`gguf_file=`), loaded once per
+    test process: loading dequantizes every tensor, which takes seconds. A test that changes the
+    model (its attention implementation, say) puts it back before it ends."""
+    transformers = pytest.importorskip("transformers")
+    pytest.importorskip("gguf")
+    import torch
+
+    folder, name = os.path.split(smollm2_gguf())
+    tok = transformers.AutoTokenizer.from_pretrained(folder, gguf_file=name)
+    model = transformers.AutoModelForCausalLM.from_pretrained(folder, gguf_file=name,
+                                                              dtype=torch.float32)
+    return tok, model.eval()
+
+
 FASHION_MNIST = pathlib.Path(os.environ.get("SEEDANCE_FASHION_MNIST",
                                             "/usr/share/datasets/fashion-mnist"))
 

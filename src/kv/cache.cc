@@ -2,6 +2,7 @@
 #include "seedance/kv/cache.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -26,16 +27,24 @@ base::Status CheckFinite(std::span<const float> x, const char* what, int layer, 
 
 class FullCache final : public KvCache {
  public:
-  explicit FullCache(const CacheShape& s)
-      : s_(s),
-        k_(static_cast<size_t>(s.layers) * s.max_tokens * s.kv_dim),
-        v_(k_.size()),
-        len_(s.layers, 0) {}
+  // Storage for max_tokens tokens per layer is reserved up front; a layer grows past it on demand
+  // (max_tokens 0: a cache whose length is not known in advance, as in Transformers' generate()).
+  explicit FullCache(const CacheShape& s) : s_(s), k_(s.layers), v_(s.layers), len_(s.layers, 0) {
+    for (int l = 0; l < s.layers; ++l) {
+      k_[l].reserve(static_cast<size_t>(s.max_tokens) * s.kv_dim);
+      v_[l].reserve(k_[l].capacity());
+    }
+  }
 
   base::Status Append(int layer, int pos, std::span<const float> k,
                       std::span<const float> v) override {
     SEEDANCE_RETURN_IF_ERROR(CheckFinite(k, "key", layer, pos));
     SEEDANCE_RETURN_IF_ERROR(CheckFinite(v, "value", layer, pos));
+    const size_t end = static_cast<size_t>(pos + 1) * s_.kv_dim;
+    if (k_[layer].size() < end) {
+      k_[layer].resize(end);
+      v_[layer].resize(end);
+    }
     std::copy(k.begin(), k.end(), At(k_, layer, pos));
     std::copy(v.begin(), v.end(), At(v_, layer, pos));
     len_[layer] = pos + 1;
@@ -63,6 +72,11 @@ class FullCache final : public KvCache {
     }
   }
 
+  void ReadBack(int layer, int pos, std::span<float> k, std::span<float> v) const override {
+    std::copy_n(At(k_, layer, pos), s_.kv_dim, k.begin());
+    std::copy_n(At(v_, layer, pos), s_.kv_dim, v.begin());
+  }
+
   int64_t Bytes() const override {
     int64_t tokens = 0;
     for (int n : len_) tokens += n;
@@ -72,14 +86,14 @@ class FullCache final : public KvCache {
   int64_t PackedBits() const override { return 0; }
 
  private:
-  float* At(std::vector<float>& a, int layer, int pos) {
-    return a.data() + (static_cast<size_t>(layer) * s_.max_tokens + pos) * s_.kv_dim;
+  float* At(std::vector<std::vector<float>>& a, int layer, int pos) {
+    return a[layer].data() + static_cast<size_t>(pos) * s_.kv_dim;
   }
-  const float* At(const std::vector<float>& a, int layer, int pos) const {
-    return a.data() + (static_cast<size_t>(layer) * s_.max_tokens + pos) * s_.kv_dim;
+  const float* At(const std::vector<std::vector<float>>& a, int layer, int pos) const {
+    return a[layer].data() + static_cast<size_t>(pos) * s_.kv_dim;
   }
   CacheShape s_;
-  std::vector<float> k_, v_;
+  std::vector<std::vector<float>> k_, v_;  // [layer][token * kv_dim + channel]
   std::vector<int> len_;
 };
 
@@ -171,6 +185,64 @@ class Codec {
   }
 };
 
+// out[j] += a * code(first + j) + b for j < n, the codes of one plain group of B-bit codes
+// (floor(32 / B) a word, low bits first) starting at `words`: the inner loop of the scalar scores
+// and value sums, with the width a compile-time constant so the shifts and masks unroll.
+template <int B>
+void AccumulateCodes(const uint32_t* words, int first, int n, float a, float b, float* out) {
+  constexpr int kPerWord = 32 / B;
+  constexpr uint32_t kMask = (1u << B) - 1;
+  for (int j = 0; j < n; ++j) {
+    const int i = first + j;
+    const uint32_t code = (words[i / kPerWord] >> ((i % kPerWord) * B)) & kMask;
+    out[j] += a * static_cast<float>(code) + b;
+  }
+}
+
+// The same for any group: plain integer widths through the template, E4M3 codes through a table,
+// channel-paired 4-bit groups through Codec::Code.
+void Accumulate(const Group& g, const uint32_t* words, int first, int n, float weight, float* out,
+                bool avx2) {
+  if (g.fp8) {
+    static const std::array<float, 256> kE4M3 = [] {
+      std::array<float, 256> t{};
+      for (int c = 0; c < 256; ++c) t[c] = precision::E4M3ToFloat(static_cast<uint8_t>(c));
+      return t;
+    }();
+    const float a = weight * g.scale;
+    for (int j = 0; j < n; ++j) {
+      const uint32_t code = (words[g.word + (first + j) / 4] >> (((first + j) % 4) * 8)) & 0xFF;
+      out[j] += a * kE4M3[code];
+    }
+    return;
+  }
+  const float a = weight * g.scale, b = weight * g.min;
+  if (g.lane >= 0) {
+    for (int j = 0; j < n; ++j)
+      out[j] += a * static_cast<float>(Codec::Code(g, words, first + j)) + b;
+    return;
+  }
+  const uint32_t* w = words + g.word;
+  if (avx2 && (g.bits == 8 || (g.bits == 4 && first % 2 == 0))) {
+    // Little-endian words, low bits first: 8-bit codes are bytes, 4-bit codes nibbles.
+    const auto* bytes = reinterpret_cast<const uint8_t*>(w);
+    if (g.bits == 8) return port::Avx2AccumulateCodes8(bytes + first, n, a, b, out);
+    return port::Avx2AccumulateCodes4(bytes + first / 2, n, a, b, out);
+  }
+  switch (g.bits) {
+    case 8:
+      return AccumulateCodes<8>(w, first, n, a, b, out);
+    case 6:
+      return AccumulateCodes<6>(w, first, n, a, b, out);
+    case 5:
+      return AccumulateCodes<5>(w, first, n, a, b, out);
+    case 4:
+      return AccumulateCodes<4>(w, first, n, a, b, out);
+    default:
+      return AccumulateCodes<2>(w, first, n, a, b, out);
+  }
+}
+
 class QuantizedCache final : public KvCache {
  public:
   QuantizedCache(const CacheShape& s, const QuantConfig& c)
@@ -184,8 +256,8 @@ class QuantizedCache final : public KvCache {
     // 4-bit key groups of 32 are stored in channel pairs (Codec::PairUp),
     // when the pairs stay within heads; the AVX2 kernel reads that layout.
     pair_4bit_ = c.group == 32 && s.head_size % 2 == 0 && !fp8_;
-    simd_4bit_ =
-        pair_4bit_ && port::UseAvx2(c.kernel) && s.head_size % 8 == 0 && s.head_size <= 256;
+    avx2_ = port::UseAvx2(c.kernel);
+    simd_4bit_ = pair_4bit_ && avx2_ && s.head_size % 8 == 0 && s.head_size <= 256;
     for (auto& l : layers_) {
       l.bits = adaptive_ ? c.rule.default_bits : bits_;
       l.k_ring.assign(static_cast<size_t>(ring_) * s.kv_dim, 0.0f);
@@ -256,8 +328,7 @@ class QuantizedCache final : public KvCache {
       const int n = std::min(c_.group, packed - t0);
       for (int i = 0; i < n; ++i) out[t0 + i] = 0;
       for (int c = 0; c < s_.head_size; ++c) {
-        const Group& grp = l.k_groups[base + c];
-        for (int i = 0; i < n; ++i) out[t0 + i] += q[c] * Codec::Value(grp, l.k_words.data(), i);
+        Accumulate(l.k_groups[base + c], l.k_words.data(), 0, n, q[c], out.data() + t0, avx2_);
       }
     }
     for (int t = packed; t < len; ++t) {
@@ -276,15 +347,38 @@ class QuantizedCache final : public KvCache {
     const int packed = std::min(len, l.v_packed);
     const int groups_per_token = (s_.kv_dim + c_.group - 1) / c_.group;
     for (int t = 0; t < packed; ++t) {
-      for (int c = 0; c < s_.head_size; ++c) {
-        const int ch = h0 + c;
-        const Group& grp = l.v_groups[static_cast<size_t>(t) * groups_per_token + ch / c_.group];
-        out[c] += w[t] * Codec::Value(grp, l.v_words.data(), ch % c_.group);
+      // The head's channels, one value group (or the part of it inside the head) at a time.
+      for (int ch = h0; ch < h0 + s_.head_size;) {
+        const int g = ch / c_.group;
+        const int end = std::min((g + 1) * c_.group, h0 + s_.head_size);
+        const Group& grp = l.v_groups[static_cast<size_t>(t) * groups_per_token + g];
+        Accumulate(grp, l.v_words.data(), ch - g * c_.group, end - ch, w[t], out.data() + (ch - h0),
+                   avx2_);
+        ch = end;
       }
     }
     for (int t = packed; t < len; ++t) {
       const float* v = Ring(l.v_ring, t) + h0;
       for (int c = 0; c < s_.head_size; ++c) out[c] += w[t] * v[c];
+    }
+  }
+
+  void ReadBack(int layer, int pos, std::span<float> k, std::span<float> v) const override {
+    const Layer& l = layers_[layer];
+    if (pos < l.k_packed) {
+      const size_t row = static_cast<size_t>(pos / c_.group) * s_.kv_dim;
+      for (int c = 0; c < s_.kv_dim; ++c)
+        k[c] = Codec::Value(l.k_groups[row + c], l.k_words.data(), pos % c_.group);
+    } else {
+      std::copy_n(Ring(l.k_ring, pos), s_.kv_dim, k.begin());
+    }
+    if (pos < l.v_packed) {
+      const int groups_per_token = (s_.kv_dim + c_.group - 1) / c_.group;
+      const size_t first = static_cast<size_t>(pos) * groups_per_token;
+      for (int c = 0; c < s_.kv_dim; ++c)
+        v[c] = Codec::Value(l.v_groups[first + c / c_.group], l.v_words.data(), c % c_.group);
+    } else {
+      std::copy_n(Ring(l.v_ring, pos), s_.kv_dim, v.begin());
     }
   }
 
@@ -361,6 +455,7 @@ class QuantizedCache final : public KvCache {
   int bits_;
   bool pair_4bit_ = false;  // 4-bit key groups in the channel-pair layout
   bool simd_4bit_ = false;  // ... and scored by the AVX2 kernel
+  bool avx2_ = false;       // the other 8- and 4-bit code sums through port's AVX2 loops
   int ring_;
   std::vector<Layer> layers_;
   std::vector<BitDecision> decisions_;

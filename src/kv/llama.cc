@@ -6,6 +6,7 @@
 #include <queue>
 #include <unordered_map>
 
+#include "seedance/kv/attend.h"
 #include "seedance/port/simd.h"
 #include "seedance/port/simd_kv.h"
 
@@ -211,20 +212,9 @@ base::Status LlamaModel::ForwardBatch(std::span<const int> tokens, std::span<con
       SEEDANCE_RETURN_IF_ERROR(caches[b]->Append(l, pos, row(k, b, KV), row(v, b, KV)));
       for (int h = 0; h < c.n_heads; ++h) {
         const int kvh = h / kv_mul;
-        caches[b]->Scores(l, kvh, std::span<const float>(qb + static_cast<ptrdiff_t>(h) * hs, hs),
-                          pos + 1, att);
-        float mx = -INFINITY;
-        for (float& a : att) {
-          a *= inv_sqrt;
-          mx = std::max(mx, a);
-        }
-        float sum = 0;
-        for (float& a : att) {
-          a = std::exp(a - mx);
-          sum += a;
-        }
-        for (float& a : att) a /= sum;
-        caches[b]->WeightedSum(l, kvh, att, pos + 1, head_out);
+        AttendHead(*caches[b], l, kvh,
+                   std::span<const float>(qb + static_cast<ptrdiff_t>(h) * hs, hs), pos + 1,
+                   inv_sqrt, {}, att, head_out);
         std::copy(head_out.begin(), head_out.end(),
                   xb.begin() + static_cast<int64_t>(b) * D + static_cast<int64_t>(h) * hs);
       }

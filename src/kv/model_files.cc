@@ -24,7 +24,15 @@ base::StatusOr<ModelFiles> LoadModelFiles(base::Env& env, const std::string& mod
               " tokens and the model's embedding " + std::to_string(model.config().vocab_size),
           model_path);
     }
-    return ModelFiles{std::move(model), std::make_unique<BpeTokenizer>(std::move(tokenizer))};
+    ModelFiles out{std::move(model), std::make_unique<BpeTokenizer>(std::move(tokenizer)),
+                   std::nullopt, ""};
+    base::StatusOr<ChatTemplate> chat = ChatTemplate::FromGguf(file);
+    if (chat.ok()) {
+      out.chat_template = std::move(*chat);
+    } else {
+      out.no_chat_template = std::string(chat.status().message());
+    }
+    return out;
   }
   if (tokenizer_path.empty()) {
     return base::InvalidArgumentError(
@@ -34,7 +42,8 @@ base::StatusOr<ModelFiles> LoadModelFiles(base::Env& env, const std::string& mod
   SEEDANCE_ASSIGN_OR_RETURN(LlamaModel model, LlamaModel::FromBytes(*bytes, model_path));
   SEEDANCE_ASSIGN_OR_RETURN(Tokenizer tokenizer,
                             Tokenizer::Load(env, tokenizer_path, model.config().vocab_size));
-  return ModelFiles{std::move(model), std::make_unique<Tokenizer>(std::move(tokenizer))};
+  return ModelFiles{std::move(model), std::make_unique<Tokenizer>(std::move(tokenizer)),
+                    std::nullopt, "a llama2.c checkpoint has no chat template"};
 }
 
 }  // namespace seedance::kv

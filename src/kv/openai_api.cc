@@ -57,9 +57,52 @@ Json ChunkObject(std::string_view id, int64_t created, std::string_view model) {
   return j;
 }
 
-}  // namespace
+// Chat messages: a non-empty array of {role, content (a string or text parts), name?}.
+std::optional<std::string> ParseMessages(const Json& v, std::vector<ChatMessage>& out) {
+  if (!v.is_array() || v.empty()) return Expected("messages", "a non-empty array", v);
+  for (size_t i = 0; i < v.size(); ++i) {
+    const Json& m = v[i];
+    const std::string at = "messages[" + std::to_string(i) + "]";
+    if (!m.is_object()) return Expected(at, "an object", m);
+    ChatMessage msg;
+    bool have_role = false, have_content = false;
+    for (const auto& [k, x] : m.items()) {
+      if (k == "role") {
+        if (!x.is_string()) return Expected(at + ".role", "a string", x);
+        msg.role = x.get<std::string>();
+        if (msg.role != "system" && msg.role != "user" && msg.role != "assistant") {
+          return "'" + at + ".role' must be system, user or assistant, got '" + msg.role + "'";
+        }
+        have_role = true;
+      } else if (k == "content") {
+        if (x.is_string()) {
+          msg.content = x.get<std::string>();
+        } else if (x.is_array()) {
+          for (const Json& part : x) {
+            if (!part.is_object() || part.value("type", "") != "text" || !part.contains("text") ||
+                !part["text"].is_string()) {
+              return "'" + at + ".content' parts must be {\"type\": \"text\", \"text\": string}";
+            }
+            msg.content += part["text"].get<std::string>();
+          }
+        } else {
+          return Expected(at + ".content", "a string or an array of text parts", x);
+        }
+        have_content = true;
+      } else if (k == "name") {
+        if (!x.is_string()) return Expected(at + ".name", "a string", x);
+      } else {
+        return "'" + at + "' has an unsupported field: " + k;
+      }
+    }
+    if (!have_role) return "'" + at + ".role' is required";
+    if (!have_content) return "'" + at + ".content' is required";
+    out.push_back(std::move(msg));
+  }
+  return std::nullopt;
+}
 
-ParsedCompletion ParseCompletionRequest(std::string_view body) {
+ParsedCompletion ParseRequest(std::string_view body, bool chat) {
   Json j;
   try {
     j = Json::parse(body);
@@ -70,9 +113,21 @@ ParsedCompletion ParseCompletionRequest(std::string_view body) {
   }
   if (!j.is_object()) return Bad("", "the body must be a JSON object, got " + TypeName(j));
   CompletionParams p;
+  p.chat = chat;
   bool have_model = false, have_prompt = false;
-  for (const auto& [key, v] : j.items()) {
-    if (key == "model") {
+  for (const auto& [key_, v] : j.items()) {
+    // The chat API's name for max_tokens.
+    const std::string key = chat && key_ == "max_completion_tokens" ? "max_tokens" : key_;
+    if (chat && (key == "prompt" || key == "echo" || key == "suffix")) {
+      return Bad(key, "unrecognized request argument supplied: " + key);
+    }
+    if (!chat && key == "messages") {
+      return Bad(key, "unrecognized request argument supplied: " + key);
+    }
+    if (key == "messages") {
+      if (auto error = ParseMessages(v, p.messages)) return Bad(key, *error);
+      have_prompt = true;
+    } else if (key == "model") {
       if (!v.is_string()) return Bad(key, Expected(key, "a string", v));
       p.model = v.get<std::string>();
       have_model = true;
@@ -167,11 +222,18 @@ ParsedCompletion ParseCompletionRequest(std::string_view body) {
     }
   }
   if (!have_model) return Bad("model", "'model' is required");
-  if (!have_prompt) return Bad("prompt", "'prompt' is required");
+  if (!have_prompt) {
+    return chat ? Bad("messages", "'messages' is required") : Bad("prompt", "'prompt' is required");
+  }
   ParsedCompletion out;
   out.params = std::move(p);
   return out;
 }
+
+}  // namespace
+
+ParsedCompletion ParseCompletionRequest(std::string_view body) { return ParseRequest(body, false); }
+ParsedCompletion ParseChatRequest(std::string_view body) { return ParseRequest(body, true); }
 
 std::string CompletionJson(std::string_view id, int64_t created, std::string_view model,
                            std::string_view text, std::string_view finish_reason,
@@ -201,6 +263,57 @@ std::string UsageChunkEvent(std::string_view id, int64_t created, std::string_vi
   j["usage"] = {{"prompt_tokens", usage.prompt_tokens},
                 {"completion_tokens", usage.completion_tokens},
                 {"total_tokens", usage.prompt_tokens + usage.completion_tokens}};
+  return "data: " + Dump(j) + "\n\n";
+}
+
+namespace {
+
+Json ChatObject(std::string_view id, int64_t created, std::string_view model, bool chunk) {
+  Json j;
+  j["id"] = id;
+  j["object"] = chunk ? "chat.completion.chunk" : "chat.completion";
+  j["created"] = created;
+  j["model"] = model;
+  return j;
+}
+
+Json Usage(const CompletionUsage& usage) {
+  return {{"prompt_tokens", usage.prompt_tokens},
+          {"completion_tokens", usage.completion_tokens},
+          {"total_tokens", usage.prompt_tokens + usage.completion_tokens}};
+}
+
+}  // namespace
+
+std::string ChatCompletionJson(std::string_view id, int64_t created, std::string_view model,
+                               std::string_view text, std::string_view finish_reason,
+                               const CompletionUsage& usage) {
+  Json j = ChatObject(id, created, model, false);
+  j["choices"] = Json::array({Json{{"index", 0},
+                                   {"message", {{"role", "assistant"}, {"content", text}}},
+                                   {"logprobs", nullptr},
+                                   {"finish_reason", finish_reason}}});
+  j["usage"] = Usage(usage);
+  return Dump(j);
+}
+
+std::string ChatChunkEvent(std::string_view id, int64_t created, std::string_view model,
+                           std::string_view text, std::string_view finish_reason, bool first) {
+  Json j = ChatObject(id, created, model, true);
+  Json delta = Json::object();
+  if (first) delta["role"] = "assistant";
+  if (!text.empty() || first) delta["content"] = text;
+  Json choice = {{"index", 0}, {"delta", delta}, {"logprobs", nullptr}, {"finish_reason", nullptr}};
+  if (!finish_reason.empty()) choice["finish_reason"] = finish_reason;
+  j["choices"] = Json::array({choice});
+  return "data: " + Dump(j) + "\n\n";
+}
+
+std::string ChatUsageChunkEvent(std::string_view id, int64_t created, std::string_view model,
+                                const CompletionUsage& usage) {
+  Json j = ChatObject(id, created, model, true);
+  j["choices"] = Json::array();
+  j["usage"] = Usage(usage);
   return "data: " + Dump(j) + "\n\n";
 }
 

@@ -129,5 +129,52 @@ TEST(OpenAiApi, ResponsesHaveTheShapesClientsParse) {
   EXPECT_TRUE(err["error"]["code"].is_null());
 }
 
+TEST(OpenAiApi, ChatRequestsTakeMessages) {
+  const ParsedCompletion ok = ParseChatRequest(
+      R"({"model": "m", "messages": [{"role": "system", "content": "s"},
+          {"role": "user", "content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}],
+           "name": "u"}], "max_completion_tokens": 7, "stream": true})");
+  ASSERT_TRUE(ok.params) << ok.error.message;
+  EXPECT_TRUE(ok.params->chat);
+  ASSERT_EQ(ok.params->messages.size(), 2u);
+  EXPECT_EQ(ok.params->messages[1].role, "user");
+  EXPECT_EQ(ok.params->messages[1].content, "ab");
+  EXPECT_EQ(ok.params->max_tokens, 7);
+  const auto param = [](std::string_view body) { return ParseChatRequest(body).error.param; };
+  EXPECT_EQ(param(R"({"model": "m"})"), "messages");
+  EXPECT_EQ(param(R"({"model": "m", "messages": []})"), "messages");
+  EXPECT_EQ(param(R"({"model": "m", "messages": [{"role": "tool", "content": "x"}]})"), "messages");
+  EXPECT_EQ(param(R"({"model": "m", "messages": [{"role": "user"}]})"), "messages");
+  EXPECT_EQ(param(R"({"model": "m", "messages": [{"role": "user", "content": 3}]})"), "messages");
+  EXPECT_EQ(
+      param(R"({"model": "m", "messages": [{"role": "user", "content": "x"}], "echo": true})"),
+      "echo");
+  EXPECT_EQ(
+      param(R"({"model": "m", "messages": [{"role": "user", "content": "x"}], "prompt": "y"})"),
+      "prompt");
+  // And the completions API takes no messages.
+  EXPECT_EQ(ParseCompletionRequest(R"({"model": "m", "prompt": "p", "messages": []})").error.param,
+            "messages");
+}
+
+TEST(OpenAiApi, ChatResponsesHaveTheShapesClientsParse) {
+  const Json c = Json::parse(ChatCompletionJson("chatcmpl-1", 100, "m", "hi", "stop", {3, 2}));
+  EXPECT_EQ(c["object"], "chat.completion");
+  EXPECT_EQ(c["choices"][0]["message"]["role"], "assistant");
+  EXPECT_EQ(c["choices"][0]["message"]["content"], "hi");
+  EXPECT_EQ(c["usage"]["total_tokens"], 5);
+  const Json first = Json::parse(ChatChunkEvent("c", 100, "m", "a", "", true).substr(6));
+  EXPECT_EQ(first["object"], "chat.completion.chunk");
+  EXPECT_EQ(first["choices"][0]["delta"]["role"], "assistant");
+  EXPECT_EQ(first["choices"][0]["delta"]["content"], "a");
+  const Json last = Json::parse(ChatChunkEvent("c", 100, "m", "", "length", false).substr(6));
+  EXPECT_FALSE(last["choices"][0]["delta"].contains("role"));
+  EXPECT_FALSE(last["choices"][0]["delta"].contains("content"));
+  EXPECT_EQ(last["choices"][0]["finish_reason"], "length");
+  const Json usage = Json::parse(ChatUsageChunkEvent("c", 100, "m", {1, 2}).substr(6));
+  EXPECT_TRUE(usage["choices"].empty());
+  EXPECT_EQ(usage["usage"]["prompt_tokens"], 1);
+}
+
 }  // namespace
 }  // namespace seedance::kv

@@ -167,7 +167,9 @@ class KvServer::Impl {
     created_ = base::Env::Default()->NowUnixNanos() / 1'000'000'000;
     net::Router router(ErrorPage);
     router.Add("POST", "/v1/completions",
-               [this](const net::HttpRequest& req) { return Completions(req.body); });
+               [this](const net::HttpRequest& req) { return Completions(req.body, false); });
+    router.Add("POST", "/v1/chat/completions",
+               [this](const net::HttpRequest& req) { return Completions(req.body, true); });
     router.Add("GET", "/v1/models", [this](const net::HttpRequest&) {
       return JsonResponse(ModelsJson(o_.model_name, created_));
     });
@@ -261,13 +263,25 @@ class KvServer::Impl {
     std::shared_ptr<Generation> gen;
     std::string id, echo;
     bool include_usage = false;
+    bool chat = false;
+    bool first = true;  // no chunk written yet (a chat stream's first delta names the role)
   };
 
-  net::HttpResponse Completions(const std::string& body) {
+  net::HttpResponse Completions(const std::string& body, bool chat) {
     auto active = std::make_shared<Stream>(active_);
-    ParsedCompletion parsed = ParseCompletionRequest(body);
+    ParsedCompletion parsed = chat ? ParseChatRequest(body) : ParseCompletionRequest(body);
     if (!parsed.params) return Send(parsed.error);
-    const CompletionParams& p = *parsed.params;
+    CompletionParams& p = *parsed.params;
+    if (chat) {
+      if (!o_.chat_template) {
+        ApiError e;
+        e.param = "messages";
+        e.message = "this server cannot render chat messages: " + o_.no_chat_template +
+                    "; POST /v1/completions takes a prompt";
+        return Send(e);
+      }
+      p.prompt = o_.chat_template->Render(p.messages, /*add_generation_prompt=*/true);
+    }
     if (p.model != o_.model_name) {
       ApiError e;
       e.status = 404;
@@ -301,10 +315,12 @@ class KvServer::Impl {
     auto gen = engine_->Submit(std::move(g));
     if (!gen.ok()) return Send(FromStatus(gen.status()));
     char id[32];
-    std::snprintf(id, sizeof id, "cmpl-%012llx", static_cast<unsigned long long>(number));
+    std::snprintf(id, sizeof id, "%s-%012llx", chat ? "chatcmpl" : "cmpl",
+                  static_cast<unsigned long long>(number));
     active->gen = *gen;
     active->id = id;
     active->include_usage = p.include_usage;
+    active->chat = chat;
     if (p.echo) {
       int previous = bos.value_or(-1);
       for (int t : prompt_tokens) {
@@ -326,9 +342,11 @@ class KvServer::Impl {
         e.message = u.message;
         return Send(e);
       }
-      return JsonResponse(CompletionJson(active->id, created_, o_.model_name, text,
-                                         FinishReasonName(u.reason),
-                                         {u.prompt_tokens, u.completion_tokens}));
+      const CompletionUsage usage{u.prompt_tokens, u.completion_tokens};
+      return JsonResponse(chat ? ChatCompletionJson(active->id, created_, o_.model_name, text,
+                                                    FinishReasonName(u.reason), usage)
+                               : CompletionJson(active->id, created_, o_.model_name, text,
+                                                FinishReasonName(u.reason), usage));
     }
     net::HttpResponse res;
     res.content_type = "text/event-stream";
@@ -340,17 +358,23 @@ class KvServer::Impl {
     return res;
   }
 
+  // One stream chunk of `text` (and the finish reason on the last), in the request's shape.
+  std::string Chunk(Stream& s, std::string_view text, std::string_view finish_reason) {
+    if (!s.chat) return CompletionChunkEvent(s.id, created_, o_.model_name, text, finish_reason);
+    const bool first = std::exchange(s.first, false);
+    return ChatChunkEvent(s.id, created_, o_.model_name, text, finish_reason, first);
+  }
+
   // Writes the stream's events until its generation finishes; false when the sink closed first.
   bool Produce(Stream& s, net::HttpStreamSink& sink) {
     if (!s.echo.empty()) {
-      if (!sink.Write(CompletionChunkEvent(s.id, created_, o_.model_name, s.echo, "")))
-        return false;
+      if (!sink.Write(Chunk(s, s.echo, ""))) return false;
       s.echo.clear();
     }
     while (true) {
       const GenerationUpdate u = s.gen->Next(std::chrono::milliseconds(100));
       std::string out;
-      if (!u.text.empty()) out += CompletionChunkEvent(s.id, created_, o_.model_name, u.text, "");
+      if (!u.text.empty()) out += Chunk(s, u.text, "");
       if (u.finished) {
         if (u.reason == FinishReason::kCancelled) {
           ApiError e;
@@ -359,11 +383,11 @@ class KvServer::Impl {
           e.message = u.message;
           out += ErrorEvent(e);
         } else {
-          out +=
-              CompletionChunkEvent(s.id, created_, o_.model_name, "", FinishReasonName(u.reason));
+          out += Chunk(s, "", FinishReasonName(u.reason));
           if (s.include_usage) {
-            out += UsageChunkEvent(s.id, created_, o_.model_name,
-                                   {u.prompt_tokens, u.completion_tokens});
+            const CompletionUsage usage{u.prompt_tokens, u.completion_tokens};
+            out += s.chat ? ChatUsageChunkEvent(s.id, created_, o_.model_name, usage)
+                          : UsageChunkEvent(s.id, created_, o_.model_name, usage);
           }
           out += kDoneEvent;
         }

@@ -5,6 +5,7 @@ FP32 cache)."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import signal
@@ -22,15 +23,10 @@ def gguf_model() -> str:
     return smollm2_gguf()
 
 
-def transformers_greedy(path: str, prompt: str, n: int) -> str:
-    transformers = pytest.importorskip("transformers")
-    pytest.importorskip("gguf")
+def transformers_greedy(hf, prompt: str, n: int) -> str:
     import torch
 
-    folder, name = os.path.split(path)
-    tok = transformers.AutoTokenizer.from_pretrained(folder, gguf_file=name)
-    model = transformers.AutoModelForCausalLM.from_pretrained(folder, gguf_file=name,
-                                                              dtype=torch.float32)
+    tok, model = hf
     x = torch.tensor([tok(prompt).input_ids])
     with torch.no_grad():
         out = model.generate(x, attention_mask=torch.ones_like(x), max_new_tokens=n,
@@ -42,7 +38,10 @@ def transformers_greedy(path: str, prompt: str, n: int) -> str:
     return tok.decode(ids)
 
 
-def test_openai_client_gets_transformers_greedy_text(seedancectl, gguf_model):
+@contextlib.contextmanager
+def served(seedancectl, gguf_model: str):
+    """An OpenAI client of `kv serve` on the model (port chosen by the server, read from its
+    first line); the server is stopped with SIGTERM and must exit cleanly."""
     proc = subprocess.Popen([str(seedancectl), "kv", "serve", "--model", gguf_model, "--listen",
                              "127.0.0.1:0", "--served-model-name", "smollm2"],
                             stderr=subprocess.PIPE, text=True)
@@ -50,10 +49,18 @@ def test_openai_client_gets_transformers_greedy_text(seedancectl, gguf_model):
         line = proc.stderr.readline()
         m = re.search(r"http://127\.0\.0\.1:(\d+)/v1", line)
         assert m, line + proc.stderr.read()
-        client = openai.OpenAI(base_url=f"http://127.0.0.1:{m.group(1)}/v1", api_key="unused")
+        yield openai.OpenAI(base_url=f"http://127.0.0.1:{m.group(1)}/v1", api_key="unused")
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err
+
+
+def test_openai_client_gets_transformers_greedy_text(seedancectl, gguf_model, smollm2_hf):
+    with served(seedancectl, gguf_model) as client:
         assert [x.id for x in client.models.list().data] == ["smollm2"]
         prompt, n = "The three primary colours are", 48
-        expected = transformers_greedy(gguf_model, prompt, n)
+        expected = transformers_greedy(smollm2_hf, prompt, n)
         whole = client.completions.create(model="smollm2", prompt=prompt, max_tokens=n,
                                           temperature=0)
         assert whole.choices[0].text == expected
@@ -62,10 +69,50 @@ def test_openai_client_gets_transformers_greedy_text(seedancectl, gguf_model):
                                                 temperature=0, stream=True))
         assert "".join(c.choices[0].text for c in chunks if c.choices) == expected
         assert len([c for c in chunks if c.choices and c.choices[0].text]) >= 2
-    finally:
-        proc.send_signal(signal.SIGTERM)
-        _, err = proc.communicate(timeout=60)
-    assert proc.returncode == 0, err
+
+
+def transformers_chat(hf, messages: list[dict], n: int) -> tuple[str, int]:
+    """Transformers' greedy reply to `messages` with the file's chat template (Jinja), and the
+    prompt's tokens."""
+    tok, _ = hf
+    text = tok.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
+    return transformers_greedy(hf, text, n), len(tok(text).input_ids)
+
+
+def test_chat_completions_render_the_files_template(seedancectl, gguf_model, smollm2_hf):
+    with served(seedancectl, gguf_model) as client:
+        conversations = [
+            # No system message: the template writes its own (SmolLM's).
+            [{"role": "user", "content": "Name two rivers in Europe."}],
+            [{"role": "system", "content": "You answer in one short sentence."},
+             {"role": "user", "content": "What is a prime number?"},
+             {"role": "assistant", "content": "A number with exactly two divisors."},
+             {"role": "user", "content": [{"type": "text", "text": "Give an example."}]}],
+        ]
+        for messages in conversations:
+            plain = [{"role": x["role"], "content": x["content"] if isinstance(x["content"], str)
+                      else "".join(p["text"] for p in x["content"])} for x in messages]
+            expected, prompt_tokens = transformers_chat(smollm2_hf, plain, 40)
+            reply = client.chat.completions.create(model="smollm2", messages=messages,
+                                                   max_tokens=40, temperature=0)
+            assert reply.object == "chat.completion"
+            assert reply.choices[0].message.role == "assistant"
+            assert reply.choices[0].message.content == expected
+            assert reply.usage.prompt_tokens == prompt_tokens
+            chunks = list(client.chat.completions.create(
+                model="smollm2", messages=messages, max_completion_tokens=40, temperature=0,
+                stream=True, stream_options={"include_usage": True}))
+            assert chunks[0].choices[0].delta.role == "assistant"
+            assert "".join(c.choices[0].delta.content or "" for c in chunks if c.choices) == \
+                expected
+            assert chunks[-1].usage.prompt_tokens == prompt_tokens
+        with pytest.raises(openai.BadRequestError, match="messages"):
+            client.chat.completions.create(model="smollm2", messages=[{"role": "tool",
+                                                                       "content": "x"}])
+        with pytest.raises(openai.BadRequestError, match="prompt"):
+            client.chat.completions.create(model="smollm2", messages=[{"role": "user",
+                                                                       "content": "x"}],
+                                           extra_body={"prompt": "y"})
 
 
 def test_the_tokenizer_flag_follows_the_models_format(seedancectl, gguf_model, data_dir):

@@ -8,7 +8,6 @@ the PSF License): 8,716 non-empty lines of English prose and code."""
 
 from __future__ import annotations
 
-import os
 
 import numpy as np
 import pytest
@@ -29,19 +28,9 @@ def docs_lines() -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def hf():
+def hf(smollm2_hf):
     """Transformers' tokenizer and model, from the same GGUF file."""
-    transformers = pytest.importorskip("transformers")
-    pytest.importorskip("gguf")
-    import torch
-
-    path = model_path()
-    folder, name = os.path.split(path)
-    tok = transformers.AutoTokenizer.from_pretrained(folder, gguf_file=name)
-    model = transformers.AutoModelForCausalLM.from_pretrained(folder, gguf_file=name,
-                                                              dtype=torch.float32)
-    model.eval()
-    return tok, model
+    return smollm2_hf
 
 
 def test_dequantized_tensors_equal_the_gguf_packages():

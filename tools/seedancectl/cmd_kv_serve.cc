@@ -130,6 +130,8 @@ void RegisterKvServe(CLI::App* noun, Context& context) {
     f->server.model_name =
         f->name.empty() ? std::filesystem::path(f->model).stem().string() : f->name;
     f->server.drain_timeout = std::chrono::milliseconds(static_cast<int64_t>(f->drain_s * 1000));
+    f->server.chat_template = files->chat_template;
+    f->server.no_chat_template = files->no_chat_template;
     RaiseOpenFileLimit();
     std::signal(SIGPIPE, SIG_IGN);  // a client that hangs up is an error on its write, not a kill
     auto server = kv::KvServer::Start(std::move(files->model), std::move(files->tokenizer),

@@ -41,7 +41,7 @@ struct CacheShape {
   int layers = 0;
   int kv_dim = 0;
   int head_size = 0;
-  int max_tokens = 0;
+  int max_tokens = 0;  // the FP32 cache reserves this many tokens a layer (0: grows as it goes)
 };
 
 class KvCache {
@@ -57,6 +57,9 @@ class KvCache {
   // out[c] = sum_t w[t] * v_t[c] over the head's channels, t < len.
   virtual void WeightedSum(int layer, int kv_head, std::span<const float> w, int len,
                            std::span<float> out) const = 0;
+  // Token `pos`'s keys and values (kv_dim each) as Scores and WeightedSum read them: decoded from
+  // the packed codes, or the FP32 window's copy. pos < the layer's length.
+  virtual void ReadBack(int layer, int pos, std::span<float> k, std::span<float> v) const = 0;
   // Bytes held now (codes, scales, FP32 window and staging).
   virtual int64_t Bytes() const = 0;
   // Values stored in packed form, and the bits they take (codes plus group parameters).

@@ -4,10 +4,12 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "seedance/base/env.h"
 #include "seedance/base/status.h"
+#include "seedance/kv/chat_template.h"
 #include "seedance/kv/llama.h"
 #include "seedance/kv/text_tokenizer.h"
 
@@ -16,6 +18,10 @@ namespace seedance::kv {
 struct ModelFiles {
   LlamaModel model;
   std::unique_ptr<TextTokenizer> tokenizer;
+  // A GGUF file's chat template, when it has one this server renders (chat_template.h); else
+  // why not, for /v1/chat/completions to say.
+  std::optional<ChatTemplate> chat_template;
+  std::string no_chat_template;
 };
 
 // Errors name the field: `model` (unreadable, or neither format), `tokenizer` (a GGUF model

@@ -1,6 +1,7 @@
 // The OpenAI completions API as `seedancectl kv serve` speaks it (feature KV-5): the request body
-// of POST /v1/completions read and validated before anything runs, and the JSON of responses,
-// stream chunks, the model list and errors, in the shapes OpenAI's clients parse.
+// of POST /v1/completions and of POST /v1/chat/completions read and validated before anything
+// runs, and the JSON of responses, stream chunks, the model list and errors, in the shapes
+// OpenAI's clients parse.
 //
 // Accepted fields (anything else is an "unrecognized request argument", as OpenAI answers):
 //   model (string, required), prompt (string, or an array of exactly one string; required),
@@ -9,6 +10,9 @@
 //   stream_options ({"include_usage": boolean}), echo (boolean), stop (string, or up to 4
 //   strings, or null), seed (integer), user (string), logprobs (null only), presence_penalty and
 //   frequency_penalty (0 only), logit_bias (null or {}), suffix (null only).
+// Chat requests take `messages` (required: a non-empty array of {"role": system, user or
+// assistant, "content": a string or an array of {"type": "text", "text"} parts, "name"?}) instead
+// of `prompt`, `max_completion_tokens` as `max_tokens`, and no `echo` or `suffix`.
 // A field of the wrong type names the field and the type expected. Errors are HTTP 400 with
 // {"error": {"message", "type": "invalid_request_error", "param", "code"}}.
 //
@@ -20,6 +24,8 @@
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "seedance/kv/chat_template.h"
 
 namespace seedance::kv {
 
@@ -34,6 +40,8 @@ struct CompletionParams {
   bool echo = false;
   std::optional<uint64_t> seed;
   std::vector<std::string> stop;
+  bool chat = false;                  // a chat request: `messages`, not `prompt`
+  std::vector<ChatMessage> messages;  // chat only
 };
 
 struct ApiError {
@@ -51,6 +59,7 @@ struct ParsedCompletion {
 
 // Reads a request body. Never throws; any byte string gets params or an error.
 ParsedCompletion ParseCompletionRequest(std::string_view body);
+ParsedCompletion ParseChatRequest(std::string_view body);
 
 struct CompletionUsage {
   int prompt_tokens = 0;
@@ -71,6 +80,18 @@ std::string UsageChunkEvent(std::string_view id, int64_t created, std::string_vi
                             const CompletionUsage& usage);
 inline constexpr std::string_view kDoneEvent = "data: [DONE]\n\n";
 std::string ErrorEvent(const ApiError& error);  // "data: {"error": ...}\n\n"
+
+// The chat shapes: {"object": "chat.completion", "choices": [{"index": 0, "message": {"role":
+// "assistant", "content"}, "logprobs": null, "finish_reason"}], "usage"}, and stream chunks
+// {"object": "chat.completion.chunk", "choices": [{"index": 0, "delta": {...}, ...}]} whose first
+// delta carries the role.
+std::string ChatCompletionJson(std::string_view id, int64_t created, std::string_view model,
+                               std::string_view text, std::string_view finish_reason,
+                               const CompletionUsage& usage);
+std::string ChatChunkEvent(std::string_view id, int64_t created, std::string_view model,
+                           std::string_view text, std::string_view finish_reason, bool first);
+std::string ChatUsageChunkEvent(std::string_view id, int64_t created, std::string_view model,
+                                const CompletionUsage& usage);
 
 std::string ErrorJson(const ApiError& error);
 // {"object": "list", "data": [{"id", "object": "model", "created", "owned_by": "seedance"}]}

@@ -32,10 +32,12 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "seedance/base/report.h"
 #include "seedance/base/status.h"
+#include "seedance/kv/chat_template.h"
 #include "seedance/kv/engine.h"
 #include "seedance/kv/llama.h"
 #include "seedance/net/http_server.h"
@@ -54,6 +56,10 @@ struct KvServerOptions {
   int max_prompt_tokens = 0;  // 0: the context minus one (room for one generated token)
   int default_max_tokens = 16;
   std::chrono::milliseconds drain_timeout{30000};
+  // /v1/chat/completions renders messages with this template; without one it answers 400 with
+  // `no_chat_template` as the reason.
+  std::optional<ChatTemplate> chat_template;
+  std::string no_chat_template = "the model has no chat template";
 };
 
 // HTTP responses by status code, for tests.
