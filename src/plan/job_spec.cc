@@ -139,20 +139,35 @@ StatusOr<TrainingSpec> ParseTraining(const YamlMap& m, const cost::GpuSpec& gpu)
   return t;
 }
 
-StatusOr<ServingSpec> ParseServing(const YamlMap& m, const cost::GpuSpec& gpu) {
-  SEEDANCE_RETURN_IF_ERROR(m.CheckKeys(
-      {"context_length", "concurrent_requests", "precision", "kv_precision", "max_kv_kl"}));
+StatusOr<ServingSpec> ParseServing(const YamlMap& m, const cost::GpuSpec& gpu,
+                                   const ModelSpec& model) {
+  SEEDANCE_RETURN_IF_ERROR(m.CheckKeys({"context_length", "concurrent_requests", "precision",
+                                        "prompt_length", "engine", "kv_precision", "max_kv_kl"}));
   ServingSpec s;
   SEEDANCE_ASSIGN_OR_RETURN(s.context_length, Count(m, "context_length"));
+  if (s.context_length > model.sequence_length) {
+    return InvalidArgumentError("'serving.context_length' (" + std::to_string(s.context_length) +
+                                    ") exceeds the model's 'model.sequence_length' (" +
+                                    std::to_string(model.sequence_length) + ")",
+                                m.Where("context_length"));
+  }
   SEEDANCE_ASSIGN_OR_RETURN(s.concurrent_requests, Count(m, "concurrent_requests"));
   SEEDANCE_ASSIGN_OR_RETURN(std::string precision,
                             m.GetChoice("precision", kServingPrecisions, "bf16"));
   SEEDANCE_ASSIGN_OR_RETURN(s.precision, base::ParseNumericFormat(precision, m.Where("precision")));
   SEEDANCE_RETURN_IF_ERROR(CheckGpuRuns(m, "precision", s.precision, gpu));
+  SEEDANCE_ASSIGN_OR_RETURN(
+      s.prompt_length,
+      m.GetInt("prompt_length", std::max<int64_t>(1, s.context_length / 2), 1, s.context_length));
+  if (m.Has("engine")) {
+    SEEDANCE_ASSIGN_OR_RETURN(std::string engine, m.GetString("engine"));
+    SEEDANCE_ASSIGN_OR_RETURN(s.engine, ParseServingEngine(engine, m.Where("engine")));
+  }
   if (m.Has("kv_precision")) {
     SEEDANCE_ASSIGN_OR_RETURN(s.kv_precision, m.GetString("kv_precision"));
     if (s.kv_precision != "auto") {
-      SEEDANCE_RETURN_IF_ERROR(FindKvPrecision(s.kv_precision, m.Where("kv_precision")).status());
+      SEEDANCE_RETURN_IF_ERROR(
+          FindKvPrecision(s.engine, s.kv_precision, m.Where("kv_precision")).status());
     }
   }
   SEEDANCE_ASSIGN_OR_RETURN(s.max_kv_kl, m.GetNumber("max_kv_kl", 1e-3, 0.0, 1e3));
@@ -361,7 +376,7 @@ StatusOr<JobSpec> ParseJobSpec(std::string_view yaml, const std::string& file,
       }
     }
     SEEDANCE_ASSIGN_OR_RETURN(YamlMap s, doc.GetMap("serving"));
-    SEEDANCE_ASSIGN_OR_RETURN(spec.serving, ParseServing(s, *gpu));
+    SEEDANCE_ASSIGN_OR_RETURN(spec.serving, ParseServing(s, *gpu, spec.model));
   }
 
   if (doc.Has("price_per_gpu_hour_usd")) {
@@ -422,6 +437,8 @@ base::Report JobSpecToReport(const JobSpec& spec) {
     s["context_length"] = spec.serving.context_length;
     s["concurrent_requests"] = spec.serving.concurrent_requests;
     s["precision"] = base::NumericFormatName(spec.serving.precision);
+    s["prompt_length"] = spec.serving.prompt_length;
+    s["engine"] = std::string(ServingEngineName(spec.serving.engine));
     s["kv_precision"] = spec.serving.kv_precision;
     s["max_kv_kl"] = spec.serving.max_kv_kl;
   }

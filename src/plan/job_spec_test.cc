@@ -29,7 +29,7 @@ TEST(JobSpecTest, DefaultJobParses) {
 constexpr const char* kServing =
     "name: chat\n"
     "model: {family: gpt, layers: 2, hidden_size: 64, attention_heads: 4, ffn_size: 256,\n"
-    "        vocab_size: 100, sequence_length: 128}\n"
+    "        vocab_size: 100, sequence_length: 4096}\n"
     "serving: {context_length: 4096, concurrent_requests: 8}\n"
     "hardware: {gpu: l4, gpus_per_node: 1}\n"
     "price_per_gpu_hour_usd: 0.5\n";
@@ -45,9 +45,12 @@ TEST(JobSpecTest, ServingDefaultsAreFilledIn) {
   EXPECT_EQ(spec->model.kv_heads, 4);
   EXPECT_TRUE(spec->model.tie_embeddings);  // gpt default
   EXPECT_EQ(spec->serving.precision, base::NumericFormat::kBf16);
+  EXPECT_EQ(spec->serving.engine, ServingEngine::kVllm);
+  EXPECT_EQ(spec->serving.prompt_length, 2048);  // half the context
   EXPECT_EQ(spec->price_origin, "job spec");
   base::Report r = JobSpecToReport(*spec);
   EXPECT_EQ(r["serving"]["precision"], "bf16");
+  EXPECT_EQ(r["serving"]["engine"], "vllm");
   EXPECT_EQ(r["hardware"]["gpus_total"], 1);
   EXPECT_FALSE(r.contains("training"));
 }

@@ -482,7 +482,9 @@ Report ServingFigures(const JobSpec& spec, const cost::GpuSpec& gpu, const Model
   const ServingSpec& s = spec.serving;
   const int64_t gpus = spec.hardware.total_gpus();
   const int64_t weight_bytes = f.parameters * base::NumericFormatBytes(s.precision);
-  const int64_t kv_per_token = KvCacheBytesPerToken(spec.model, s.precision);
+  // The cache unquantized (the activations' format: bf16 beside 8- and 16-bit weights).
+  const int64_t kv_per_token = static_cast<int64_t>(KvCacheBytesPerTokenAtBits(
+      spec.model, KvBitsPerValue(*FindKvPrecision(s.engine, "weights", ""), s.precision)));
   const int64_t kv_bytes = kv_per_token * s.context_length * s.concurrent_requests;
 
   Report r = Report::object();
@@ -500,16 +502,19 @@ Report ServingFigures(const JobSpec& spec, const cost::GpuSpec& gpu, const Model
 // Which KV widths the search weighed, and by what rule.
 Report KvChoice(const ServingSpec& s) {
   Report r = Report::object();
+  r["engine"] = std::string(ServingEngineName(s.engine));
   r["rule"] = s.kv_precision == "auto"
-                  ? "auto: every measured width whose KL divergence from the FP32 cache is at most "
-                    "serving.max_kv_kl; the fastest fitting one, the lower KL on a tie"
+                  ? "auto: every format serving.engine offers whose measured KL divergence from "
+                    "its unquantized cache is at most serving.max_kv_kl; the fastest fitting one, "
+                    "the lower KL on a tie"
                   : "as serving.kv_precision names it";
   r["max_kv_kl"] = s.max_kv_kl;
   Report admitted = Report::array();
   for (const KvPrecision& p : AdmittedKvPrecisions(s)) admitted.push_back(std::string(p.name));
   r["admitted"] = admitted;
   r["measured_on"] =
-      "the tiny Llama of the shared data (seedancectl kv eval, group 32, docs/benchmarks.md)";
+      "SmolLM2-135M-Instruct at a context of 8,128 tokens of real text, each engine against its "
+      "own unquantized cache (bench/kv/quality_real.py, docs/benchmarks.md)";
   return r;
 }
 
@@ -541,7 +546,9 @@ void PlanServing(const JobSpec& spec, const cost::GpuSpec& gpu, Report& report) 
   for (const ServingEvaluation& e : all) options.push_back(ServingEvaluationToReport(e));
   report["options"] = options;
   report["kv_choice"] = KvChoice(spec.serving);
-  report["scope"] = "decode (output tokens) at the spec's concurrency; prefill is not modelled";
+  report["scope"] =
+      "decode (output tokens) at the spec's concurrency; prefill (prefill_s, the time to first "
+      "token of one prompt of serving.prompt_length tokens) beside it";
 }
 
 }  // namespace

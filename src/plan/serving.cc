@@ -27,13 +27,10 @@ double ReplicaBytes(const JobSpec& spec, const ModelFigures& f, int64_t t, doubl
 
 std::vector<KvPrecision> AdmittedKvPrecisions(const ServingSpec& serving) {
   std::vector<KvPrecision> out;
-  // The table's "weights" entry is the reference cache only for 16- and 32-bit weights; an
-  // 8-bit cache cast without group scales is not measured, so auto does not choose it.
-  const bool wide_weights = base::NumericFormatBytes(serving.precision) >= 2;
   for (const KvPrecision& p : MeasuredKvPrecisions()) {
+    if (p.engine != serving.engine) continue;
     const bool named = serving.kv_precision == p.name;
-    const bool measured = wide_weights || p.width.has_value();
-    if (named || (serving.kv_precision == "auto" && measured && p.kl_mean <= serving.max_kv_kl)) {
+    if (named || (serving.kv_precision == "auto" && p.kl_mean <= serving.max_kv_kl)) {
       out.push_back(p);
     }
   }
@@ -73,8 +70,9 @@ ServingEvaluation EvaluateServing(const JobSpec& spec, const cost::GpuSpec& gpu,
   const double no_context = ReplicaBytes(spec, f, tensor, kv_per_token, b, 0, memory);
   const double per_token = ReplicaBytes(spec, f, tensor, kv_per_token, b, 1, memory) - no_context;
   if (capacity > no_context && per_token > 0) {
-    e.max_context_length =
-        static_cast<int64_t>(std::min(std::floor((capacity - no_context) / per_token), 1e15));
+    // What fits, and never past the model's own context.
+    e.max_context_length = static_cast<int64_t>(std::min(
+        std::floor((capacity - no_context) / per_token), static_cast<double>(m.sequence_length)));
   }
   // Decode step.
   const double tt = static_cast<double>(tensor);
@@ -91,18 +89,34 @@ ServingEvaluation EvaluateServing(const JobSpec& spec, const cost::GpuSpec& gpu,
       gpu.DenseTflops(s.precision).value_or(0) * 1e12 * (mamf > 0 ? mamf * k[Coef::kGemm] : 1.0);
   const double flops = 2 * static_cast<double>(f.parameters) / tt * b;
   const double layers = static_cast<double>(m.layers);
-  double step =
-      std::max(read / hbm, peak > 0 ? flops / peak : 0.0) + layers * 10 * k[Coef::kKernelGap];
-  if (tensor > 1) {
-    const double message = 2.0 * b * static_cast<double>(m.hidden_size);  // bf16 activations
+  // With TP, two ring all-reduces per layer of `tokens` x hidden bf16 activations.
+  const auto tp_all_reduces_s = [&](double tokens) {
+    if (tensor <= 1) return 0.0;
+    const double message = 2.0 * tokens * static_cast<double>(m.hidden_size);
     const LinkCurve& curve =
         FamilyOf(gpu) == GpuFamily::kAmpere ? hw.curves.nvlink_ampere : hw.curves.nvlink_hopper;
-    step += layers * 2 *
-            (2 * (tt - 1) / tt * message /
-                 (links.intra_node_gbytes_per_s * 1e9 * curve.busbw_fraction) +
-             curve.latency_s);
-  }
+    return layers * 2 *
+           (2 * (tt - 1) / tt * message /
+                (links.intra_node_gbytes_per_s * 1e9 * curve.busbw_fraction) +
+            curve.latency_s);
+  };
+  const double step = std::max(read / hbm, peak > 0 ? flops / peak : 0.0) +
+                      layers * 10 * k[Coef::kKernelGap] + tp_all_reduces_s(b);
   e.decode_step_s = step;
+  // Prefill of one request's prompt of p tokens, alone on the replica: the larger of its FLOPs
+  // (2 x parameters x p, and causal attention's QK^T and AV, 2 x layers x p^2 x h) at the GEMM
+  // rate and one read of the weights, plus the kernels and, with TP, two all-reduces per layer of
+  // p x h values.
+  const double p = static_cast<double>(s.prompt_length);
+  const double h = static_cast<double>(m.hidden_size);
+  const double prefill_flops =
+      (2 * static_cast<double>(f.parameters) * p + 2 * layers * p * p * h) / tt;
+  const double prefill = std::max(peak > 0 ? prefill_flops / peak : 0.0,
+                                  static_cast<double>(f.parameters) * ew / tt / hbm) +
+                         layers * 10 * k[Coef::kKernelGap] + tp_all_reduces_s(p);
+  e.prefill_s = prefill;
+  e.prefill_tokens_per_s_per_gpu = p / prefill * static_cast<double>(e.replicas) /
+                                   static_cast<double>(spec.hardware.total_gpus());
   e.tokens_per_s = b / step * static_cast<double>(e.replicas);
   const double gpus = static_cast<double>(spec.hardware.total_gpus());
   e.tokens_per_s_per_gpu = e.tokens_per_s / gpus;
@@ -138,13 +152,9 @@ base::Report ServingEvaluationToReport(const ServingEvaluation& e) {
   r["tensor"] = e.tensor;
   r["kv_precision"] = std::string(e.kv.name);
   r["kv_bits_per_value"] = e.kv_bits_per_value;
-  if (!e.kv.width && e.kv_bits_per_value < 16) {
-    r["kv_kl_mean"] = nullptr;  // an 8-bit cache without group scales: not measured
-    r["kv_top1_agreement"] = nullptr;
-  } else {
-    r["kv_kl_mean"] = e.kv.kl_mean;
-    r["kv_top1_agreement"] = e.kv.top1_agreement;
-  }
+  r["engine"] = std::string(ServingEngineName(e.kv.engine));
+  r["kv_kl_mean"] = e.kv.kl_mean;
+  r["kv_top1_agreement"] = e.kv.top1_agreement;
   r["replicas"] = e.replicas;
   r["requests_per_replica"] = e.requests_per_replica;
   r["fits"] = e.fits;
@@ -155,6 +165,8 @@ base::Report ServingEvaluationToReport(const ServingEvaluation& e) {
   r["tokens_per_s"] = e.tokens_per_s;
   r["tokens_per_s_per_gpu"] = e.tokens_per_s_per_gpu;
   r["cost_per_million_tokens_usd"] = e.cost_per_million_tokens_usd;
+  r["prefill_s"] = e.prefill_s;
+  r["prefill_tokens_per_s_per_gpu"] = e.prefill_tokens_per_s_per_gpu;
   return r;
 }
 

@@ -94,7 +94,7 @@ def job_yaml(cfg: dict) -> str:
     model = ", ".join(f"{k}: {str(v).lower()}" for k, v in cfg.items())
     return ("name: t\n"
             f"model: {{{model}}}\n"
-            "serving: {context_length: 16, concurrent_requests: 1}\n"
+            "serving: {context_length: 1, concurrent_requests: 1}\n"
             "hardware: {gpu: L4, gpus_per_node: 1}\n")
 
 

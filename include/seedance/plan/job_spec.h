@@ -6,7 +6,8 @@
 //              ffn_size, vocab_size, sequence_length, tie_embeddings?}
 //   training: {global_batch, micro_batch, precision, optimizer, attention?, optimizer_states?,
 //              search_precisions?, search_optimizer_states?}         # or
-//   serving:  {context_length, concurrent_requests, precision, kv_precision?, max_kv_kl?}
+//   serving:  {context_length, concurrent_requests, precision, prompt_length?, engine?,
+//              kv_precision?, max_kv_kl?}
 //   hardware: {gpu, gpus_per_node, nodes, interconnect?: {intra_node, inter_node,
 //              intra_node_gbytes_per_s?, inter_node_gbytes_per_s?},
 //              host?: {memory_gbytes, memory_gbytes_per_s, pcie_gbytes_per_s}}
@@ -34,6 +35,7 @@
 #include "seedance/cost/gpu_catalog.h"
 #include "seedance/plan/checkpoint.h"
 #include "seedance/plan/framework.h"
+#include "seedance/plan/kv_precision.h"
 #include "seedance/plan/parallelism.h"
 
 namespace seedance::plan {
@@ -75,11 +77,14 @@ struct TrainingSpec {
 };
 
 struct ServingSpec {
-  int64_t context_length = 0;                                  // tokens of context per request
+  int64_t context_length = 0;  // tokens of context per request (prompt and output), <= the model's
   int64_t concurrent_requests = 0;                             // requests resident at once
   base::NumericFormat precision = base::NumericFormat::kBf16;  // weights (and an unquantized KV)
-  // The KV cache's width: a name of plan/kv_precision.h's table, or "auto" (the fewest bytes whose
-  // measured KL divergence is at most max_kv_kl).
+  // The prompt's tokens, prefilled before the first output token (0: half the context).
+  int64_t prompt_length = 0;
+  ServingEngine engine = ServingEngine::kVllm;  // whose KV formats are weighed
+  // The KV cache's format: a name `engine` offers in plan/kv_precision.h's table, or "auto" (the
+  // fewest bytes whose measured KL divergence is at most max_kv_kl).
   std::string kv_precision = "auto";
   double max_kv_kl = 1e-3;  // KV-1's target for the 8-bit cache
 };

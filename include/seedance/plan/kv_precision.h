@@ -1,19 +1,25 @@
-// KV-cache precision for serving plans (feature CLI-1, serving half): the code widths of the KV
-// engine (kv/cache.h) a serving job may keep its cache in, the bytes each takes, and how much each
-// changes the model's predictions, as the engine measured it.
+// KV-cache precision for serving plans (feature CLI-1, serving half): the KV-cache formats each
+// serving engine runs, the bytes each takes, and how much each changes a real model's
+// predictions.
 //
 //   bytes per token = 2 x layers x kv_heads x head_dim x bits_per_value / 8
-//   bits_per_value  = the weights' format x 8 (no quantization), or kv::PackedBitsPerValue(bits,
-//                     group 32): the codes plus each group's FP32 minimum and scale
+//   bits_per_value  = unquantized ("weights"): the activations' format, 16 bits beside 8- and
+//                     16-bit weights, 32 beside fp32 weights; otherwise the format's own:
+//     seedance   kv::PackedBitsPerValue(bits, group 32): the codes plus each group's FP32 minimum
+//                and scale (fp8 codes pack like 8-bit integers: 10 bits);
+//     vllm       fp8 (kv_cache_dtype=fp8, E4M3 with a per-tensor scale): 8 bits;
+//     llama.cpp  q8_0 and q4_0 (type_k/type_v): ggml's block sizes, 34 and 18 bytes a block of 32
+//                values: 8.5 and 4.5 bits.
 //
-// Quality: the mean KL divergence of the next-token distribution from the FP32 cache's, and the
-// share of positions whose argmax agrees, measured by `seedancectl kv eval` on the tiny Llama of
-// the shared data (docs/benchmarks.md, "KV cache: quantized caches"; kv_precision_test re-runs
-// the engine and checks the table). A 260K-parameter model is a proxy for a large one: the table
-// ranks the widths, it does not promise a large model's figures.
+// Quality: the mean KL divergence of the next-token distribution from the unquantized cache's
+// and the share of steps whose argmax agrees, measured on SmolLM2-135M-Instruct at a context of
+// 8,128 tokens of real text by bench/kv/quality_real.py (docs/benchmarks.md, "KV cache on a real
+// model: quality"), each engine against its own unquantized cache. A 135M-parameter model is one
+// model: the table ranks the formats, it does not promise another model's figures.
 //
-// A serving job picks its width with `serving.kv_precision` (a name below, or `auto`: the
-// fewest bytes whose measured KL is at most `serving.max_kv_kl`).
+// A serving job names its engine (`serving.engine`; only that engine's formats are weighed) and
+// picks the format with `serving.kv_precision` (a name the engine offers, or `auto`: the fewest
+// bytes whose measured KL is at most `serving.max_kv_kl`).
 //
 // Thread safety: constant data and pure functions.
 #pragma once
@@ -23,29 +29,40 @@
 #include <span>
 #include <string_view>
 
+#include "seedance/base/enum_names.h"
 #include "seedance/base/numeric_format.h"
 #include "seedance/base/status.h"
-#include "seedance/kv/width.h"
 
 namespace seedance::plan {
 
+// The engine a serving job runs on. vLLM is the default: the engine a GPU deployment most often
+// uses; `seedance` is `seedancectl kv serve`.
+enum class ServingEngine { kVllm, kSeedance, kLlamaCpp };
+
+inline constexpr base::EnumTable<ServingEngine, 3> kServingEngineNames = {
+    {{ServingEngine::kVllm, "vllm"},
+     {ServingEngine::kSeedance, "seedance"},
+     {ServingEngine::kLlamaCpp, "llama.cpp"}}};
+
+std::string_view ServingEngineName(ServingEngine engine);
+base::StatusOr<ServingEngine> ParseServingEngine(std::string_view text, std::string_view where);
+
 struct KvPrecision {
-  std::string_view name;  // "weights" (the weights' format, not quantized), "int8", "fp8", ...
-  std::optional<kv::KvWidth> width;  // the cache's width (`kv eval --bits`); none for "weights"
-  double kl_mean = 0;                // measured, group 32, no FP32 window
+  ServingEngine engine = ServingEngine::kVllm;
+  std::string_view name;      // the engine's name for it; "weights": unquantized
+  double bits_per_value = 0;  // 0 for "weights" (KvBitsPerValue gives the weights' bits)
+  double kl_mean = 0;         // measured (see above)
   double top1_agreement = 1;
 };
 
-// The measured widths, widest first; "weights" (no error) first of all.
+// Every engine's formats, each engine's "weights" (no error) first, then widest first.
 std::span<const KvPrecision> MeasuredKvPrecisions();
-
-// The group the table was measured with, and that the bytes assume.
-inline constexpr int kKvGroup = 32;
 
 // Bits per cached value of `p` when the weights are in `weights` format.
 double KvBitsPerValue(const KvPrecision& p, base::NumericFormat weights);
 
-// The entry named `name` (a name of the table), or an error listing the names.
-base::StatusOr<KvPrecision> FindKvPrecision(std::string_view name, std::string_view where);
+// `engine`'s format named `name`, or an error at `where` listing the names that engine offers.
+base::StatusOr<KvPrecision> FindKvPrecision(ServingEngine engine, std::string_view name,
+                                            std::string_view where);
 
 }  // namespace seedance::plan

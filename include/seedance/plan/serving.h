@@ -16,7 +16,12 @@
 // the intra-node link when t > 1 (the time model's constants, links.h). A quantized cache is read
 // at its packed size: the dequantization is taken to be fused into the attention kernel and hidden
 // behind the read (the KV engine's fused 4-bit scores run at over half the read bandwidth on a
-// CPU, docs/benchmarks.md). Prefill is not modelled.
+// CPU, docs/benchmarks.md). The largest context that fits is capped at the model's
+// sequence_length.
+// Prefill of one request's prompt (serving.prompt_length tokens), alone on a replica: the larger
+// of its FLOPs (2 x parameters x p plus causal attention's 2 x layers x p^2 x h) at the GEMM rate
+// and one read of the weights, plus the kernels and TP's two all-reduces per layer of p x h
+// values: the time to first token, and the prompt tokens per second per GPU back to back.
 //
 // Thread safety: pure functions.
 #pragma once
@@ -47,13 +52,16 @@ struct ServingEvaluation {
   double tokens_per_s = 0;  // output tokens, all replicas
   double tokens_per_s_per_gpu = 0;
   double cost_per_million_tokens_usd = 0;
+  double prefill_s = 0;  // one request's prompt, alone on a replica: its time to first token
+  double prefill_tokens_per_s_per_gpu = 0;  // prompt tokens a GPU prefills a second, back to back
 };
 
 ServingEvaluation EvaluateServing(const JobSpec& spec, const cost::GpuSpec& gpu, int64_t tensor,
                                   const KvPrecision& kv, const MemorySettings& memory = {},
                                   const HardwareModel& hw = {});
-// The KV widths the spec admits: the one `serving.kv_precision` names, or (auto) every measured
-// width whose KL is at most `serving.max_kv_kl` ("weights" only for 16- and 32-bit weights).
+// The KV formats the spec admits, of `serving.engine` only: the one `serving.kv_precision` names,
+// or (auto) every measured one whose KL is at most `serving.max_kv_kl` ("weights" only for 16-
+// and 32-bit weights).
 std::vector<KvPrecision> AdmittedKvPrecisions(const ServingSpec& serving);
 // Every valid TP degree with every admitted KV width, evaluated; the fitting ones first, then by
 // tokens/s per GPU, then by the lower KL.
