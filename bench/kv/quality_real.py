@@ -57,6 +57,7 @@ from typing import Any, Callable
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT / "build" / "python"))
+sys.path.insert(0, str(ROOT / "bench" / "control"))
 
 import torch  # noqa: E402
 
@@ -66,10 +67,9 @@ from seedance import _core  # noqa: E402
 
 
 def text_ids(tok: Any, needed: int) -> list[int]:
-    import pydoc_data.topics
+    from cpu_llama import pydoc_topics_text
 
-    text = "\n\n".join(pydoc_data.topics.topics[k] for k in sorted(pydoc_data.topics.topics))
-    ids = tok(text)["input_ids"]
+    ids = tok(pydoc_topics_text())["input_ids"]
     if len(ids) < needed:
         raise SystemExit(f"the text has {len(ids)} tokens, {needed} needed")
     return ids[:needed]

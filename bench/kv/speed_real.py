@@ -127,13 +127,6 @@ def main() -> None:
     print_attention(points, contexts, pairs)
 
 
-def fit_line(xs: list[float], ys: list[float]) -> tuple[float, float]:
-    """Least-squares slope and intercept of ys over xs."""
-    mx, my = statistics.fmean(xs), statistics.fmean(ys)
-    slope = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)
-    return slope, my - slope * mx
-
-
 def print_attention(points: list[dict], contexts: list[int],
                     pairs: list[tuple[str, str]]) -> None:
     """Per engine and width, the step time's slope over the context (attention's microseconds
@@ -150,8 +143,9 @@ def print_attention(points: list[dict], contexts: list[int],
     fits: dict[tuple[str, str], list[tuple[float, float]]] = {}
     for (engine, width, _), by_context in steps.items():
         if sorted(by_context) == sorted(contexts):
-            fits.setdefault((engine, width), []).append(
-                fit_line([float(c) for c in contexts], [by_context[c] for c in contexts]))
+            line = statistics.linear_regression([float(c) for c in contexts],
+                                                [by_context[c] for c in contexts])
+            fits.setdefault((engine, width), []).append((line.slope, line.intercept))
     print("\nattention: the step time's slope over the context, microseconds per cached token;"
           " the rest: its intercept, ms (medians over repeats)")
     for engine, width in sorted(fits):

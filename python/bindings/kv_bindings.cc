@@ -140,7 +140,7 @@ class LayerCache {
           "expected (n_heads, tokens, head_size) with n_heads a multiple of kv_heads", "q"));
     }
     const int heads = static_cast<int>(q.shape(0)), n = static_cast<int>(q.shape(1));
-    std::vector<float> rows(static_cast<size_t>(q.size())), out(rows.size());
+    std::vector<float> rows(static_cast<size_t>(q.size()));
     for (int h = 0; h < heads; ++h) {
       for (int i = 0; i < n; ++i) {
         std::copy_n(q.data() + (static_cast<size_t>(h) * n + i) * head_size_, head_size_,
@@ -149,13 +149,15 @@ class LayerCache {
     }
     std::span<const float> terms;
     if (bias) terms = std::span<const float>(bias->data(), static_cast<size_t>(bias->size()));
+    py::array_t<float> result({n, heads, head_size_});  // written in place, (Tq, heads, hs)
+    const std::span<float> out(result.mutable_data(), rows.size());
+    base::Status status;
     {
       py::gil_scoped_release release;
-      RaiseIfError(kv::AttendQueries(*cache_, 0, {heads, kv_heads_, head_size_}, rows, n, len_,
-                                     scale, terms, out));
+      status = kv::AttendQueries(*cache_, 0, {heads, kv_heads_, head_size_}, rows, n, len_, scale,
+                                 terms, out);
     }
-    py::array_t<float> result({n, heads, head_size_});
-    std::copy(out.begin(), out.end(), result.mutable_data());
+    RaiseIfError(status);
     return result;
   }
 

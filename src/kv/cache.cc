@@ -2,13 +2,13 @@
 #include "seedance/kv/cache.h"
 
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <string>
 #include <vector>
 
 #include "seedance/kv/adaptive.h"
 #include "seedance/port/simd_kv.h"
+#include "seedance/precision/convert.h"
 #include "seedance/precision/formats.h"
 
 namespace seedance::kv {
@@ -204,11 +204,7 @@ void AccumulateCodes(const uint32_t* words, int first, int n, float a, float b, 
 void Accumulate(const Group& g, const uint32_t* words, int first, int n, float weight, float* out,
                 bool avx2) {
   if (g.fp8) {
-    static const std::array<float, 256> kE4M3 = [] {
-      std::array<float, 256> t{};
-      for (int c = 0; c < 256; ++c) t[c] = precision::E4M3ToFloat(static_cast<uint8_t>(c));
-      return t;
-    }();
+    static const float* const kE4M3 = precision::Fp8DecodeTable(precision::Format::kE4M3);
     const float a = weight * g.scale;
     for (int j = 0; j < n; ++j) {
       const uint32_t code = (words[g.word + (first + j) / 4] >> (((first + j) % 4) * 8)) & 0xFF;

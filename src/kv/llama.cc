@@ -186,7 +186,7 @@ base::Status LlamaModel::ForwardBatch(std::span<const int> tokens, std::span<con
   std::vector<float> x(static_cast<size_t>(B) * D), xb(x.size()), xb2(x.size()), q(x.size());
   std::vector<float> k(static_cast<size_t>(B) * KV), v(k.size());
   std::vector<float> hb(static_cast<size_t>(B) * H), hb2(hb.size());
-  std::vector<float> att_store(max_pos + 1), head_out(hs);
+  std::vector<float> att_store(max_pos + 1);
   for (int b = 0; b < B; ++b) {
     std::copy(emb_ + static_cast<size_t>(tokens[b]) * D,
               emb_ + static_cast<size_t>(tokens[b] + 1) * D,
@@ -212,11 +212,11 @@ base::Status LlamaModel::ForwardBatch(std::span<const int> tokens, std::span<con
       SEEDANCE_RETURN_IF_ERROR(caches[b]->Append(l, pos, row(k, b, KV), row(v, b, KV)));
       for (int h = 0; h < c.n_heads; ++h) {
         const int kvh = h / kv_mul;
-        AttendHead(*caches[b], l, kvh,
-                   std::span<const float>(qb + static_cast<ptrdiff_t>(h) * hs, hs), pos + 1,
-                   inv_sqrt, {}, att, head_out);
-        std::copy(head_out.begin(), head_out.end(),
-                  xb.begin() + static_cast<int64_t>(b) * D + static_cast<int64_t>(h) * hs);
+        AttendHead(
+            *caches[b], l, kvh, std::span<const float>(qb + static_cast<ptrdiff_t>(h) * hs, hs),
+            pos + 1, inv_sqrt, {}, att,
+            std::span<float>(xb).subspan(static_cast<size_t>(b) * D + static_cast<size_t>(h) * hs,
+                                         static_cast<size_t>(hs)));
       }
     }
     MatMul(xb2.data(), xb.data(), wo_ + static_cast<size_t>(l) * D * D, D, D, B);

@@ -22,8 +22,12 @@ void ScalarDecode(Format from, const Code* in, float* out, size_t n) {
   for (size_t i = 0; i < n; ++i) out[i] = Decode(from, in[i]);
 }
 
+}  // namespace
+
+size_t CodeBytes(Format format) { return static_cast<size_t>(Info(format).bits / 8); }
+
 // The FP8 decoders are a lookup in a 256-entry table built from the reference.
-const float* Fp8Table(Format f) {
+const float* Fp8DecodeTable(Format f) {
   static const auto tables = [] {
     std::array<std::array<float, 256>, 2> t{};
     for (uint32_t c = 0; c < 256; ++c) {
@@ -34,10 +38,6 @@ const float* Fp8Table(Format f) {
   }();
   return f == Format::kE4M3 ? tables[0].data() : tables[1].data();
 }
-
-}  // namespace
-
-size_t CodeBytes(Format format) { return static_cast<size_t>(Info(format).bits / 8); }
 
 base::Status ConvertFromFloat(Format to, std::span<const float> in, void* out, bool saturate,
                               port::SimdKernel kernel) {
@@ -98,7 +98,7 @@ base::Status ConvertToFloat(Format from, const void* in, std::span<float> out,
       if (kernel == port::SimdKernel::kScalar) {
         ScalarDecode(from, c, out.data(), n);
       } else {
-        const float* table = Fp8Table(from);
+        const float* table = Fp8DecodeTable(from);
         for (size_t i = 0; i < n; ++i) out[i] = table[c[i]];
       }
       return base::OkStatus();

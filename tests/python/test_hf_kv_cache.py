@@ -15,7 +15,6 @@ from transformers import DynamicCache, LlamaConfig, LlamaForCausalLM, MistralCon
 
 import seedance.hf  # noqa: E402
 from seedance.errors import SeedanceError  # noqa: E402
-from conftest import smollm2_gguf  # noqa: E402
 
 
 def tiny_llama(attn: str = "sdpa") -> LlamaForCausalLM:

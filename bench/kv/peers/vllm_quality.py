@@ -6,8 +6,8 @@ vLLM cannot be fed one token at a time, so the protocol is llama.cpp's in qualit
 first C + steps tokens of the text are one prompt, prefilled in chunks of 512 tokens (chunked
 prefill), so every chunk after the first attends to the earlier ones through the cache; the
 prompt log-probabilities of the last `steps` positions are compared with those of the same run
-with kv_cache_dtype=auto (the model's FP32). fp8 runs twice: as vLLM runs it by default (K and V
-scales of 1.0) and with calculate_kv_scales=True (scales from the first batch). vLLM returns the top 20 log-probabilities of a
+with kv_cache_dtype=auto (the model's FP32). fp8 runs as vLLM runs it by default (K and V scales
+of 1.0: the checkpoint carries none, and vLLM 0.32 has dropped calculate_kv_scales). vLLM returns the top 20 log-probabilities of a
 position (and the text's token): top-1 agreement and perplexity are exact; the KL divergence is
 summed over the reference's top 20 tokens, a token missing from the fp8 run's top 20 taking that
 run's 20th log-probability (an approximation, labelled as such in the table).

@@ -25,6 +25,10 @@ namespace seedance::precision {
 // Bytes per value: 4, 2 or 1.
 size_t CodeBytes(Format format);
 
+// The 256 decoded values of an FP8 format's codes (kE4M3 or kE5M2), indexed by code: the
+// decoders' lookup table, for callers that decode FP8 codes one at a time.
+const float* Fp8DecodeTable(Format format);
+
 // Writes in.size() codes to `out` (CodeBytes(to) bytes each). kAvx2 on a CPU
 // without AVX2 is an error; so is an unknown pairing.
 base::Status ConvertFromFloat(Format to, std::span<const float> in, void* out, bool saturate,
