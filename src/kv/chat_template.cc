@@ -8,7 +8,7 @@ namespace {
 constexpr std::string_view kStart = "<|im_start|>", kEnd = "<|im_end|>";
 
 // The Jinja string literal opening at `text[at]` (a quote), unescaped; npos-safe.
-std::string Literal(std::string_view text, size_t at, size_t* end) {
+std::string Literal(std::string_view text, size_t at) {
   const char quote = text[at];
   std::string out;
   size_t i = at + 1;
@@ -20,7 +20,6 @@ std::string Literal(std::string_view text, size_t at, size_t* end) {
       out += text[i];
     }
   }
-  *end = i;
   return out;
 }
 
@@ -41,8 +40,7 @@ base::StatusOr<ChatTemplate> ChatTemplate::FromJinja(std::string_view jinja,
     const std::string_view rest = jinja.substr(cond);
     const size_t q = rest.find_first_of("'\"", rest.find("{{"));
     if (q != std::string_view::npos) {
-      size_t end = 0;
-      const std::string literal = Literal(rest, q, &end);
+      const std::string literal = Literal(rest, q);
       const std::string head = std::string(kStart) + "system\n";
       const std::string tail = std::string(kEnd) + "\n";
       if (literal.starts_with(head) && literal.ends_with(tail)) {
@@ -50,11 +48,20 @@ base::StatusOr<ChatTemplate> ChatTemplate::FromJinja(std::string_view jinja,
       }
     }
   }
+  // A template that writes a system message of its own in some other form (an else branch of
+  // `== 'system'`, say) would be rendered without it: refuse it rather than change the prompt.
+  if (t.default_system_.empty() && (jinja.find("<|im_start|>system\\n") != std::string_view::npos ||
+                                    jinja.find("<|im_start|>system\n") != std::string_view::npos)) {
+    return base::InvalidArgumentError(
+        "a ChatML template whose default system message this server does not read (it reads the "
+        "one written when `messages[0]['role'] != 'system'`)",
+        std::string(where));
+  }
   return t;
 }
 
 base::StatusOr<ChatTemplate> ChatTemplate::FromGguf(const GgufFile& file) {
-  if (!file.metadata().contains("tokenizer.chat_template")) {
+  if (!file.Has("tokenizer.chat_template")) {
     return base::NotFoundError("the file has no tokenizer.chat_template", file.source());
   }
   SEEDANCE_ASSIGN_OR_RETURN(const std::string jinja, file.Text("tokenizer.chat_template"));

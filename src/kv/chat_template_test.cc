@@ -51,5 +51,19 @@ TEST(ChatTemplateTest, PlainChatMlAndOtherFamilies) {
   EXPECT_NE(llama3.status().message().find("ChatML"), std::string::npos);
 }
 
+// A default system message written in another form (Qwen2.5's: the else branch of a
+// `== 'system'` test) is not read, so the template is refused rather than rendered without it.
+TEST(ChatTemplateTest, ADefaultSystemMessageItCannotReadIsRefused) {
+  auto t = ChatTemplate::FromJinja(
+      "{%- if messages[0]['role'] == 'system' %}{{- '<|im_start|>system\\n' + "
+      "messages[0]['content'] + '<|im_end|>\\n' }}{%- else %}{{- '<|im_start|>system\\nYou are "
+      "Qwen.<|im_end|>\\n' }}{%- endif %}{% for m in messages %}{{'<|im_start|>' + m['role'] + "
+      "'\\n' + m['content'] + '<|im_end|>\\n'}}{% endfor %}",
+      "q.gguf: tokenizer.chat_template");
+  ASSERT_FALSE(t.ok());
+  EXPECT_EQ(t.status().where(), "q.gguf: tokenizer.chat_template");
+  EXPECT_NE(t.status().message().find("default system message"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace seedance::kv

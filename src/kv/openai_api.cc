@@ -48,13 +48,22 @@ std::optional<int64_t> WholeNumber(const Json& v) {
 
 std::string Dump(const Json& j) { return j.dump(-1, ' ', false, Json::error_handler_t::replace); }
 
-Json ChunkObject(std::string_view id, int64_t created, std::string_view model) {
+// The fields every response object opens with; `object` names its kind ("text_completion",
+// "chat.completion", "chat.completion.chunk").
+Json ChunkObject(std::string_view id, int64_t created, std::string_view model,
+                 std::string_view object = "text_completion") {
   Json j;
   j["id"] = id;
-  j["object"] = "text_completion";
+  j["object"] = object;
   j["created"] = created;
   j["model"] = model;
   return j;
+}
+
+Json Usage(const CompletionUsage& usage) {
+  return {{"prompt_tokens", usage.prompt_tokens},
+          {"completion_tokens", usage.completion_tokens},
+          {"total_tokens", usage.prompt_tokens + usage.completion_tokens}};
 }
 
 // Chat messages: a non-empty array of {role, content (a string or text parts), name?}.
@@ -147,11 +156,11 @@ ParsedCompletion ParseRequest(std::string_view body, bool chat) {
       have_prompt = true;
     } else if (key == "max_tokens") {
       if (v.is_null()) continue;
-      const auto n = WholeNumber(v);
-      if (!n) return Bad(key, Expected(key, "an integer", v));
+      const auto n = WholeNumber(v);  // errors name the field as the request spelled it
+      if (!n) return Bad(key_, Expected(key_, "an integer", v));
       if (*n < 1 || *n > (1 << 30)) {
-        return Bad(key, "'max_tokens' must be 1 to " + std::to_string(1 << 30) + ", got " +
-                            std::to_string(*n));
+        return Bad(key_, "'" + key_ + "' must be 1 to " + std::to_string(1 << 30) + ", got " +
+                             std::to_string(*n));
       }
       p.max_tokens = static_cast<int>(*n);
     } else if (key == "temperature" || key == "top_p") {
@@ -241,9 +250,7 @@ std::string CompletionJson(std::string_view id, int64_t created, std::string_vie
   Json j = ChunkObject(id, created, model);
   j["choices"] = Json::array({Json{
       {"text", text}, {"index", 0}, {"logprobs", nullptr}, {"finish_reason", finish_reason}}});
-  j["usage"] = {{"prompt_tokens", usage.prompt_tokens},
-                {"completion_tokens", usage.completion_tokens},
-                {"total_tokens", usage.prompt_tokens + usage.completion_tokens}};
+  j["usage"] = Usage(usage);
   return Dump(j);
 }
 
@@ -256,39 +263,28 @@ std::string CompletionChunkEvent(std::string_view id, int64_t created, std::stri
   return "data: " + Dump(j) + "\n\n";
 }
 
-std::string UsageChunkEvent(std::string_view id, int64_t created, std::string_view model,
-                            const CompletionUsage& usage) {
-  Json j = ChunkObject(id, created, model);
-  j["choices"] = Json::array();
-  j["usage"] = {{"prompt_tokens", usage.prompt_tokens},
-                {"completion_tokens", usage.completion_tokens},
-                {"total_tokens", usage.prompt_tokens + usage.completion_tokens}};
-  return "data: " + Dump(j) + "\n\n";
-}
-
 namespace {
 
-Json ChatObject(std::string_view id, int64_t created, std::string_view model, bool chunk) {
-  Json j;
-  j["id"] = id;
-  j["object"] = chunk ? "chat.completion.chunk" : "chat.completion";
-  j["created"] = created;
-  j["model"] = model;
-  return j;
-}
-
-Json Usage(const CompletionUsage& usage) {
-  return {{"prompt_tokens", usage.prompt_tokens},
-          {"completion_tokens", usage.completion_tokens},
-          {"total_tokens", usage.prompt_tokens + usage.completion_tokens}};
+// A stream's closing usage event: no choices, the usage, under the stream's object name.
+std::string UsageEvent(std::string_view id, int64_t created, std::string_view model,
+                       std::string_view object, const CompletionUsage& usage) {
+  Json j = ChunkObject(id, created, model, object);
+  j["choices"] = Json::array();
+  j["usage"] = Usage(usage);
+  return "data: " + Dump(j) + "\n\n";
 }
 
 }  // namespace
 
+std::string UsageChunkEvent(std::string_view id, int64_t created, std::string_view model,
+                            const CompletionUsage& usage) {
+  return UsageEvent(id, created, model, "text_completion", usage);
+}
+
 std::string ChatCompletionJson(std::string_view id, int64_t created, std::string_view model,
                                std::string_view text, std::string_view finish_reason,
                                const CompletionUsage& usage) {
-  Json j = ChatObject(id, created, model, false);
+  Json j = ChunkObject(id, created, model, "chat.completion");
   j["choices"] = Json::array({Json{{"index", 0},
                                    {"message", {{"role", "assistant"}, {"content", text}}},
                                    {"logprobs", nullptr},
@@ -299,7 +295,7 @@ std::string ChatCompletionJson(std::string_view id, int64_t created, std::string
 
 std::string ChatChunkEvent(std::string_view id, int64_t created, std::string_view model,
                            std::string_view text, std::string_view finish_reason, bool first) {
-  Json j = ChatObject(id, created, model, true);
+  Json j = ChunkObject(id, created, model, "chat.completion.chunk");
   Json delta = Json::object();
   if (first) delta["role"] = "assistant";
   if (!text.empty() || first) delta["content"] = text;
@@ -311,10 +307,7 @@ std::string ChatChunkEvent(std::string_view id, int64_t created, std::string_vie
 
 std::string ChatUsageChunkEvent(std::string_view id, int64_t created, std::string_view model,
                                 const CompletionUsage& usage) {
-  Json j = ChatObject(id, created, model, true);
-  j["choices"] = Json::array();
-  j["usage"] = Usage(usage);
-  return "data: " + Dump(j) + "\n\n";
+  return UsageEvent(id, created, model, "chat.completion.chunk", usage);
 }
 
 std::string ErrorJson(const ApiError& e) {

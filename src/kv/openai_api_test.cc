@@ -152,6 +152,12 @@ TEST(OpenAiApi, ChatRequestsTakeMessages) {
   EXPECT_EQ(
       param(R"({"model": "m", "messages": [{"role": "user", "content": "x"}], "prompt": "y"})"),
       "prompt");
+  // A bad max_completion_tokens is named as the request spelled it.
+  const ParsedCompletion zero = ParseChatRequest(
+      R"({"model": "m", "messages": [{"role": "user", "content": "x"}],
+          "max_completion_tokens": 0})");
+  EXPECT_EQ(zero.error.param, "max_completion_tokens");
+  EXPECT_NE(zero.error.message.find("'max_completion_tokens'"), std::string::npos);
   // And the completions API takes no messages.
   EXPECT_EQ(ParseCompletionRequest(R"({"model": "m", "prompt": "p", "messages": []})").error.param,
             "messages");

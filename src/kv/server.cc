@@ -298,7 +298,7 @@ class KvServer::Impl {
     const int prompt_len = static_cast<int>(g.prompt.size()) + (bos ? 1 : 0);
     if (static_cast<int>(g.prompt.size()) > o_.max_prompt_tokens) {
       ApiError e;
-      e.param = "prompt";
+      e.param = chat ? "messages" : "prompt";
       e.code = "context_length_exceeded";
       e.message = "the prompt is " + std::to_string(g.prompt.size()) +
                   " tokens; this server takes at most " + std::to_string(o_.max_prompt_tokens) +

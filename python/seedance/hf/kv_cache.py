@@ -47,7 +47,7 @@ def handoff(key: torch.Tensor) -> Optional[tuple["KVCacheLayer", int]]:
     if entry is None:
         return None
     layer = entry[0]()
-    if layer is None or layer._handed is not key:
+    if layer is None or layer._handed is None or layer._handed() is not key:
         return None
     return layer, entry[1]
 
@@ -65,7 +65,10 @@ class KVCacheLayer(CacheLayerMixin):
         self.packed = False  # set by the packed attention on its first call
         self.length = 0
         self._rows: list[Any] = []
-        self._handed: Optional[torch.Tensor] = None
+        # The key tensor the last update returned, held weakly (a strong reference would keep a
+        # decoded FP32 copy of the history alive between steps), and its _HANDOFF key.
+        self._handed: Optional["weakref.ref[torch.Tensor]"] = None
+        self._handed_id: Optional[int] = None
 
     def lazy_initialization(self, key_states: torch.Tensor, value_states: torch.Tensor) -> None:
         batch, kv_heads, _, head_size = key_states.shape
@@ -93,7 +96,11 @@ class KVCacheLayer(CacheLayerMixin):
             out = key_states, value_states
         else:
             out = self.read_back()
-        self._handed = out[0]
+        # One entry per layer: the previous update's goes, whether or not attention took it.
+        old = _HANDOFF.get(self._handed_id) if self._handed_id is not None else None
+        if old is not None and old[0]() is self:
+            del _HANDOFF[self._handed_id]
+        self._handed, self._handed_id = weakref.ref(out[0]), id(out[0])
         _HANDOFF[id(out[0])] = (weakref.ref(self), past)
         return out
 
@@ -144,7 +151,8 @@ class KVCacheLayer(CacheLayerMixin):
         return -1
 
     def reset(self) -> None:
-        self._rows, self.length, self.is_initialized, self._handed = [], 0, False, None
+        self._rows, self.length, self.is_initialized = [], 0, False
+        self._handed, self._handed_id = None, None
 
     def reorder_cache(self, beam_idx: torch.LongTensor) -> None:
         raise SeedanceError("beam search is not supported by seedance.hf.KVCache; use "

@@ -279,6 +279,7 @@ class Controllers:
                 readings=s.batch_readings, min_gain=s.batch_min_gain)
             self._setting("batch", "size", size)
         self.batch_size = size if self.scaler is not None else None  # the size in effect
+        self._batch_fixed = False  # a size could not be applied: the scaler stops observing
         self.interval = _core.CheckpointInterval(
             floor_steps=s.checkpoint_floor, initial_steps=s.checkpoint_interval,
             io_pressure_threshold=0.65, mtbf_s=s.mtbf_s)
@@ -376,7 +377,7 @@ class Controllers:
     def after_optimizer_step(self, samples: int, seconds: float) -> None:
         """The batch decision from this step's memory and samples/s."""
         self.step += 1
-        if self.scaler is None:
+        if self.scaler is None or self._batch_fixed:
             return
         share = self.memory_share()
         rate = samples / seconds if seconds > 0 else 0.0
@@ -396,7 +397,11 @@ class Controllers:
                            if self.settings.grow_global_batch else
                            "; micro-batch (the global batch is kept)")
             if why_not is not None:
-                reason += f"; not applied: {why_not}"
+                # Why a size cannot be applied holds for the whole run (the loop or the Trainer
+                # fixes the batch), so the scaler stops here rather than move on to sizes that
+                # never run and judge later readings against them.
+                reason += f"; not applied: {why_not}; the batch controller stops"
+                self._batch_fixed = True
             self.record("batch", action, reason, applied=why_not is None, memory_share=share,
                         samples_per_s=rate, size=size)
         self._setting("batch", "size", self.batch_size)
