@@ -217,15 +217,19 @@ class KvServer::Impl {
       engine_->CancelAll("the server is shutting down: cancelled after the drain timeout of " +
                          std::to_string(o_.drain_timeout.count()) + " ms");
     }
-    // Let the handlers write their last bytes before the connections close: until the drain's
-    // deadline, or for a second after a cancellation (its error events). A client too slow to
-    // read them by then is cut when the server stops: the drain ends at its timeout.
+    // Let the handlers write their last bytes, and the HTTP server hand them to the kernel,
+    // before the connections close (Stop discards unsent output): until the drain's deadline, or
+    // for a second after a cancellation (its error events). A client too slow to read them by
+    // then is cut when the server stops: the drain ends at its timeout.
     const int64_t last_bytes_by =
         std::max(start + timeout_ns, env.NowMonotonicNanos() + (timed_out ? 1'000'000'000 : 0));
-    while (active_.load() > 0 && env.NowMonotonicNanos() < last_bytes_by) {
+    const auto unsent = [&] {
+      return std::max<int64_t>(active_.load(), static_cast<int64_t>(http_->stats().in_flight));
+    };
+    while (unsent() > 0 && env.NowMonotonicNanos() < last_bytes_by) {
       env.SleepFor(std::chrono::milliseconds(10));
     }
-    const int slow_clients = active_.load();
+    const int64_t slow_clients = unsent();
     const EngineStats after = engine_->stats();
     Stop();
     base::Report r;

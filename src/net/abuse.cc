@@ -50,9 +50,12 @@ size_t CountOf(const std::string& hay, const std::string& needle) {
 
 }  // namespace
 
-int Connect(int port) {
+int Connect(int port) { return ConnectWithReceiveBuffer(port, 0); }
+
+int ConnectWithReceiveBuffer(int port, int bytes) {
   const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0) return -1;
+  if (bytes > 0) ::setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &bytes, sizeof(bytes));
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
   addr.sin_port = htons(static_cast<uint16_t>(port));

@@ -130,6 +130,7 @@ class HttpServer::Impl {
     conns_.clear();
     std::lock_guard<std::mutex> lock(stats_mu_);
     stats_.open = 0;
+    stats_.in_flight = 0;
   }
 
   int port() const { return port_; }
@@ -225,7 +226,14 @@ class HttpServer::Impl {
         if (!alive) Close(fd);
       }
       ExpireDeadlines();
+      PublishInFlight();
     }
+  }
+
+  void PublishInFlight() {
+    uint64_t n = 0;
+    for (const auto& [fd, c] : conns_) n += c->busy || c->stream || c->pending() > 0 ? 1 : 0;
+    Count([n](HttpServerStats& s) { s.in_flight = n; });
   }
 
   // Applies the workers' answers, and moves the streams' new bytes to their connections.

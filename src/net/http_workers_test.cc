@@ -240,6 +240,52 @@ TEST(HttpWorkers, StopEndsRunningStreams) {
   ::close(fd);
 }
 
+// in_flight is what a graceful shutdown waits on: a response counts from its request reaching a
+// worker until its last byte is with the kernel, not only while its producer runs.
+TEST(HttpWorkers, InFlightCountsAResponseUntilItsLastByteLeaves) {
+  Gate gate;
+  std::atomic<bool> produced{false};
+  HttpServerOptions o;
+  o.workers = 1;
+  o.max_output_bytes = 32 * 1024 * 1024;  // the whole stream fits: its producer ends at once
+  o.write_timeout = std::chrono::seconds(30);
+  const std::string chunk(256 * 1024, 'x');
+  constexpr int kChunks = 64;  // 16 MiB: more than the sockets' buffers hold
+  auto server = StartOrDie(o, [&](const HttpRequest&) {
+    gate.Wait();
+    HttpResponse res;
+    res.stream = [&](HttpStreamSink& sink) {
+      for (int i = 0; i < kChunks; ++i) {
+        if (!sink.Write(chunk)) return;
+      }
+      produced = true;
+    };
+    return res;
+  });
+  ASSERT_TRUE(server);
+  const int idle = Connect(server->port());  // open, no request: not in flight
+  const int fd = abuse::ConnectWithReceiveBuffer(server->port(), 64 * 1024);
+  ASSERT_GE(fd, 0);
+  SendAll(fd, "GET /big HTTP/1.1\r\nHost: t\r\n\r\n");
+  EXPECT_TRUE(WaitFor([&] { return server->stats().in_flight == 1; }));  // with the worker
+  gate.Open();
+  ASSERT_TRUE(WaitFor([&] { return produced.load(); }));
+  std::this_thread::sleep_for(milliseconds(100));
+  EXPECT_EQ(server->stats().in_flight, 1u);  // produced, but not sent: the client reads nothing
+  std::string got;
+  char buf[65536];
+  const auto end = Clock::now() + std::chrono::seconds(10);
+  while (got.find("\r\n0\r\n\r\n") == std::string::npos && Clock::now() < end) {
+    const ssize_t n = ::recv(fd, buf, sizeof(buf), 0);
+    if (n <= 0) break;
+    got.append(buf, static_cast<size_t>(n));
+  }
+  EXPECT_GT(got.size(), kChunks * chunk.size());  // every chunk, with its framing
+  EXPECT_TRUE(WaitFor([&] { return server->stats().in_flight == 0; }));
+  ::close(fd);
+  ::close(idle);
+}
+
 TEST(HttpWorkers, HealthzAndMetricsAreServedByTheServer) {
   std::atomic<bool> draining{false};
   HttpServerOptions o;

@@ -20,9 +20,9 @@
 //
 // Drain (SIGTERM in the CLI): new completions get 503, queued and running ones go on for up to
 // `drain_timeout`, then whatever is left is cancelled (a stream ends with an error event, a plain
-// request gets 503), the HTTP server stops and the engine joins its worker. Responses still being
-// written at the deadline (a second later after a cancellation) are cut: a slow client cannot
-// hold the drain past its timeout.
+// request gets 503), the last bytes go out, the HTTP server stops and the engine joins its
+// worker. Responses not wholly handed to the kernel at the deadline (a second later after a
+// cancellation) are cut: a slow client cannot hold the drain past its timeout.
 //
 // Thread safety: Start, Drain and Stop from one thread.
 #pragma once
@@ -86,7 +86,7 @@ class KvServer {
 
   int port() const;
   // {"finished": requests that finished while draining, "cancelled": those cut at the timeout,
-  //  "clients_cut": responses still being written at the end, "timed_out": either happened,
+  //  "clients_cut": responses not wholly sent at the end, "timed_out": either happened,
   //  "seconds": how long it took}; then the server is stopped.
   base::Report Drain();
   void Stop();  // without draining; idempotent

@@ -19,7 +19,10 @@
 namespace seedance::net::abuse {
 
 // The raw client the checks are made of, for tests that need to misbehave by hand.
-int Connect(int port);                        // to 127.0.0.1:port; -1 if refused
+int Connect(int port);  // to 127.0.0.1:port; -1 if refused
+// The same with SO_RCVBUF set before the handshake, so the window it advertises stays small (set
+// later, it stalls the sender on the persist timer instead).
+int ConnectWithReceiveBuffer(int port, int bytes);
 bool SendAll(int fd, std::string_view data);  // false once the peer stops taking bytes
 // Reads until EOF, an error or `timeout`; `closed` (when given) says whether the peer closed.
 std::string ReadUntilClosed(int fd, std::chrono::milliseconds timeout, bool* closed = nullptr);

@@ -118,6 +118,10 @@ struct HttpServerStats {
   // observations <= kHttpSecondsBounds[i], the last one all of them (cumulative), and their sum.
   std::vector<uint64_t> seconds_cumulative;
   double seconds_sum = 0;
+  // Connections whose response is not yet wholly handed to the kernel: a request with a worker,
+  // a stream running, or output unsent. A graceful shutdown waits for 0 before Stop(), which
+  // discards what is unsent. Updated by the loop after each round of events.
+  uint64_t in_flight = 0;
 };
 
 // The request-duration histogram's upper bounds, in seconds: a 1-2.5-5 series, 100 us to 10 s.
