@@ -36,7 +36,7 @@ pass's weight-gradient work its frozen prefix skipped.
 
 Usage: SEEDANCE_DATA_DIR=../shared/data PYTHONPATH=build/python bench/control/freeze_finetune.py
        [--model tiny|smollm2] [--steps 200] [--batch 16] [--context 128] [--lr 5e-4]
-       [--threshold 1e-3] [--eval-every 10] [--runs full,seedance,autofreeze] [--seeds 1]
+       [--threshold 1e-3] [--eval-every 10] [--eval-windows 64] [--runs full,seedance,autofreeze] [--seeds 1]
        [--drift-at 0] [--corpus FILE] [--threads 2]
 """
 
@@ -312,6 +312,7 @@ def main() -> None:
     p.add_argument("--threshold", type=float, default=1e-3)
     p.add_argument("--autofreeze-interval", type=int, default=50)
     p.add_argument("--eval-every", type=int, default=10)
+    p.add_argument("--eval-windows", type=int, default=64, help="held-out windows per evaluation")
     p.add_argument("--runs", default="full,seedance,autofreeze")
     p.add_argument("--seeds", default="1", help="training-window seeds, comma-separated")
     p.add_argument("--corpus", default=None,
@@ -327,9 +328,10 @@ def main() -> None:
     base, ids, length, about = load(args)
     cut = int(len(ids) * 0.8)
     train_ids, eval_ids = ids[:cut], ids[cut:]
-    eval_batch = windows(eval_ids, 64, length, seed=2)
+    eval_batch = windows(eval_ids, args.eval_windows, length, seed=2)
     out = {"corpus": args.corpus, "tokens": len(ids), **about, "steps": args.steps,
            "batch": args.batch, "window": length, "lr": args.lr, "threshold": args.threshold,
+           "autofreeze_interval": args.autofreeze_interval, "eval_windows": args.eval_windows,
            "drift_at": args.drift_at, "seeds": {}}
     seeds = [int(x) for x in args.seeds.split(",")]
     for seed in seeds:

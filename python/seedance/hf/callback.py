@@ -20,7 +20,10 @@ that decides when the optimizer steps (``(step + 1) % gradient_accumulation_step
 them, so a micro-batch or accumulation changed mid-run would step the optimizer after a partial
 global batch. The callback therefore does not change them: its batch decisions (the micro-batch
 the memory readings call for, never above the configured one) are logged as not applied, with
-that reason. ``grow_global_batch=True`` is the opt-in that acts: the Trainer's batch sampler
+that reason, unless :func:`seedance.hf.retry_out_of_memory` wraps the Trainer's
+``training_step``: then a size at or below the Trainer's micro-batch is applied as the chunk each
+micro-batch runs in (:mod:`seedance.hf.split`), and an out-of-memory error is retried in smaller
+chunks, both with the global batch kept. ``grow_global_batch=True`` is the opt-in that acts: the Trainer's batch sampler
 (a ``torch.utils.data.BatchSampler``, the single-process case) is resized in place from the next
 batch on, so the global batch grows and each epoch ends after fewer optimizer steps (the
 schedule's ``max_steps`` is not stretched); each such decision says so in the log.
@@ -73,12 +76,15 @@ class SeedanceCallback(TrainerCallback):
         self._since_save = 0
         self._save_start: Optional[tuple[float, Optional[int]]] = None
         self._recorder: Optional[RunRecorder] = None
+        self._splitter: Any = None  # set by seedance.hf.retry_out_of_memory(trainer)
+        self._micro_batch = 0
 
     # Built on the first step: by then the Trainer has prepared its model, optimizer and loader.
     def _ensure(self, args: Any, model: Any, train_dataloader: Any) -> Controllers:
         if self.controllers is None:
             self._sampler = _batch_sampler(train_dataloader)
             batch = args.per_device_train_batch_size
+            self._micro_batch = batch
             self.controllers = Controllers(
                 model, self.settings, batch,
                 max_batch=None if self.settings.grow_global_batch else batch)
@@ -95,6 +101,10 @@ class SeedanceCallback(TrainerCallback):
         return self.controllers
 
     def _apply_batch(self, size: int) -> Optional[str]:
+        if not self.settings.grow_global_batch and self._splitter is not None:
+            # Chunks of the Trainer's micro-batch: the global batch and the steps stay.
+            self._splitter.chunk = None if size >= self._micro_batch else size
+            return None
         if not self.settings.grow_global_batch:
             return ("the Trainer fixes per_device_train_batch_size and "
                     "gradient_accumulation_steps when train() starts (its epoch, schedule and "
