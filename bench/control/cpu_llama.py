@@ -61,3 +61,53 @@ def make_smollm2(context: int, batch: int, steps: int):
         raise SystemExit(f"the text holds {len(ids)} tokens, {need} needed")
     opt = torch.optim.AdamW(model.parameters(), lr=1e-5)
     return model, opt, torch.utils.data.DataLoader(ids.view(-1, context), batch_size=batch)
+
+
+def smollm2_for_trainer(samples: int, context: int):
+    """(model, dataset) for a ``transformers.Trainer`` fine-tune of SmolLM2-135M-Instruct: the
+    GGUF's weights (dequantized to FP32) in a plain model built from its config — a model loaded
+    through the GGUF quantizer is marked quantized, and the Trainer refuses to fine-tune it — and
+    ``samples`` windows of ``context`` tokens of the Python documentation's topics, each a dict
+    of ``input_ids`` and ``labels``."""
+    path = pathlib.Path(smollm2_file())
+    tokenizer = transformers.AutoTokenizer.from_pretrained(path.parent, gguf_file=path.name)
+    loaded = transformers.AutoModelForCausalLM.from_pretrained(
+        path.parent, gguf_file=path.name, dtype=torch.float32)
+    torch.manual_seed(0)
+    model = transformers.AutoModelForCausalLM.from_config(loaded.config, dtype=torch.float32)
+    model.load_state_dict(loaded.state_dict())
+    del loaded
+    ids = tokenizer(pydoc_topics_text())["input_ids"]
+    if len(ids) < samples * context:
+        raise SystemExit(f"the text holds {len(ids)} tokens, {samples * context} needed")
+    windows = torch.tensor(ids[: samples * context]).view(samples, context)
+
+    class Windows(torch.utils.data.Dataset):
+        def __len__(self) -> int:
+            return len(windows)
+
+        def __getitem__(self, i: int) -> dict:
+            return {"input_ids": windows[i], "labels": windows[i]}
+
+    return model, Windows()
+
+
+def run_role(script: str, role: str, workdir: str, env: dict | None = None):
+    """Runs the benchmark ``script`` again, with this process's arguments, as the child ``role``
+    (``--role ROLE --workdir DIR``): for runs that need a process of their own (a cap that cannot
+    be lifted, a SIGKILL). Returns the CompletedProcess."""
+    import subprocess
+    import sys
+
+    cmd = [sys.executable, script, *sys.argv[1:], "--role", role, "--workdir", workdir]
+    return subprocess.run(cmd, capture_output=True, text=True, env=env)
+
+
+def role_result(done, role: str) -> dict:
+    """The JSON line a child role printed last; exits with its error output if it failed."""
+    import json
+    import sys
+
+    if done.returncode != 0:
+        sys.exit(f"the {role} run failed ({done.returncode}):\n{done.stderr[-3000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])

