@@ -26,7 +26,14 @@ epoch length, schedule and optimizer steps do not change, and no sample is skipp
   twice), as Composer's automatic micro-batching restarts a batch.
 
 The losses equal the unsplit run's to summation order (tested against a run without memory
-trouble); dropout draws differ, as in any split. When a :class:`~seedance.hf.SeedanceCallback` is
+trouble); dropout draws differ, as in any split, and so would batch-norm statistics. Assumed, as
+the Trainer assumes: a model that takes loss keyword arguments normalises by
+``num_items_in_batch`` (a model whose ``**kwargs`` ignores it would get each chunk's mean, and a
+larger gradient once split). A chunk whose labels are all masked adds no gradient and is skipped
+(its mean loss is 0/0). Refused with a ValueError: more than one process or device (DDP, FSDP,
+DeepSpeed, DataParallel: each chunk would synchronise on its own, and ranks choosing different
+chunks would hang) and the optimizers that update weights inside the backward pass (LOMO,
+layer-wise), which a replay cannot undo. When a :class:`~seedance.hf.SeedanceCallback` is
 in the Trainer's callbacks, the retry goes through its batch controller (the decision log gets a
 ``batch``/``out_of_memory`` entry with the new chunk size), and the controller's later decisions
 for a micro-batch at or below the Trainer's are applied as the chunk size instead of being logged
@@ -42,6 +49,26 @@ import torch
 from seedance.torch.control import is_out_of_memory, release_free_memory
 
 __all__ = ["MicroBatchSplitter", "retry_out_of_memory"]
+
+
+def _unsupported(trainer: Any) -> Optional[str]:
+    """Why the wrapper cannot keep this Trainer's gradient, or None. Under DDP, FSDP or DeepSpeed
+    every chunk of a synchronising micro-batch would run its own collective (ranks choosing chunk
+    sizes apart would hang) and DeepSpeed steps its optimizer on each backward; DataParallel
+    averages per-replica means; LOMO and layer-wise optimizers update the weights inside backward,
+    which a replay cannot undo."""
+    args = trainer.args
+    kind = getattr(getattr(trainer, "accelerator", None), "distributed_type", None)
+    if kind is not None and str(getattr(kind, "value", kind)) not in ("NO", "DistributedType.NO"):
+        return f"the Trainer runs distributed ({getattr(kind, 'value', kind)})"
+    if getattr(args, "world_size", 1) > 1:
+        return f"world_size is {args.world_size}"
+    if getattr(args, "n_gpu", 0) > 1:
+        return f"n_gpu is {args.n_gpu} (DataParallel)"
+    optim = str(getattr(getattr(args, "optim", ""), "value", getattr(args, "optim", "")))
+    if "lomo" in optim or "layerwise" in optim:
+        return f"the optimizer {optim} updates the weights inside the backward pass"
+    return None
 
 
 def _rows(inputs: dict) -> int:
@@ -66,16 +93,20 @@ class MicroBatchSplitter:
                             f"{type(trainer).__name__}")
         if min_chunk < 1:
             raise ValueError(f"min_chunk: expected 1 or more, got {min_chunk}")
+        refused = _unsupported(trainer)
+        if refused:
+            raise ValueError(f"retry_out_of_memory supports one process on one device: {refused}")
         self.trainer = trainer
         self.min_chunk = min_chunk
         self.chunk: Optional[int] = None
         self.retries = 0
         self.replayed = 0  # micro-batches run again after a failure inside a backward pass
         self._original = trainer.training_step
-        self._step = -1
-        self._done: list[tuple[Any, dict, Any]] = []  # this optimizer step's earlier micro-batches
+        self._step: Any = None
+        self._done: list[tuple[dict, Any]] = []  # this optimizer step's earlier micro-batches
         self._added = 0  # gradient additions since the current attempt began
         self._hooks: list[Any] = []
+        self._hooked: set[int] = set()
         self._callback = None
         for cb in trainer.callback_handler.callbacks:
             if type(cb).__name__ == "SeedanceCallback":
@@ -87,20 +118,21 @@ class MicroBatchSplitter:
         """Restores the Trainer's own ``training_step``."""
         for h in self._hooks:
             h.remove()
-        self._hooks = []
+        self._hooks, self._hooked, self._done = [], set(), []
         self.trainer.training_step = self._original
         if self._callback is not None:
             self._callback._splitter = None
 
     def _watch(self, model: torch.nn.Module) -> None:
-        if self._hooks:
-            return
-
+        """Counts gradient additions on every trainable parameter, including ones unfrozen or
+        created (``model_init``) after the first call."""
         def added(_: torch.Tensor) -> None:
             self._added += 1
 
-        self._hooks = [p.register_post_accumulate_grad_hook(added)
-                       for p in model.parameters() if p.requires_grad]
+        for p in model.parameters():
+            if p.requires_grad and id(p) not in self._hooked:
+                self._hooked.add(id(p))
+                self._hooks.append(p.register_post_accumulate_grad_hook(added))
 
     def _items(self, inputs: dict) -> int:
         labels = inputs.get("shift_labels")
@@ -127,7 +159,10 @@ class MicroBatchSplitter:
             for start in range(0, rows, size):
                 part = _chunk(inputs, start, min(start + size, rows), rows)
                 if not scaled:
-                    t.current_gradient_accumulation_steps = ga * whole / max(self._items(part), 1)
+                    items = self._items(part)
+                    if items == 0 and whole > 0:
+                        continue  # every label masked: no gradient (its mean loss is 0/0)
+                    t.current_gradient_accumulation_steps = ga * whole / max(items, 1)
                 loss = self._original(model, part, num_items)
                 total = loss if total is None else total + loss
         finally:
@@ -137,15 +172,16 @@ class MicroBatchSplitter:
     def __call__(self, model: torch.nn.Module, inputs: dict,
                  num_items_in_batch: Any = None) -> torch.Tensor:
         t = self.trainer
-        if t.state.global_step != self._step:
-            self._step = t.state.global_step
+        step = (id(t.state), t.state.global_step)  # a new train() makes a new state
+        if step != self._step:
+            self._step = step
             self._done = []
         self._watch(model)
         while True:
             self._added = 0
             try:
                 loss = self._run(model, inputs, num_items_in_batch)
-                self._done.append((model, inputs, num_items_in_batch))
+                self._done.append((dict(inputs), num_items_in_batch))
                 return loss
             except Exception as error:  # noqa: BLE001 - only out-of-memory is retried
                 if not is_out_of_memory(error):
@@ -160,7 +196,7 @@ class MicroBatchSplitter:
                 self._replay(model)
 
     def _shrink(self, error: BaseException, rows: int) -> None:
-        current = self.chunk or rows
+        current = min(self.chunk or rows, rows)
         if current <= self.min_chunk:
             raise error
         self.retries += 1
@@ -172,20 +208,28 @@ class MicroBatchSplitter:
         self.chunk = max(self.min_chunk, min(proposed, current - 1))
 
     def _replay(self, model: torch.nn.Module) -> None:
-        """Zeroes the step's gradients and runs its earlier micro-batches again (in chunks)."""
-        model.zero_grad(set_to_none=True)
-        for _, inputs, num_items in self._done:
-            self.replayed += 1
-            while True:
+        """Zeroes the step's gradients and runs its earlier micro-batches again (in chunks),
+        from the start again after each out-of-memory error (their losses were counted the first
+        time)."""
+        while True:
+            model.zero_grad(set_to_none=True)
+            failed = None
+            for inputs, num_items in self._done:
+                self.replayed += 1
                 try:
-                    self._run(model, inputs, num_items)  # its loss was counted the first time
-                    break
-                except Exception as error:  # noqa: BLE001
+                    self._run(model, inputs, num_items)
+                except Exception as error:  # noqa: BLE001 - only out-of-memory is retried
                     if not is_out_of_memory(error):
                         raise
-                    self._shrink(error, _rows(inputs))
-                    release_free_memory()
-                    return self._replay(model)
+                    failed = (error, _rows(inputs))
+                    break
+            if failed is None:
+                return
+            self._shrink(*failed)
+            del failed  # the failed attempt's graph dies with its traceback
+            if torch.cuda.is_available():
+                torch.cuda.empty_cache()
+            release_free_memory()
 
 
 def retry_out_of_memory(trainer: Any, min_chunk: int = 1) -> MicroBatchSplitter:
