@@ -92,6 +92,22 @@ def smollm2_for_trainer(samples: int, context: int):
     return model, Windows()
 
 
+def parse_or_run_role(p, roles: tuple, child) -> object:
+    """Adds the hidden ``--role``/``--workdir`` arguments :func:`run_role` passes and parses. In a
+    child role it prints ``child(args)`` as one JSON line and returns None; in the parent it
+    returns the parsed arguments."""
+    import argparse
+    import json
+
+    p.add_argument("--role", choices=roles, help=argparse.SUPPRESS)
+    p.add_argument("--workdir", help=argparse.SUPPRESS)
+    args = p.parse_args()
+    if args.role:
+        print(json.dumps(child(args)))
+        return None
+    return args
+
+
 def run_role(script: str, role: str, workdir: str, env: dict | None = None):
     """Runs the benchmark ``script`` again, with this process's arguments, as the child ``role``
     (``--role ROLE --workdir DIR``): for runs that need a process of their own (a cap that cannot

@@ -99,11 +99,8 @@ def main() -> None:
     p.add_argument("--headroom-mb", type=int, default=1200)
     p.add_argument("--lr", type=float, default=1e-5)
     p.add_argument("--threads", type=int, default=2)
-    p.add_argument("--role", choices=("reference", "capped"), help=argparse.SUPPRESS)
-    p.add_argument("--workdir", help=argparse.SUPPRESS)
-    args = p.parse_args()
-    if args.role:
-        print(json.dumps(child(args)))
+    args = cpu_llama.parse_or_run_role(p, ("reference", "capped"), child)
+    if args is None:
         return
     runs = {}
     with tempfile.TemporaryDirectory() as work:

@@ -89,11 +89,8 @@ def main() -> None:
     p.add_argument("--batch", type=int, default=4)
     p.add_argument("--context", type=int, default=128)
     p.add_argument("--threads", type=int, default=2)
-    p.add_argument("--role", choices=("reference", "kill", "resume"), help=argparse.SUPPRESS)
-    p.add_argument("--workdir", help=argparse.SUPPRESS)
-    args = p.parse_args()
-    if args.role:
-        print(json.dumps(child(args)))
+    args = cpu_llama.parse_or_run_role(p, ("reference", "kill", "resume"), child)
+    if args is None:
         return
     import torch
 

@@ -230,9 +230,12 @@ class HttpServer::Impl {
     }
   }
 
+  // Runs every round of events: the stats lock is taken only when the count changed.
   void PublishInFlight() {
     uint64_t n = 0;
     for (const auto& [fd, c] : conns_) n += c->busy || c->stream || c->pending() > 0 ? 1 : 0;
+    if (n == published_in_flight_) return;
+    published_in_flight_ = n;
     Count([n](HttpServerStats& s) { s.in_flight = n; });
   }
 
@@ -633,6 +636,7 @@ class HttpServer::Impl {
   std::atomic<bool> stopping_{false};
   std::unordered_map<int, std::unique_ptr<Conn>> conns_;  // loop thread only
   uint64_t serial_ = 0;                                   // loop thread only
+  uint64_t published_in_flight_ = 0;                      // loop thread only
   std::unique_ptr<internal::WorkerPool> pool_;
   std::mutex done_mu_;
   std::vector<Completion> done_;  // answers from the workers, for the loop

@@ -152,7 +152,7 @@ class MicroBatchSplitter:
         if scaled is None:
             scaled = (getattr(t, "model_accepts_loss_kwargs", False) and num_items is not None) \
                 or getattr(t, "compute_loss_func", None) is not None
-        whole = self._items(inputs)
+        whole = 0 if scaled else self._items(inputs)  # only the unscaled path weighs chunks
         ga = t.current_gradient_accumulation_steps
         total = None
         try:
