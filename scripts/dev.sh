@@ -18,7 +18,8 @@ cd "$(dirname "$0")/.."
 # Debian 12 (bookworm) and 13 (trixie) name these packages alike.
 BUILD_PACKAGES=(cmake ninja-build g++ git pkg-config ccache
   libcli11-dev nlohmann-json3-dev libyaml-cpp-dev
-  libgtest-dev libgmock-dev libbenchmark-dev libnuma-dev libcpp-httplib-dev libssl-dev libzstd-dev libicu-dev)
+  libgtest-dev libgmock-dev libbenchmark-dev libnuma-dev libcpp-httplib-dev libssl-dev libzstd-dev libicu-dev
+  libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc)
 TEST_PACKAGES=(clang-format clang-tidy dataset-fashion-mnist prometheus chromium clang wrk nginx strace)
 VENV=.venv
 REQUIREMENTS=requirements/dev.txt

@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # A real Kubernetes control plane on 127.0.0.1 for the scheduler extender's tests (issue 22):
-# kube-apiserver and kube-scheduler 1.20.2 built from Debian 12's `kubernetes` source package
-# with Debian's Go 1.19, and Debian's etcd. Nothing here is part of the product.
+# kube-apiserver, kube-scheduler and kubelet 1.20.2 built from Debian 12's `kubernetes` source
+# package with Debian's Go 1.19, and Debian's etcd. Nothing here is part of the product.
 #
 #   scripts/k8s-control-plane.sh build             download and build once; prints the bin dir
+#   scripts/k8s-control-plane.sh source            download the source tarball only; prints it
+#   scripts/k8s-control-plane.sh proto FILE        extract kubelet's device-plugin API
+#                                                   (deviceplugin/v1beta1/api.proto) to FILE
 #   scripts/k8s-control-plane.sh bin               the bin dir if built (exit 1 if not)
 #   scripts/k8s-control-plane.sh start DIR [SCHEDULER_CONFIG]
 #                                                   etcd + kube-apiserver (+ kube-scheduler with
@@ -23,10 +26,11 @@ BIN="$CACHE/bin"
 
 die() { echo "k8s-control-plane: $*" >&2; exit 1; }
 
-build() {
-  if [[ -x "$BIN/kube-apiserver" && -x "$BIN/kube-scheduler" ]]; then echo "$BIN"; return; fi
-  [[ -x /usr/lib/go-1.19/bin/go ]] || die "needs golang-1.19-go (apt-get install golang-1.19-go)"
-  command -v rsync >/dev/null || die "needs rsync (apt-get install rsync)"
+# Downloads Debian's source package once (into $CACHE/src) and prints the upstream tarball.
+source_tarball() {
+  local tarball
+  tarball=$(ls "$CACHE"/src/kubernetes_*really${VERSION}.orig.tar.gz 2>/dev/null | head -1 || true)
+  if [[ -f "$tarball" ]]; then echo "$tarball"; return; fi
   mkdir -p "$CACHE/apt/lists/partial" "$CACHE/src"
   # A private apt list with bookworm's sources, so the system's configuration stays as it is.
   echo "deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg]" \
@@ -35,9 +39,28 @@ build() {
              -o Dir::Etc::SourceParts=/dev/null -o "Dir::State::Lists=$CACHE/apt/lists")
   "${apt[@]}" update >&2
   (cd "$CACHE/src" && "${apt[@]}" source --download-only kubernetes >&2)
-  local tarball
   tarball=$(ls "$CACHE"/src/kubernetes_*really${VERSION}.orig.tar.gz | head -1)
   [[ -f "$tarball" ]] || die "no kubernetes $VERSION source tarball in $CACHE/src"
+  echo "$tarball"
+}
+
+# kubelet's device-plugin API as kubelet 1.20.2 compiles it, for the kubelet stand-in.
+extract_proto() {
+  local out="$1" tarball member
+  tarball=$(source_tarball)
+  member=$(tar -tzf "$tarball" | grep 'staging/src/k8s.io/kubelet/pkg/apis/deviceplugin/v1beta1/api.proto$' | head -1)
+  [[ -n "$member" ]] || die "no deviceplugin/v1beta1/api.proto in $tarball"
+  tar -xzOf "$tarball" "$member" >"$out.tmp" && mv "$out.tmp" "$out"
+}
+
+build() {
+  if [[ -x "$BIN/kube-apiserver" && -x "$BIN/kube-scheduler" && -x "$BIN/kubelet" ]]; then
+    echo "$BIN"; return
+  fi
+  [[ -x /usr/lib/go-1.19/bin/go ]] || die "needs golang-1.19-go (apt-get install golang-1.19-go)"
+  command -v rsync >/dev/null || die "needs rsync (apt-get install rsync)"
+  local tarball
+  tarball=$(source_tarball)
   local gopath="$CACHE/gopath"
   rm -rf "$gopath" && mkdir -p "$gopath/src/k8s.io"
   tar -xzf "$tarball" -C "$CACHE/src"
@@ -47,9 +70,9 @@ build() {
   (cd "$gopath/src/k8s.io/kubernetes" &&
      PATH="/usr/lib/go-1.19/bin:$PATH" GOPATH="$gopath" GO111MODULE=off GOFLAGS=-mod=vendor \
      KUBE_GIT_VERSION="v$VERSION" KUBE_GIT_TREE_STATE=clean \
-     make WHAT="cmd/kube-apiserver cmd/kube-scheduler" >&2)
+     make WHAT="cmd/kube-apiserver cmd/kube-scheduler cmd/kubelet" >&2)
   mkdir -p "$BIN"
-  cp "$tree/_output/bin/kube-apiserver" "$tree/_output/bin/kube-scheduler" "$BIN/"
+  cp "$tree/_output/bin/kube-apiserver" "$tree/_output/bin/kube-scheduler" "$tree/_output/bin/kubelet" "$BIN/"
   rm -rf "$tree" "$gopath"  # the built tree is large; the binaries are what is kept
   echo "$BIN"
 }
@@ -139,8 +162,10 @@ stop() {
 
 case "${1:-}" in
   build) build ;;
+  source) source_tarball ;;
+  proto) [[ $# -ge 2 ]] || die "usage: $0 proto FILE"; extract_proto "$2" ;;
   bin) [[ -x "$BIN/kube-apiserver" ]] && echo "$BIN" || exit 1 ;;
   start) [[ $# -ge 2 ]] || die "usage: $0 start DIR [SCHEDULER_CONFIG]"; start "$2" "${3:-}" ;;
   stop) [[ $# -ge 2 ]] || die "usage: $0 stop DIR"; stop "$2" ;;
-  *) die "usage: $0 build | bin | start DIR [SCHEDULER_CONFIG] | stop DIR" ;;
+  *) die "usage: $0 build | source | proto FILE | bin | start DIR [SCHEDULER_CONFIG] | stop DIR" ;;
 esac

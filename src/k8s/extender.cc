@@ -96,8 +96,40 @@ base::Status Extender::UpsertNode(const KubeNode& node) {
   } else if (auto it = s_->cordoned.find(node.node.name); it != s_->cordoned.end()) {
     s_->cordoned.erase(it);
   }
-  if (s_->sched->NodeIndex(node.node.name)) return s_->sched->UpdateNode(node.node);
-  return s_->sched->AddNode(node.node);
+  if (s_->sched->NodeIndex(node.node.name)) {
+    SEEDANCE_RETURN_IF_ERROR(s_->sched->UpdateNode(node.node));
+  } else {
+    SEEDANCE_RETURN_IF_ERROR(s_->sched->AddNode(node.node));
+  }
+  return HoldUnhealthyGpus(node);
+}
+
+// The node agent's unhealthy GPUs (the Node's seedance.io/unhealthy-gpus): what is left free on
+// each is held by a placeholder pod, so nothing new is placed there; pods already there stay
+// until they end, and what they free is held at the next update of the Node. A GPU that is
+// healthy again is given back.
+base::Status Extender::HoldUnhealthyGpus(const KubeNode& node) {
+  const int index = *s_->sched->NodeIndex(node.node.name);
+  for (int g = 0; g < node.node.gpu_count; ++g) {
+    const std::string name =
+        "seedance.io/unhealthy-gpu/" + node.node.name + "/" + std::to_string(g);
+    const bool sick = std::find(node.unhealthy_gpus.begin(), node.unhealthy_gpus.end(), g) !=
+                      node.unhealthy_gpus.end();
+    const sched::PodRecord* held = s_->sched->Find(name);
+    if (held != nullptr && (!sick || s_->cluster().state(index).gpu_left[g] > 0)) {
+      SEEDANCE_RETURN_IF_ERROR(s_->sched->RemovePod(name));  // given back, or held anew below
+    }
+    if (!sick) continue;
+    const int left = s_->cluster().state(index).gpu_left[static_cast<size_t>(g)];
+    if (left <= 0) continue;
+    sched::Pod hold;
+    hold.name = name;
+    hold.num_gpu = 1;
+    hold.gpu_milli = left;
+    hold.phase = "Running";
+    SEEDANCE_RETURN_IF_ERROR(s_->sched->AddPod(hold, index, {g}));
+  }
+  return base::OkStatus();
 }
 
 base::Status Extender::DeleteNode(std::string_view name) {

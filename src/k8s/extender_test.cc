@@ -269,6 +269,34 @@ TEST(ExtenderTest, TheWatchCommitsAReservation) {
   EXPECT_EQ(e->stats().used_gpu_milli, 500);
 }
 
+// The node agent marks GPU 0 unhealthy: a share lands on GPU 1 though best fit prefers the
+// fuller GPU 0, and GPU 0 takes pods again once it is healthy.
+TEST(ExtenderTest, NothingNewLandsOnAnUnhealthyGpu) {
+  base::FakeEnv env;
+  KubeNode node = ExtNode("a", 2);
+  auto e = Make(ExtenderMode::kDecide, &env, "bestfit", {node});
+  KubePod old = ExtPod("old", 1, 300);
+  old.node_name = "a";
+  old.gpus = {0};
+  old.pod.phase = "Running";
+  ASSERT_TRUE(e->UpsertPod(old).ok());
+  node.unhealthy_gpus = {0};
+  ASSERT_TRUE(e->UpsertNode(node).ok());
+  EXPECT_EQ(e->stats().used_gpu_milli, 1000);  // 300 running + 700 held
+  KubePod p = ExtPod("p", 1, 500);
+  ASSERT_TRUE(e->Filter(FilterArgs(p, {"a"})).node_names.has_value());
+  EXPECT_EQ(e->PlanBind({p.name, p.ns, p.uid, "a"}).value().at(0).gpus, std::vector<int>{1});
+  KubePod q0 = ExtPod("q0", 1, 700);  // 700 fits nowhere while GPU 0 is held
+  EXPECT_TRUE(
+      e->Filter(FilterArgs(q0, {"a"})).node_names.value_or(std::vector<std::string>{}).empty());
+  node.unhealthy_gpus.clear();
+  ASSERT_TRUE(e->UpsertNode(node).ok());
+  KubePod q = ExtPod("q", 1, 700);  // fits only beside the 300 on GPU 0 (GPU 1 has 500 left)
+  ASSERT_TRUE(e->Filter(FilterArgs(q, {"a"})).node_names.has_value());
+  EXPECT_EQ(e->PlanBind({q.name, q.ns, q.uid, "a"}).value().at(0).gpus, std::vector<int>{0});
+  EXPECT_TRUE(e->Check().ok());
+}
+
 TEST(ExtenderTest, CooperativeModeListsFitsWithReasonsAndChoosesGpusAtBind) {
   base::FakeEnv env;
   KubeNode cordoned = ExtNode("c", 8);

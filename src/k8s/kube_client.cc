@@ -199,17 +199,22 @@ struct KubeClient::Impl {
   }
 
   base::StatusOr<std::string> Call(const std::string& method, const std::string& path,
-                                   const std::string& body) {
+                                   const std::string& body,
+                                   const std::string& content_type = "application/json") {
     net::HttpClientRequest req;
     req.method = method;
     req.target = path;
     req.body = body;
-    if (!body.empty()) req.content_type = "application/json";
+    if (!body.empty()) req.content_type = content_type;
     auto r = unary->Send(req);
     if (!r.ok()) {
       return base::UnavailableError(
           "API server " + config.server + ": " + std::string(r.status().message()),
           method + " " + path);
+    }
+    if (r->status == 409) {  // the object changed since it was read (or exists already)
+      return base::FailedPreconditionError("API server answered 409: " + ApiMessage(r->body),
+                                           method + " " + path);
     }
     if (r->status / 100 != 2) return Refused(r->status, r->body, method + " " + path);
     return std::move(r->body);
@@ -245,6 +250,10 @@ base::StatusOr<std::string> KubeClient::Get(const std::string& path) {
 
 base::StatusOr<std::string> KubeClient::Post(const std::string& path, const std::string& json) {
   return impl_->Call("POST", path, json);
+}
+
+base::StatusOr<std::string> KubeClient::Patch(const std::string& path, const std::string& json) {
+  return impl_->Call("PATCH", path, json, "application/merge-patch+json");
 }
 
 base::Status KubeClient::Watch(const std::string& path,

@@ -255,6 +255,13 @@ base::StatusOr<KubeNode> KubeNodeFromJson(const json& j, const std::string& wher
   if (out.node.name.empty())
     return base::InvalidArgumentError("expected a name", where + ".metadata.name");
   SEEDANCE_ASSIGN_OR_RETURN(StringMap labels, StringMapAt(meta, "labels", where + ".metadata"));
+  SEEDANCE_ASSIGN_OR_RETURN(StringMap notes, StringMapAt(meta, "annotations", where + ".metadata"));
+  if (auto it = notes.find(kUnhealthyGpusAnnotation); it != notes.end()) {
+    SEEDANCE_ASSIGN_OR_RETURN(
+        out.unhealthy_gpus,
+        ParseGpuAssignment(
+            it->second, where + ".metadata.annotations." + std::string(kUnhealthyGpusAnnotation)));
+  }
   if (auto it = labels.find(kGpuModelLabel); it != labels.end()) out.node.gpu_model = it->second;
   const std::string at = where + ".metadata.labels";
   SEEDANCE_ASSIGN_OR_RETURN(out.node.numa_nodes, SmallCount(labels, kNumaNodesLabel, 1, 1, at));

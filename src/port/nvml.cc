@@ -48,6 +48,14 @@ constexpr int kPcieTx = 0, kPcieRx = 1;
 constexpr unsigned kFieldNvlinkTx = 138, kFieldNvlinkRx = 139;  // KiB counters
 constexpr unsigned kNvlinkMaxLinks = 18;
 constexpr unsigned kScopeAllLinks = 0xFFFFFFFF;
+constexpr int kMemoryErrorUncorrected = 1,
+              kVolatileEcc = 0;                             // nvmlMemoryErrorType_t, EccCounterType
+constexpr unsigned long long kEventXidCriticalError = 0x8;  // nvmlEventTypeXidCriticalError
+struct nvmlEventData_t {                                    // nvmlEventData_t (driver >= 450)
+  nvmlDevice_t device;
+  unsigned long long eventType, eventData;
+  unsigned int gpuInstanceId, computeInstanceId;
+};
 
 std::string NormalizeBusId(const char* bus_id) {
   std::string s(bus_id, strnlen(bus_id, 32));
@@ -99,6 +107,11 @@ struct Nvml::Api {
   nvmlReturn_t (*Fields)(nvmlDevice_t, int, nvmlFieldValue_t*) = nullptr;
   nvmlReturn_t (*LinkState)(nvmlDevice_t, unsigned, int*) = nullptr;
   nvmlReturn_t (*LinkRemotePci)(nvmlDevice_t, unsigned, nvmlPciInfo_t*) = nullptr;
+  nvmlReturn_t (*Ecc)(nvmlDevice_t, int, int, unsigned long long*) = nullptr;
+  nvmlReturn_t (*EventSetCreate)(void**) = nullptr;
+  nvmlReturn_t (*EventSetFree)(void*) = nullptr;
+  nvmlReturn_t (*RegisterEvents)(nvmlDevice_t, unsigned long long, void*) = nullptr;
+  nvmlReturn_t (*EventSetWait)(void*, nvmlEventData_t*, unsigned) = nullptr;
 };
 
 base::StatusOr<std::unique_ptr<Nvml>> Nvml::Load() {
@@ -133,6 +146,11 @@ base::StatusOr<std::unique_ptr<Nvml>> Nvml::Load() {
   bind(api->Fields, "nvmlDeviceGetFieldValues", false);
   bind(api->LinkState, "nvmlDeviceGetNvLinkState", false);
   bind(api->LinkRemotePci, "nvmlDeviceGetNvLinkRemotePciInfo_v2", false);
+  bind(api->Ecc, "nvmlDeviceGetTotalEccErrors", false);
+  bind(api->EventSetCreate, "nvmlEventSetCreate", false);
+  bind(api->EventSetFree, "nvmlEventSetFree", false);
+  bind(api->RegisterEvents, "nvmlDeviceRegisterEvents", false);
+  bind(api->EventSetWait, "nvmlEventSetWait_v2", false);
   if (const nvmlReturn_t rc = api->Init(); rc != kSuccess) {
     dlclose(lib);
     return base::UnavailableError("nvmlInit failed with NVML error " + std::to_string(rc));
@@ -150,6 +168,7 @@ base::StatusOr<std::unique_ptr<Nvml>> Nvml::Load() {
 }
 
 Nvml::~Nvml() {
+  if (event_set_ != nullptr && api_->EventSetFree) api_->EventSetFree(event_set_);
   if (api_ && api_->Shutdown) api_->Shutdown();
   if (library_) dlclose(library_);
 }
@@ -194,7 +213,43 @@ NvmlReading Nvml::Read(int index) const {
       if (auto v = FieldAsU64(f[1])) r.nvlink_rx_bytes = *v * 1024;
     }
   }
+  unsigned long long ecc = 0;
+  if (api_->Ecc && api_->Ecc(dev, kMemoryErrorUncorrected, kVolatileEcc, &ecc) == kSuccess) {
+    r.ecc_uncorrected_errors = ecc;
+  }
   return r;
+}
+
+std::vector<std::pair<int, uint64_t>> Nvml::PollXidEvents() {
+  std::vector<std::pair<int, uint64_t>> out;
+  if (!api_->EventSetCreate || !api_->RegisterEvents || !api_->EventSetWait) return out;
+  if (!events_tried_) {
+    events_tried_ = true;
+    if (api_->EventSetCreate(&event_set_) != kSuccess) {
+      event_set_ = nullptr;
+      return out;
+    }
+    for (int i = 0; i < count_; ++i) {
+      nvmlDevice_t dev = nullptr;
+      // A GPU that does not support the events (NVML_ERROR_NOT_SUPPORTED) is left out.
+      if (api_->Handle(static_cast<unsigned>(i), &dev) == kSuccess) {
+        api_->RegisterEvents(dev, kEventXidCriticalError, event_set_);
+      }
+    }
+  }
+  if (event_set_ == nullptr) return out;
+  for (int guard = 0; guard < 1024; ++guard) {  // a storm of events cannot hold the caller
+    nvmlEventData_t data{};
+    if (api_->EventSetWait(event_set_, &data, 0) != kSuccess) break;  // NVML_ERROR_TIMEOUT: none
+    for (int i = 0; i < count_; ++i) {
+      nvmlDevice_t dev = nullptr;
+      if (api_->Handle(static_cast<unsigned>(i), &dev) == kSuccess && dev == data.device) {
+        out.push_back({i, data.eventData});
+        break;
+      }
+    }
+  }
+  return out;
 }
 
 std::vector<std::pair<std::string, int>> Nvml::NvlinkPeers(int index) const {

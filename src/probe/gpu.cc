@@ -14,6 +14,10 @@ class NvmlSource final : public GpuSource {
     std::vector<port::NvmlReading> out;
     out.reserve(static_cast<size_t>(std::max(0, nvml_->device_count())));
     for (int i = 0; i < nvml_->device_count(); ++i) out.push_back(nvml_->Read(i));
+    for (const auto& [index, xid] : nvml_->PollXidEvents()) {
+      if (index >= 0 && static_cast<size_t>(index) < out.size())
+        out[index].xid_errors.push_back(xid);
+    }
     return out;
   }
   std::string note() const override {
@@ -119,6 +123,14 @@ base::StatusOr<port::NvmlReading> ParseReading(const nlohmann::json& j, const st
       s = num(r.nvlink_tx_bytes);
     } else if (key == "nvlink_rx_bytes") {
       s = num(r.nvlink_rx_bytes);
+    } else if (key == "ecc_uncorrected_errors") {
+      s = num(r.ecc_uncorrected_errors);
+    } else if (key == "xid_errors") {
+      if (!value.is_array()) return base::InvalidArgumentError("expected a list of XIDs", at);
+      for (const auto& x : value) {
+        if (!x.is_number_unsigned()) return base::InvalidArgumentError("expected XID numbers", at);
+        r.xid_errors.push_back(x.get<uint64_t>());
+      }
     } else {
       return base::InvalidArgumentError("unknown field", at);
     }

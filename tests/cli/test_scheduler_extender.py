@@ -396,14 +396,17 @@ def test_manifests_pass_a_server_side_dry_run(plane, seedancectl) -> None:
     out = subprocess.run([kubectl, "--kubeconfig", str(plane.kubeconfig), "apply",
                           "--dry-run=server", "-f", str(deploy / "extender.yaml"),
                           "-f", str(deploy / "probe.yaml"),
-                          "-f", str(deploy / "priority-classes.yaml")],
+                          "-f", str(deploy / "priority-classes.yaml"),
+                          "-f", str(deploy / "node-agent.yaml")],
                          capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stdout + out.stderr
     for kind in ["serviceaccount/seedance-extender", "clusterrole.rbac.authorization.k8s.io/"
                  "seedance-extender", "deployment.apps/seedance-extender",
                  "configmap/seedance-scheduler-config", "daemonset.apps/seedance-probe",
                  "service/seedance-probe",
-                 "priorityclass.scheduling.k8s.io/seedance-bronze"]:
+                 "priorityclass.scheduling.k8s.io/seedance-bronze",
+                 "daemonset.apps/seedance-node-agent",
+                 "clusterrole.rbac.authorization.k8s.io/seedance-node-agent"]:
         assert kind in out.stdout, out.stdout
     config = subprocess.run([str(seedancectl), "scheduler", "print-config", "--extender-url",
                              "http://seedance-extender.kube-system.svc:8888"],

@@ -134,6 +134,7 @@ void RegisterSimulate(CLI::App& app, Context& context);
 void RegisterTopo(CLI::App& app, Context& context);
 void RegisterProbe(CLI::App& app, Context& context);
 void RegisterScheduler(CLI::App& app, Context& context);
+void RegisterNode(CLI::App& app, Context& context);
 void RegisterDoctor(CLI::App& app, Context& context);
 void RegisterDiagnose(CLI::App& app, Context& context);
 void RegisterLoadTest(CLI::App& app, Context& context);

@@ -47,6 +47,7 @@ int main(int argc, char** argv) {
   RegisterTopo(app, context);
   RegisterProbe(app, context);
   RegisterScheduler(app, context);
+  RegisterNode(app, context);
   RegisterDoctor(app, context);
   RegisterDiagnose(app, context);
   RegisterLoadTest(app, context);

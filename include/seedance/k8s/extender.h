@@ -100,6 +100,7 @@ class Extender {
   ~Extender();
 
   // The informers' events. A node update that its pods would no longer fit is an error (kept).
+  // GPUs the Node's seedance.io/unhealthy-gpus names get nothing new.
   base::Status UpsertNode(const KubeNode& node);
   base::Status DeleteNode(std::string_view name);
   // A pod seen in a list or a watch: one bound elsewhere with an assignment is recorded (a
@@ -141,6 +142,7 @@ class Extender {
 
  private:
   explicit Extender(std::unique_ptr<State> state);
+  base::Status HoldUnhealthyGpus(const KubeNode& node);  // under the state's lock
   std::unique_ptr<State> s_;
 };
 

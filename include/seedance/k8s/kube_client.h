@@ -1,7 +1,7 @@
 // A small Kubernetes API client for the extender (feature SCHED-8): the connection a kubeconfig
 // or a pod's service account describes, GET and POST of JSON, and the watch stream — enough to
-// list-watch nodes and pods and to post Bindings. HTTPS with the cluster's CA (or plain HTTP
-// for an `http://` server); a bearer token (token, tokenFile) or a client certificate.
+// list-watch nodes and pods, to post Bindings and to patch objects. HTTPS with the cluster's CA (or
+// plain HTTP for an `http://` server); a bearer token (token, tokenFile) or a client certificate.
 //
 // Kubeconfig: the current context's cluster (server, certificate-authority[-data],
 // insecure-skip-tls-verify) and user (token, tokenFile, client-certificate[-data],
@@ -44,6 +44,10 @@ class KubeClient {
   // The body of a 2xx answer; otherwise an error with the status and the API's message.
   base::StatusOr<std::string> Get(const std::string& path);
   base::StatusOr<std::string> Post(const std::string& path, const std::string& json);
+  // A JSON merge patch (RFC 7386). A patch carrying metadata.resourceVersion is refused with 409
+  // when the object changed since: that answer is FailedPrecondition, every other refusal
+  // Unavailable.
+  base::StatusOr<std::string> Patch(const std::string& path, const std::string& json);
   // Feeds each line of a watch stream to `on_line` until the server ends the stream, on_line
   // returns false, or Stop() is called. Add timeoutSeconds to the path so a quiet stream ends.
   base::Status Watch(const std::string& path, const std::function<bool(std::string_view)>& on_line);

@@ -48,10 +48,13 @@ inline constexpr std::string_view kNumaNodesLabel = "seedance.io/numa-nodes";
 inline constexpr std::string_view kRdmaNicsLabel = "seedance.io/rdma-nics";
 inline constexpr std::string_view kRdmaAnnotation = "seedance.io/rdma";
 inline constexpr std::string_view kAssignmentAnnotation = "seedance.io/gpu-assignment";
+// Written on the Node by the node agent (node/gpu_health.h): GPU indices, as the assignment.
+inline constexpr std::string_view kUnhealthyGpusAnnotation = "seedance.io/unhealthy-gpus";
 
 struct KubeNode {
   sched::Node node;
-  bool unschedulable = false;  // spec.unschedulable (cordoned)
+  bool unschedulable = false;       // spec.unschedulable (cordoned)
+  std::vector<int> unhealthy_gpus;  // the annotation seedance.io/unhealthy-gpus
 };
 
 struct KubePod {

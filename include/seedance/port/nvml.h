@@ -36,6 +36,10 @@ struct NvmlReading {
   std::optional<uint32_t> sm_clock_mhz, memory_clock_mhz;
   std::optional<uint64_t> pcie_tx_bytes_per_s, pcie_rx_bytes_per_s;  // 20 ms window
   std::optional<uint64_t> nvlink_tx_bytes, nvlink_rx_bytes;          // counters since load
+  // Health (the node agent): uncorrected ECC errors since the driver loaded, and the XIDs of
+  // the critical-error events seen since the previous read (Nvml::PollXidEvents).
+  std::optional<uint64_t> ecc_uncorrected_errors;
+  std::vector<uint64_t> xid_errors;
 };
 
 class Nvml {
@@ -50,6 +54,9 @@ class Nvml {
   int device_count() const { return count_; }
 
   NvmlReading Read(int index) const;
+  // (GPU index, XID) of each critical-error event since the previous call, without waiting.
+  // The first call registers every GPU for them; empty where the driver does not support it.
+  std::vector<std::pair<int, uint64_t>> PollXidEvents();
   // (remote PCI address, active link count) for each NVLink peer of GPU `index`.
   std::vector<std::pair<std::string, int>> NvlinkPeers(int index) const;
 
@@ -61,6 +68,8 @@ class Nvml {
   std::unique_ptr<Api> api_;
   std::string driver_version_;
   int count_ = 0;
+  void* event_set_ = nullptr;  // nvmlEventSet_t once PollXidEvents registered
+  bool events_tried_ = false;
 };
 
 }  // namespace seedance::port
