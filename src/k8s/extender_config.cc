@@ -74,7 +74,7 @@ ExtenderConfig ApplyUpdate(ExtenderConfig c, const ExtenderConfigUpdate& u) {
 
 base::StatusOr<ExtenderConfig> PutExtenderConfig(std::string_view url,
                                                  const ExtenderConfigUpdate& update,
-                                                 double timeout_s) {
+                                                 double timeout_s, const std::string& token) {
   SEEDANCE_ASSIGN_OR_RETURN(net::Url u, net::ParseUrl(url, "url"));
   std::string path = u.target.substr(0, u.target.find('?'));
   while (!path.empty() && path.back() == '/') path.pop_back();
@@ -84,6 +84,7 @@ base::StatusOr<ExtenderConfig> PutExtenderConfig(std::string_view url,
   o.timeout = std::chrono::milliseconds(static_cast<int64_t>(timeout_s * 1000));
   o.connect_timeout = o.timeout;
   o.max_body_bytes = size_t{1} << 20;  // a configuration is a few hundred bytes
+  if (!token.empty()) o.headers.emplace_back("Authorization", "Bearer " + token);
   SEEDANCE_ASSIGN_OR_RETURN(auto client, net::HttpClient::Create(u.Origin(), o));
   net::HttpClientRequest req;
   req.target = path;

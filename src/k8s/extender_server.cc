@@ -1,5 +1,6 @@
 #include "seedance/k8s/extender_server.h"
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <map>
@@ -40,6 +41,19 @@ net::HttpResponse ErrorPage(int status, const std::string& message) {
                                   -1, ' ', false, nlohmann::json::error_handler_t::replace));
 }
 
+// Equal strings in a time that depends on their lengths only, not on where they differ.
+bool SameSecret(std::string_view a, std::string_view b) {
+  unsigned char diff = a.size() == b.size() ? 0 : 1;
+  for (size_t i = 0; i < a.size(); ++i) diff |= a[i] ^ b[i % std::max<size_t>(b.size(), 1)];
+  return diff == 0 && !b.empty();
+}
+
+net::HttpResponse Unauthorized(const std::string& why) {
+  net::HttpResponse r = ErrorPage(401, why);
+  r.headers.emplace_back("WWW-Authenticate", "Bearer realm=\"seedance-extender\"");
+  return r;
+}
+
 }  // namespace
 
 struct ExtenderServer::Impl {
@@ -51,6 +65,21 @@ struct ExtenderServer::Impl {
   std::map<std::string, VerbMetrics> verbs;
   ExtenderRecorder recorder;
   std::mutex record_mu;  // one exchange recorded at a time
+  std::string token;
+  bool trust_loopback = true;
+
+  // Why the request may not change anything, or "" when it may.
+  std::string Refusal(const net::HttpRequest& req, bool loopback_suffices) const {
+    if (token.empty()) return "";
+    if (loopback_suffices && trust_loopback && req.peer_loopback) return "";
+    const std::string_view auth = req.head.authorization;
+    constexpr std::string_view kBearer = "Bearer ";
+    if (auth.size() <= kBearer.size() || auth.substr(0, kBearer.size()) != kBearer) {
+      return "this extender needs \"Authorization: Bearer <token>\" (serve --token-file)";
+    }
+    if (!SameSecret(auth.substr(kBearer.size()), token)) return "the bearer token is wrong";
+    return "";
+  }
 
   void Count(const std::string& verb, int code, double seconds) {
     std::lock_guard<std::mutex> lock(mu);
@@ -66,6 +95,10 @@ struct ExtenderServer::Impl {
   void Verb(net::Router& router, const std::string& path, const std::string& verb,
             std::function<std::pair<int, std::string>(const std::string&)> answer) {
     router.Add("POST", path, [this, verb, answer](const net::HttpRequest& req) {
+      if (const std::string why = Refusal(req, /*loopback_suffices=*/true); !why.empty()) {
+        Count(verb, 401, 0);
+        return Unauthorized(why);
+      }
       const int64_t t0 = env->NowMonotonicNanos();
       auto [code, body] = answer(req.body);
       Count(verb, code, static_cast<double>(env->NowMonotonicNanos() - t0) * 1e-9);
@@ -169,6 +202,8 @@ base::StatusOr<std::unique_ptr<ExtenderServer>> ExtenderServer::Start(
   impl->extender = &extender;
   impl->binder = &binder;
   impl->recorder = o.recorder;
+  impl->token = o.token;
+  impl->trust_loopback = o.trust_loopback;
   Impl* s = impl.get();
   net::Router router(ErrorPage);
   const std::string p = o.prefix;
@@ -216,6 +251,9 @@ base::StatusOr<std::unique_ptr<ExtenderServer>> ExtenderServer::Start(
     return JsonResponse(200, EncodeExtenderConfig(s->extender->config()));
   });
   router.Add("PUT", p + "/config", [s](const net::HttpRequest& req) {
+    if (const std::string why = s->Refusal(req, /*loopback_suffices=*/false); !why.empty()) {
+      return Unauthorized(why);
+    }
     auto update = DecodeExtenderConfigUpdate(req.body, "config");
     if (!update.ok()) return ErrorPage(400, update.status().ToString());
     const ExtenderConfig next = ApplyUpdate(s->extender->config(), *update);

@@ -248,3 +248,75 @@ TEST(ExchangeJsonLineTest, KeepsBodiesExactlyAndReplacesBadUtf8) {
 
 }  // namespace
 }  // namespace seedance::k8s
+
+namespace seedance::k8s {
+namespace {
+
+// With a token: an unauthenticated or wrongly authenticated PUT /config is a 401 and changes
+// nothing; the verbs need the token unless loopback is trusted; reads stay open.
+TEST(ExtenderAuthTest, MutationsNeedTheBearerToken) {
+  auto extender = Extender::Create(ExtenderOptions{});
+  ASSERT_TRUE(extender.ok());
+  KubeNode n;
+  n.node.name = "a";
+  n.node.cpu_milli = 8000;
+  n.node.memory_mib = 8192;
+  n.node.gpu_count = 1;
+  ASSERT_TRUE((*extender)->UpsertNode(n).ok());
+  RecordingBinder binder;
+  ExtenderServerOptions o;
+  o.token = "s3cret-token";
+  o.trust_loopback = false;  // the test's client is on loopback: make it count as outside
+  auto server = ExtenderServer::Start(**extender, binder, o);
+  ASSERT_TRUE(server.ok());
+  httplib::Client c("127.0.0.1", (*server)->port());
+  const std::string before = (*extender)->config().policy;
+  const std::string update = R"({"policy": "random"})";
+  for (const httplib::Headers& h :
+       {httplib::Headers{}, httplib::Headers{{"Authorization", "Bearer wrong-token"}},
+        httplib::Headers{{"Authorization", "Bearer s3cret-toke"}},
+        httplib::Headers{{"Authorization", "Basic s3cret-token"}}}) {
+    auto r = c.Put("/config", h, update, "application/json");
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->status, 401);
+    EXPECT_TRUE(r->has_header("WWW-Authenticate"));
+    EXPECT_EQ((*extender)->config().policy, before);
+    r = c.Post("/filter", h, FilterBody(), "application/json");
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->status, 401);
+  }
+  EXPECT_EQ((*extender)->stats().reservations, 0);
+  const httplib::Headers good{{"Authorization", "Bearer s3cret-token"}};
+  auto r = c.Put("/config", good, update, "application/json");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200);
+  EXPECT_EQ((*extender)->config().policy, "random");
+  r = c.Post("/filter", good, FilterBody(), "application/json");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200);
+  for (const char* path : {"/config", "/metrics", "/healthz"}) {
+    r = c.Get(path);
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->status, 200) << path;
+  }
+}
+
+TEST(ExtenderAuthTest, LoopbackVerbsPassButConfigStillNeedsTheToken) {
+  auto extender = Extender::Create(ExtenderOptions{});
+  ASSERT_TRUE(extender.ok());
+  RecordingBinder binder;
+  ExtenderServerOptions o;
+  o.token = "t";
+  auto server = ExtenderServer::Start(**extender, binder, o);
+  ASSERT_TRUE(server.ok());
+  httplib::Client c("127.0.0.1", (*server)->port());
+  auto r = c.Post("/filter", FilterBody(), "application/json");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200);  // kube-scheduler in the same pod
+  r = c.Put("/config", R"({"policy": "random"})", "application/json");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 401);
+}
+
+}  // namespace
+}  // namespace seedance::k8s

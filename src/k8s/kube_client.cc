@@ -126,10 +126,7 @@ base::StatusOr<KubeConfig> LoadKubeConfig(base::Env& env, const std::string& pat
   SEEDANCE_ASSIGN_OR_RETURN(c.token, user->GetString("token", ""));
   SEEDANCE_ASSIGN_OR_RETURN(const std::string token_file, user->GetString("tokenFile", ""));
   if (const std::string file = Resolve(token_file, path); !file.empty()) {
-    SEEDANCE_ASSIGN_OR_RETURN(c.token, env.ReadFile(file));
-    while (!c.token.empty() && (c.token.back() == '\n' || c.token.back() == '\r')) {
-      c.token.pop_back();
-    }
+    SEEDANCE_ASSIGN_OR_RETURN(c.token, ReadTokenFile(env, file));
   }
   SEEDANCE_ASSIGN_OR_RETURN(const std::string cert, user->GetString("client-certificate", ""));
   SEEDANCE_ASSIGN_OR_RETURN(const std::string key, user->GetString("client-key", ""));
@@ -145,6 +142,21 @@ base::StatusOr<KubeConfig> LoadKubeConfig(base::Env& env, const std::string& pat
     SEEDANCE_ASSIGN_OR_RETURN(c.client_key_file, PrivateFile(Base64Decode(key_data), path));
   }
   return c;
+}
+
+base::StatusOr<std::string> ReadTokenFile(base::Env& env, const std::string& path) {
+  SEEDANCE_ASSIGN_OR_RETURN(std::string token, env.ReadFile(path));
+  while (!token.empty() && (token.back() == '\n' || token.back() == '\r' || token.back() == ' ' ||
+                            token.back() == '\t')) {
+    token.pop_back();
+  }
+  if (token.empty()) return base::InvalidArgumentError("the token file is empty", path);
+  for (unsigned char c : token) {
+    if (c <= ' ' || c == 0x7f) {
+      return base::InvalidArgumentError("a token holds no spaces or control bytes", path);
+    }
+  }
+  return token;
 }
 
 base::StatusOr<KubeConfig> InClusterKubeConfig(base::Env& env) {

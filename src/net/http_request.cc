@@ -122,6 +122,7 @@ HttpParseResult ParseRequestHead(std::string_view buffer, const HttpLimits& limi
   bool keep_alive = false;
   bool have_length = false;
   bool transfer_encoding = false;
+  int authorizations = 0;
   while (true) {
     line = NextLine(buf, pos);
     if (line.state == LineState::kIncomplete) return incomplete(false);
@@ -164,6 +165,9 @@ HttpParseResult ParseRequestHead(std::string_view buffer, const HttpLimits& limi
       have_length = true;
     } else if (EqualsIgnoreCase(name, "transfer-encoding")) {
       transfer_encoding = true;
+    } else if (EqualsIgnoreCase(name, "authorization")) {
+      if (authorizations++ > 0) return Error(400, "more than one Authorization field");
+      head.authorization = std::string(value);
     }
   }
   // Both framings at once is how requests are smuggled past a proxy (RFC 9112 6.1, 11.2).

@@ -90,6 +90,19 @@ TEST(HttpRequestTest, FieldsOfACompleteHead) {
   EXPECT_EQ(r.head.head_bytes, head.size() - 6);  // the body and the next request stay
 }
 
+TEST(HttpRequestTest, AuthorizationIsKeptAndMayAppearOnce) {
+  auto r = ParseRequestHead(
+      "PUT /config HTTP/1.1\r\nHost: x\r\nauthorization:  Bearer abc \r\n\r\n", {});
+  ASSERT_EQ(r.state, HttpParse::kComplete);
+  EXPECT_EQ(r.head.authorization, "Bearer abc");
+  EXPECT_EQ(ParseRequestHead("GET / HTTP/1.1\r\nHost: x\r\n\r\n", {}).head.authorization, "");
+  r = ParseRequestHead(
+      "GET / HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer a\r\nAuthorization: Bearer b\r\n\r\n",
+      {});
+  EXPECT_EQ(r.state, HttpParse::kError);
+  EXPECT_EQ(r.status, 400);
+}
+
 TEST(HttpRequestTest, KeepAliveDefaultsByVersion) {
   EXPECT_TRUE(ParseRequestHead("GET / HTTP/1.1\r\nHost: x\r\n\r\n", {}).head.keep_alive);
   EXPECT_FALSE(ParseRequestHead("GET / HTTP/1.0\r\n\r\n", {}).head.keep_alive);

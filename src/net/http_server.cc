@@ -54,6 +54,7 @@ struct Conn {
   bool refused = false;                 // that response is an error: linger before closing
   bool peer_closed = false;             // the client sent EOF; answer what is here, then close
   bool busy = false;                    // a request is with a worker (or its stream is running)
+  bool peer_loopback = false;           // accepted from 127.0.0.0/8 or ::1
   std::shared_ptr<StreamState> stream;  // the streamed response in flight
   bool keep_alive_after_stream = false;
   bool request_started = false;  // bytes of a request not yet complete are in `in`
@@ -63,6 +64,19 @@ struct Conn {
   uint32_t events = 0;           // the epoll interest set now registered
   size_t pending() const { return out.size() - out_sent; }
 };
+
+bool IsLoopback(const sockaddr_storage& a) {
+  if (a.ss_family == AF_INET) {
+    const auto* in = reinterpret_cast<const sockaddr_in*>(&a);
+    return (ntohl(in->sin_addr.s_addr) >> 24) == 127;
+  }
+  if (a.ss_family == AF_INET6) {
+    const auto* in6 = reinterpret_cast<const sockaddr_in6*>(&a);
+    if (IN6_IS_ADDR_LOOPBACK(&in6->sin6_addr)) return true;
+    if (IN6_IS_ADDR_V4MAPPED(&in6->sin6_addr)) return in6->sin6_addr.s6_addr[12] == 127;
+  }
+  return false;
+}
 
 bool IsGet(const HttpRequestHead& h) { return h.method == "GET" || h.method == "HEAD"; }
 
@@ -303,7 +317,10 @@ class HttpServer::Impl {
 
   void AcceptAll() {
     while (true) {
-      const int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+      sockaddr_storage peer{};
+      socklen_t peer_len = sizeof(peer);
+      const int fd = ::accept4(listen_fd_, reinterpret_cast<sockaddr*>(&peer), &peer_len,
+                               SOCK_NONBLOCK | SOCK_CLOEXEC);
       if (fd < 0) return;  // EAGAIN, or a transient error: the loop comes back
       if (conns_.size() >= options_.max_connections && !EvictOne()) {
         ::close(fd);
@@ -316,6 +333,7 @@ class HttpServer::Impl {
       ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &yes, sizeof(yes));
       auto c = std::make_unique<Conn>();
       c->fd = fd;
+      c->peer_loopback = IsLoopback(peer);
       c->serial = ++serial_;
       const int64_t now = Now();
       c->deadline = now + Nanos(options_.request_timeout);
@@ -431,6 +449,7 @@ class HttpServer::Impl {
         break;
       }
       HttpRequest req;
+      req.peer_loopback = c.peer_loopback;
       req.head = std::move(*c.head);
       c.head.reset();
       req.body = c.in.substr(0, req.head.content_length);

@@ -379,6 +379,36 @@ def test_scheduler_set_reconfigures_a_running_extender(seedancectl, api, tmp_pat
     assert gone.returncode != 0 and "no answer from the extender" in gone.stderr, gone.stderr
 
 
+def test_an_unauthenticated_put_config_is_refused_and_changes_nothing(seedancectl, api,
+                                                                     tmp_path) -> None:
+    """`serve --token-file`: `scheduler set` without the token (or with another) gets 401 and the
+    policy stays; with it, the change is made. kube-scheduler's verbs from loopback still work."""
+    api.add_node(node("a", 2))
+    token = tmp_path / "token"
+    token.write_text("e1b6c0f2a9d84c5b\n")  # a Secret's file, with its newline
+    wrong = tmp_path / "wrong"
+    wrong.write_text("not-the-token\n")
+    ext = Served(seedancectl, api, tmp_path, "--policy", "bestfit", "--token-file",
+                 str(token)).start()
+    ext.wait_metric("seedance_extender_nodes", 1)
+    try:
+        for extra in ([], ["--token-file", str(wrong)]):
+            refused = run_set(seedancectl, "--url", ext.url, "--policy", "fgd", *extra)
+            assert refused.returncode == 1, refused.stderr
+            assert "HTTP 401" in refused.stderr, refused.stderr
+            shown = run_set(seedancectl, "--url", ext.url, "-o", "json")  # GET stays open
+            assert json.loads(shown.stdout)["policy"] == "bestfit"
+        done = run_set(seedancectl, "--url", ext.url, "--policy", "fgd", "--token-file",
+                       str(token), "-o", "json")
+        assert done.returncode == 0, done.stderr
+        assert json.loads(done.stdout)["policy"] == "fgd"
+        p = pod("p", 1, 500)
+        api.add_pod(p)
+        assert FakeKubeScheduler(ext.url).schedule(p, ["a"]) == "a"  # loopback: no token needed
+    finally:
+        ext.stop()
+
+
 def test_the_preempt_verb_names_lower_tier_victims_per_gpu(seedancectl, api, tmp_path) -> None:
     """The preempt verb as kube-scheduler 1.21+ calls it (ProcessPreemption with
     nodeCacheCapable: NodeNameToMetaVictims by UID; 1.20.2 never calls it, see

@@ -6,6 +6,7 @@
 #include "seedance/base/env.h"
 #include "seedance/base/parse.h"
 #include "seedance/k8s/diagnose.h"
+#include "seedance/k8s/kube_client.h"
 #include "seedance/k8s/scrape.h"
 #include "tools/seedancectl/cli.h"
 
@@ -56,14 +57,9 @@ void RegisterDiagnose(CLI::App& app, Context& context) {
     o.ca_file = f->cacert;
     o.insecure = f->insecure;
     if (!f->token_file.empty()) {
-      auto token = env.ReadFile(f->token_file);
+      auto token = k8s::ReadTokenFile(env, f->token_file);
       if (Failed(token.status(), context)) return;
       o.bearer_token = *token;
-      while (!o.bearer_token.empty() &&
-             (o.bearer_token.back() == '\n' || o.bearer_token.back() == '\r' ||
-              o.bearer_token.back() == ' ')) {
-        o.bearer_token.pop_back();
-      }
     }
     auto sources = k8s::CollectMetrics(env, f->metrics, window, o);
     if (Failed(WithFlag(sources.status(), {{"metrics", "--metrics"}}), context)) return;

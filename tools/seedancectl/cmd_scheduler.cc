@@ -31,7 +31,7 @@ void RegisterServe(CLI::App* noun, Context& context) {
   struct Flags {
     std::string listen = "127.0.0.1:8888", kubeconfig, policy = "seedance", mode = "decide";
     std::string ties = "name";
-    std::string workload, prefix, record;
+    std::string workload, prefix, record, token_file;
     double ttl_s = 30;
     int64_t seed = 42;
     bool numa_aware = false, rdma = false;
@@ -61,6 +61,10 @@ void RegisterServe(CLI::App* noun, Context& context) {
                   "Append every verb's request and response to FILE as JSON lines (what the fake "
                   "kube-scheduler tests replay)")
       ->check(OutputPath());
+  cmd->add_option("--token-file", f->token_file,
+                  "A bearer token (a mounted Secret): PUT /config needs it, and the verbs need "
+                  "it unless sent from loopback (kube-scheduler in the same pod)")
+      ->check(CLI::ExistingFile);
   cmd->add_option("--reservation-ttl", f->ttl_s,
                   "Seconds a pod reserved at filter waits for its bind")
       ->check(RealIn(0.1, 3600))
@@ -116,6 +120,16 @@ void RegisterServe(CLI::App* noun, Context& context) {
     so.http.host = address->first;
     so.http.port = address->second;
     so.prefix = f->prefix;
+    if (!f->token_file.empty()) {
+      auto token = k8s::ReadTokenFile(*env, f->token_file);
+      if (Failed(token.status(), context)) return;
+      so.token = *token;
+    } else if (address->first != "127.0.0.1" && address->first != "localhost") {
+      std::fprintf(stderr,
+                   "warning: no --token-file: anyone who reaches %s can change the policy "
+                   "(PUT /config) and post Bindings through the verbs\n",
+                   f->listen.c_str());
+    }
     std::unique_ptr<std::FILE, int (*)(std::FILE*)> record(nullptr, &std::fclose);
     if (!f->record.empty()) {
       record.reset(std::fopen(f->record.c_str(), "a"));
@@ -149,13 +163,16 @@ void RegisterServe(CLI::App* noun, Context& context) {
 
 void RegisterSet(CLI::App* noun, Context& context) {
   struct Flags {
-    std::string url, policy, output = "table";
+    std::string url, policy, output = "table", token_file;
     bool numa_aware = false, rdma = false;
   };
   auto f = std::make_shared<Flags>();
   CLI::App* cmd = noun->add_subcommand(
       "set", "Change a running extender's policy and topology plugins, live (no restart)");
   cmd->add_option("--url", f->url, "The extender: http://HOST:PORT[/prefix]")->required();
+  cmd->add_option("--token-file", f->token_file,
+                  "The bearer token the extender was served with (serve --token-file)")
+      ->check(CLI::ExistingFile);
   CLI::Option* policy =
       cmd->add_option("--policy", f->policy,
                       "random, bestfit, dotprod, gpupacking, gpuclustering, fgd or seedance");
@@ -169,7 +186,13 @@ void RegisterSet(CLI::App* noun, Context& context) {
     if (policy->count() > 0) update.policy = f->policy;
     if (numa->count() > 0) update.numa_aware = f->numa_aware;
     if (rdma->count() > 0) update.rdma = f->rdma;
-    auto now = k8s::PutExtenderConfig(f->url, update);
+    std::string token;
+    if (!f->token_file.empty()) {
+      auto read = k8s::ReadTokenFile(*base::Env::Default(), f->token_file);
+      if (Failed(read.status(), context)) return;
+      token = *read;
+    }
+    auto now = k8s::PutExtenderConfig(f->url, update, 10, token);
     if (Failed(WithFlag(now.status(), {{"url", "--url"}}), context)) return;
     context.exit_code = PrintReport(k8s::ExtenderConfigToReport(*now), f->output);
   });

@@ -37,9 +37,11 @@ base::Report ExtenderConfigToReport(const ExtenderConfig& config);
 ExtenderConfig ApplyUpdate(ExtenderConfig config, const ExtenderConfigUpdate& update);
 
 // The client: PUTs `update` to the extender at `url` (http://HOST:PORT[/prefix]) and returns
-// the configuration it runs now. An empty update only GETs it.
+// the configuration it runs now. An empty update only GETs it. A non-empty `token` is sent as
+// "Authorization: Bearer <token>" (an extender served with --token-file needs it).
 base::StatusOr<ExtenderConfig> PutExtenderConfig(std::string_view url,
                                                  const ExtenderConfigUpdate& update,
-                                                 double timeout_s = 10);
+                                                 double timeout_s = 10,
+                                                 const std::string& token = "");
 
 }  // namespace seedance::k8s

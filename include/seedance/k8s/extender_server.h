@@ -8,7 +8,8 @@
 //                  binds, bind failures, expired reservations, gangs waiting)
 //   GET /config, PUT /config (under the prefix)   the live policy and topology plugins
 //                  (extender_config.h; `seedancectl scheduler set`); a bad PUT gets 400
-//                  {"error": ...} and changes nothing
+//                  {"error": ...} and changes nothing; with a token (ExtenderServerOptions), an
+//                  unauthenticated one gets 401
 // With a recorder, every verb's exchange is handed to it in the order answered (kube-scheduler's
 // requests as it sent them, the answers as sent back): `serve --record FILE` keeps them as JSON
 // lines, and the tests replay such a recording against a fresh extender (the fake kube-scheduler
@@ -66,6 +67,14 @@ struct ExtenderServerOptions {
   std::string prefix = "";    // the urlPrefix's path, e.g. "/seedance"; verbs are appended
   base::Env* env = nullptr;   // the clock for the latency histograms; null: Env::Default()
   ExtenderRecorder recorder;  // empty: nothing recorded
+  // Authentication (`serve --token-file`, a mounted Secret). When set, PUT /config needs
+  // "Authorization: Bearer <token>", and so do the verbs (filter reserves, bind writes Bindings)
+  // unless the client is on loopback and trust_loopback holds: kube-scheduler cannot send a
+  // token to an extender (its extender configuration has TLS settings only), so it runs in the
+  // extender's pod and calls http://127.0.0.1. Refused requests get 401 and change nothing. The
+  // reads (GET /config, /metrics, /healthz) stay open. Empty: no authentication.
+  std::string token;
+  bool trust_loopback = true;
 };
 
 class ExtenderServer {

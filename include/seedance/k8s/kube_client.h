@@ -34,6 +34,11 @@ struct KubeConfig {
 };
 
 base::StatusOr<KubeConfig> LoadKubeConfig(base::Env& env, const std::string& path);
+
+// A bearer token from a file (a mounted Secret, a kubeconfig's tokenFile): trailing whitespace
+// dropped; empty, or holding a space or a control byte (it goes into an HTTP header), an error
+// naming the file.
+base::StatusOr<std::string> ReadTokenFile(base::Env& env, const std::string& path);
 base::StatusOr<KubeConfig> InClusterKubeConfig(base::Env& env);
 
 class KubeClient {

@@ -43,7 +43,8 @@ struct HttpRequestHead {
   int minor_version = 1;   // HTTP/1.<minor_version>
   bool keep_alive = true;  // 1.1 unless "Connection: close"; 1.0 only with "keep-alive"
   uint64_t content_length = 0;
-  size_t head_bytes = 0;  // bytes of buffer the head took
+  std::string authorization;  // the Authorization field's value; "" when absent (two: a 400)
+  size_t head_bytes = 0;      // bytes of buffer the head took
 };
 
 enum class HttpParse { kIncomplete, kComplete, kError };

@@ -58,6 +58,7 @@ namespace seedance::net {
 struct HttpRequest {
   HttpRequestHead head;
   std::string body;
+  bool peer_loopback = false;  // the client connected from 127.0.0.0/8 or ::1
 };
 
 // Where a streamed response body goes (HttpResponse::stream). Used by one worker thread.
