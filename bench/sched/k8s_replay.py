@@ -288,13 +288,19 @@ class Extender:
 
 
 def start_scheduler(seedancectl, plane: Plane, extender_port: int,
-                    extra: list[str] | None = None, qps: int = 0) -> tuple[subprocess.Popen, str]:
+                    extra: list[str] | None = None, qps: int = 0,
+                    scheduler_name: str = "default-scheduler",
+                    leader_elect: bool = False) -> tuple[subprocess.Popen, str]:
     """kube-scheduler with print-config's configuration, its own ports on 127.0.0.1; `qps`
     raises its API client's rate limit (1.20's default: 50 per second, bursts of 100). Returns
     the process and its /metrics URL."""
+    # kube-scheduler 1.20.2 reads v1beta1; by default it replaces the default scheduler here,
+    # one replica without a Lease.
     config = subprocess.run([str(seedancectl), "scheduler", "print-config", "--extender-url",
                              f"http://127.0.0.1:{extender_port}", "--kubeconfig",
-                             str(plane.kubeconfig)] + (extra or []),
+                             str(plane.kubeconfig), "--v1beta1", "--scheduler-name",
+                             scheduler_name] + ([] if leader_elect else ["--no-leader-elect"])
+                            + (extra or []),
                             capture_output=True, text=True, check=True)
     text = config.stdout
     if qps:

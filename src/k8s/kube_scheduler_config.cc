@@ -7,7 +7,36 @@
 
 namespace seedance::k8s {
 
+namespace {
+
+std::string LeaderElection(const KubeSchedulerConfigOptions& o) {
+  if (!o.leader_elect) return "leaderElection:\n  leaderElect: false\n";
+  const std::string lease =
+      o.scheduler_name == "default-scheduler" ? "kube-scheduler" : o.scheduler_name + "-scheduler";
+  return "leaderElection:\n  leaderElect: true\n  resourceLock: leases\n  resourceName: " + lease +
+         "\n  resourceNamespace: " + o.lease_namespace + "\n";
+}
+
+// A DNS-1123 label, as profile names and Lease names must be.
+bool IsDnsLabel(const std::string& s) {
+  if (s.empty() || s.size() > 63 || s.front() == '-' || s.back() == '-') return false;
+  for (char c : s) {
+    if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-')) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 base::StatusOr<std::string> KubeSchedulerConfigYaml(const KubeSchedulerConfigOptions& o) {
+  if (!IsDnsLabel(o.scheduler_name)) {
+    return base::InvalidArgumentError(
+        "expected a DNS label (a-z, 0-9, '-'), got '" + o.scheduler_name + "'", "scheduler_name");
+  }
+  if (!IsDnsLabel(o.lease_namespace)) {
+    return base::InvalidArgumentError("expected a namespace name, got '" + o.lease_namespace + "'",
+                                      "lease_namespace");
+  }
   if (o.extender_url.rfind("http://", 0) != 0 && o.extender_url.rfind("https://", 0) != 0) {
     return base::InvalidArgumentError(
         "expected http://HOST:PORT or https://..., got '" + o.extender_url + "'", "extender_url");
@@ -26,7 +55,7 @@ base::StatusOr<std::string> KubeSchedulerConfigYaml(const KubeSchedulerConfigOpt
                   std::string(kGpuMilliResource) + ".\n")
     << "apiVersion: kubescheduler.config.k8s.io/" << (o.v1 ? "v1" : "v1beta1") << "\n"
     << "kind: KubeSchedulerConfiguration\n"
-    << "leaderElection:\n  leaderElect: false\n"
+    << LeaderElection(o)
     << "clientConnection:\n  kubeconfig: \"" << o.kubeconfig << "\"\n"
     << "percentageOfNodesToScore: 100\n"
     << "profiles:\n- schedulerName: " << o.scheduler_name << "\n"

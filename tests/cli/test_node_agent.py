@@ -376,3 +376,63 @@ def test_bad_invocations_exit_1_and_name_the_flag(seedancectl, tmp_path):
                        capture_output=True, text=True, env=env)
     assert r.returncode == 1
     assert "xid_errors" in r.stderr and str(bad) in r.stderr
+
+
+# --- End to end on a real control plane (skipped where it is not built) -----------------------
+
+def test_end_to_end_under_the_second_scheduler(seedancectl, api, tmp_path):
+    """kube-apiserver and kube-scheduler 1.20.2 (scripts/k8s-control-plane.sh), kube-scheduler
+    as a second scheduler `seedance` with leader election, the extender, the agent and the
+    kubelet stand-in: a pod asking for half a GPU under schedulerName seedance is bound by the
+    extender and allocated by the agent, whose answer names exactly the assigned GPU; a second
+    half-GPU pod shares that GPU under best fit; a pod for the default scheduler is left alone.
+    The Node's labels come from the agent's discovery."""
+    sys.path.insert(0, str(REPO / "bench" / "sched"))
+    from k8s_replay import Api, Extender, Plane, free_port, start_scheduler, wait_bound
+    if not Plane.built():
+        pytest.skip("kube-apiserver and kube-scheduler 1.20.2 are not built "
+                    "(scripts/k8s-control-plane.sh build: about 12 minutes on 2 cores)")
+    plane = Plane(tmp_path / "plane")
+    plane.start()
+    n = Node(seedancectl, api, tmp_path)
+    n.apiserver.stop()  # the real API server instead of the fake one
+    n.kubeconfig = plane.kubeconfig
+    kube = Api(plane.dir)
+    kube.add_node(NODE, 64000, 262144, 8, "")
+    port = free_port()
+    ext = Extender(seedancectl, plane, port, "bestfit")
+    ext.start()
+    scheduler, _ = start_scheduler(seedancectl, plane, port, scheduler_name="seedance",
+                                   leader_elect=True)
+    try:
+        n.start_agent()
+        # Labels from discovery, on the real Node.
+        def labels() -> dict:
+            return kube.must("GET", f"/api/v1/nodes/{NODE}")["metadata"].get("labels", {})
+        n.wait_for(lambda: labels().get("seedance.io/gpu-model") == "H100-80GB-HBM3",
+                   "the agent's labels on the Node")
+        assert labels()["seedance.io/numa-nodes"] == "2"
+        kube.add_pod("left-alone", 100, 64, 1, 500)  # no schedulerName: the default scheduler's
+        uuids = []
+        for name in ("half-a", "half-b"):
+            kube.add_pod(name, 100, 64, 1, 500, spec={"schedulerName": "seedance"})
+            bound = wait_bound(kube, {name}, seconds=90)[name]
+            gpus = bound["metadata"]["annotations"]["seedance.io/gpu-assignment"]
+            ids, answer = n.kubelet.admit(500)
+            env = dict(answer.envs)
+            uuid = n.gpus[int(gpus)]["uuid"]
+            assert env["NVIDIA_VISIBLE_DEVICES"] == env["CUDA_VISIBLE_DEVICES"] == uuid
+            assert env["SEEDANCE_GPU_MILLI"] == "500"
+            assert {gpu_of(i) for i in ids} == {uuid}
+            pod_now = kube.must("GET", f"/api/v1/namespaces/default/pods/{name}")
+            assert "seedance.io/gpu-allocated" in pod_now["metadata"]["annotations"]
+            uuids.append(uuid)
+        assert uuids[0] == uuids[1]  # best fit: the second half shares the first's GPU
+        left = kube.must("GET", "/api/v1/namespaces/default/pods/left-alone")
+        assert not left["spec"].get("nodeName")
+    finally:
+        scheduler.terminate()
+        scheduler.wait(timeout=30)
+        ext.kill()
+        n.close()
+        plane.stop()

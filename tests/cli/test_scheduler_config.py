@@ -18,8 +18,13 @@ def test_print_config_fields(seedancectl) -> None:
                  "/etc/k/scheduler.conf", "--weight", "5", "--http-timeout", "9")
     assert out.returncode == 0, out.stderr
     c = yaml.safe_load(out.stdout)
-    assert c["apiVersion"] == "kubescheduler.config.k8s.io/v1beta1"
+    assert c["apiVersion"] == "kubescheduler.config.k8s.io/v1"
     assert c["kind"] == "KubeSchedulerConfiguration"
+    # A second scheduler by default, with a Lease of its own.
+    assert c["profiles"] == [{"schedulerName": "seedance"}]
+    assert c["leaderElection"] == {"leaderElect": True, "resourceLock": "leases",
+                                   "resourceName": "seedance-scheduler",
+                                   "resourceNamespace": "kube-system"}
     assert c["percentageOfNodesToScore"] == 100
     assert c["clientConnection"]["kubeconfig"] == "/etc/k/scheduler.conf"
     [e] = c["extenders"]
@@ -54,3 +59,21 @@ def test_bad_values_are_refused(seedancectl) -> None:
         assert out.returncode != 0, args
         assert needle in out.stderr, (args, out.stderr)
         assert out.stdout == ""
+
+
+def test_v1beta1_and_replacing_the_default_scheduler(seedancectl) -> None:
+    out = config(seedancectl, "--extender-url", "http://ext:8888", "--v1beta1",
+                 "--scheduler-name", "default-scheduler")
+    assert out.returncode == 0, out.stderr
+    c = yaml.safe_load(out.stdout)
+    assert c["apiVersion"] == "kubescheduler.config.k8s.io/v1beta1"
+    assert c["profiles"] == [{"schedulerName": "default-scheduler"}]
+    assert c["leaderElection"]["resourceName"] == "kube-scheduler"  # the default one's Lease
+    out = config(seedancectl, "--extender-url", "http://ext:8888", "--no-leader-elect")
+    assert yaml.safe_load(out.stdout)["leaderElection"] == {"leaderElect": False}
+
+
+def test_a_scheduler_name_that_is_no_dns_label_is_refused(seedancectl) -> None:
+    out = config(seedancectl, "--extender-url", "http://ext:8888", "--scheduler-name", "My_Sched")
+    assert out.returncode == 1
+    assert "--scheduler-name" in out.stderr and "My_Sched" in out.stderr

@@ -387,30 +387,42 @@ def test_a_gang_is_bound_whole_by_the_real_scheduler(plane, seedancectl) -> None
 
 
 def test_manifests_pass_a_server_side_dry_run(plane, seedancectl) -> None:
-    """deploy/: the API server validates every object (schema, RBAC names, the DaemonSet) without
-    storing it; the ConfigMap's configuration is what print-config writes."""
+    """deploy/: the API server validates every object (schema, RBAC names, the DaemonSets and
+    Deployments) without storing it; each ConfigMap's configuration is what print-config writes."""
     kubectl = shutil.which("kubectl")
     if kubectl is None:
         pytest.skip("kubectl not installed")
     deploy = REPO / "deploy"
-    out = subprocess.run([kubectl, "--kubeconfig", str(plane.kubeconfig), "apply",
-                          "--dry-run=server", "-f", str(deploy / "extender.yaml"),
-                          "-f", str(deploy / "probe.yaml"),
-                          "-f", str(deploy / "priority-classes.yaml"),
-                          "-f", str(deploy / "node-agent.yaml")],
-                         capture_output=True, text=True, timeout=120)
-    assert out.returncode == 0, out.stdout + out.stderr
-    for kind in ["serviceaccount/seedance-extender", "clusterrole.rbac.authorization.k8s.io/"
-                 "seedance-extender", "deployment.apps/seedance-extender",
-                 "configmap/seedance-scheduler-config", "daemonset.apps/seedance-probe",
-                 "service/seedance-probe",
-                 "priorityclass.scheduling.k8s.io/seedance-bronze",
-                 "daemonset.apps/seedance-node-agent",
-                 "clusterrole.rbac.authorization.k8s.io/seedance-node-agent"]:
-        assert kind in out.stdout, out.stdout
-    config = subprocess.run([str(seedancectl), "scheduler", "print-config", "--extender-url",
-                             "http://seedance-extender.kube-system.svc:8888"],
-                            capture_output=True, text=True, check=True).stdout
-    text = (deploy / "extender.yaml").read_text()
-    embedded = text[text.index("scheduler-config.yaml: |\n") + len("scheduler-config.yaml: |\n"):]
-    assert "".join(line[4:] + "\n" for line in embedded.splitlines()) == config
+    files = ["scheduler.yaml", "extender.yaml", "probe.yaml", "priority-classes.yaml",
+             "node-agent.yaml"]
+    for name in files:  # one at a time: the two layouts name some objects alike
+        out = subprocess.run([kubectl, "--kubeconfig", str(plane.kubeconfig), "apply",
+                              "--dry-run=server", "-f", str(deploy / name)],
+                             capture_output=True, text=True, timeout=120)
+        assert out.returncode == 0, name + ": " + out.stdout + out.stderr
+        expected = {
+            "scheduler.yaml": ["deployment.apps/seedance-scheduler", "service/seedance-extender",
+                               "role.rbac.authorization.k8s.io/seedance-scheduler-lease",
+                               "secret/seedance-extender-token",
+                               "configmap/seedance-scheduler-config"],
+            "extender.yaml": ["serviceaccount/seedance-extender",
+                              "clusterrole.rbac.authorization.k8s.io/seedance-extender",
+                              "daemonset.apps/seedance-extender",
+                              "configmap/seedance-scheduler-config"],
+            "probe.yaml": ["daemonset.apps/seedance-probe", "service/seedance-probe"],
+            "priority-classes.yaml": ["priorityclass.scheduling.k8s.io/seedance-bronze"],
+            "node-agent.yaml": ["daemonset.apps/seedance-node-agent",
+                                "clusterrole.rbac.authorization.k8s.io/seedance-node-agent"],
+        }[name]
+        for kind in expected:
+            assert kind in out.stdout, name + ": " + out.stdout
+    for name, args in (("scheduler.yaml", []),
+                       ("extender.yaml", ["--scheduler-name", "default-scheduler",
+                                          "--kubeconfig", "/etc/kubernetes/scheduler.conf"])):
+        config = subprocess.run([str(seedancectl), "scheduler", "print-config", "--extender-url",
+                                 "http://127.0.0.1:8888", *args],
+                                capture_output=True, text=True, check=True).stdout
+        text = (deploy / name).read_text()
+        embedded = text[text.index("scheduler-config.yaml: |\n")
+                        + len("scheduler-config.yaml: |\n"):]
+        assert "".join(line[4:] + "\n" for line in embedded.splitlines()) == config, name

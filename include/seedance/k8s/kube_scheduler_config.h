@@ -14,8 +14,13 @@
 //   filter, prioritize, bind, preempt verbs; weight (scores 0..10 are multiplied by it);
 //   httpTimeout; ignorable: false (a pod waits, Pending with an event naming the extender,
 //   rather than be placed without GPU accounting)
-// The API version: kubescheduler.config.k8s.io/v1beta1 (kube-scheduler 1.19-1.21) by default,
-// v1 (1.25 and later) on request.
+// The API version: kubescheduler.config.k8s.io/v1 (kube-scheduler 1.25 and later) by default,
+// v1beta1 (1.19-1.22) on request.
+// The layout by default is a second scheduler beside the cluster's own, as managed clusters
+// (EKS, GKE, AKS) allow: profile `seedance` (pods opt in with spec.schedulerName: seedance), with
+// leader election on a Lease of its own (kube-system/seedance-scheduler), so several replicas can
+// run. Replacing the default scheduler is scheduler_name "default-scheduler" (its Lease is then
+// kube-scheduler's own name, as that scheduler's would be).
 //
 // Thread safety: a pure function.
 #pragma once
@@ -31,9 +36,11 @@ struct KubeSchedulerConfigOptions {
   std::string kubeconfig;    // clientConnection.kubeconfig; empty: in-cluster
   int weight = 1;            // 1..100
   int http_timeout_s = 5;
-  bool v1 = false;        // the current `v1` schema instead of 1.20's v1beta1
+  bool v1 = true;         // false: 1.19-1.22's v1beta1 schema
   bool all_pods = false;  // no managedResources: the extender sees every pod
-  std::string scheduler_name = "default-scheduler";
+  std::string scheduler_name = "seedance";
+  bool leader_elect = true;
+  std::string lease_namespace = "kube-system";
 };
 
 base::StatusOr<std::string> KubeSchedulerConfigYaml(const KubeSchedulerConfigOptions& options);
