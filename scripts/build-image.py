@@ -105,7 +105,9 @@ def write_blob(layout: pathlib.Path, data: bytes) -> dict:
     return {"digest": f"sha256:{digest}", "size": len(data)}
 
 
-def write_layout(root: pathlib.Path, layout: pathlib.Path) -> dict:
+def write_layout(root: pathlib.Path, layout: pathlib.Path, name: str = IMAGE,
+                 entrypoint: list[str] | None = None, user: str = "65534:65534") -> dict:
+    """Any root as a one-layer image `name` (the tests make their pause and shell images so)."""
     if layout.exists():
         shutil.rmtree(layout)
     layout.mkdir(parents=True)
@@ -113,7 +115,7 @@ def write_layout(root: pathlib.Path, layout: pathlib.Path) -> dict:
     layer = write_blob(layout, gzip.compress(raw, compresslevel=6, mtime=0))
     config = {
         "architecture": "amd64", "os": "linux",
-        "config": {"Entrypoint": ["/usr/bin/seedancectl"], "User": "65534:65534",
+        "config": {"Entrypoint": entrypoint or ["/usr/bin/seedancectl"], "User": user,
                    "Env": ["PATH=/usr/bin"], "WorkingDir": "/tmp",
                    "Labels": {"org.opencontainers.image.title": "seedance",
                               "org.opencontainers.image.version": project_version()}},
@@ -133,12 +135,27 @@ def write_layout(root: pathlib.Path, layout: pathlib.Path) -> dict:
         "manifests": [{"mediaType": "application/vnd.oci.image.manifest.v1+json",
                        **manifest_blob,
                        "platform": {"architecture": "amd64", "os": "linux"},
-                       "annotations": {"org.opencontainers.image.ref.name": IMAGE,
-                                       "io.containerd.image.name": IMAGE}}],
+                       "annotations": {"org.opencontainers.image.ref.name": name,
+                                       "io.containerd.image.name": name}}],
     }
     (layout / "index.json").write_text(json.dumps(index, sort_keys=True))
     (layout / "oci-layout").write_text(json.dumps({"imageLayoutVersion": "1.0.0"}))
     return {"manifest": manifest_blob, "layer": layer, "layer_bytes": len(raw)}
+
+
+def write_archive(layout: pathlib.Path, archive: pathlib.Path) -> None:
+    """The layout as one tar (an OCI archive), reproducibly."""
+    with tarfile.open(archive, "w") as tar:
+        for path in sorted(layout.rglob("*")):
+            info = tar.gettarinfo(str(path), arcname=str(path.relative_to(layout)))
+            info.uid = info.gid = 0
+            info.uname = info.gname = ""
+            info.mtime = 0
+            if info.isfile():
+                with open(path, "rb") as f:
+                    tar.addfile(info, f)
+            else:
+                tar.addfile(info)
 
 
 def main() -> int:
@@ -161,17 +178,7 @@ def main() -> int:
         make_rootfs(binary, root)
         made = write_layout(root, out / "layout")
     archive = out / "seedance.oci.tar"
-    with tarfile.open(archive, "w") as tar:
-        for path in sorted((out / "layout").rglob("*")):
-            info = tar.gettarinfo(str(path), arcname=str(path.relative_to(out / "layout")))
-            info.uid = info.gid = 0
-            info.uname = info.gname = ""
-            info.mtime = 0
-            if info.isfile():
-                with open(path, "rb") as f:
-                    tar.addfile(info, f)
-            else:
-                tar.addfile(info)
+    write_archive(out / "layout", archive)
     print(f"build-image: {out / 'layout'} and {archive}: manifest {made['manifest']['digest']}, "
           f"layer {made['layer']['size']:,} bytes compressed ({made['layer_bytes']:,} raw)",
           file=sys.stderr)
