@@ -209,6 +209,13 @@ def test_registers_lists_every_milli_gpu_and_labels_the_node(node):
     assert len(devices) == 8 * 1000
     assert all(h == "Healthy" for h in devices.values())
     assert max(len(i) for i in devices) <= 63  # the API's limit
+    # The whole list, as kubelet receives it, fits gRPC's default 4 MiB receive cap many times.
+    pb2 = node.kubelet.pb2
+    message = pb2.ListAndWatchResponse(devices=[
+        pb2.Device(ID=i, health=h, topology=pb2.TopologyInfo(
+            nodes=[pb2.NUMANode(ID=n) for n in node.kubelet.topology[i]]))
+        for i, h in devices.items()])
+    assert message.ByteSize() < (1 << 20), message.ByteSize()
     per_gpu: dict[str, int] = {}
     for i in devices:
         per_gpu[gpu_of(i)] = per_gpu.get(gpu_of(i), 0) + 1

@@ -6,7 +6,9 @@ seedancectl image itself, a pause image (a static binary compiled here) and a sh
 kube-scheduler through the extender, allocated by the agent through kubelet's own device manager
 (Register, ListAndWatch, GetPreferredAllocation, Allocate), and started; its container prints
 its environment, read back from kubelet's log of it: exactly the assigned GPU. A second half-GPU
-pod shares that GPU under best fit.
+pod shares that GPU under best fit. The steps are the guide's walk-through (docs/guide/
+kubernetes.md, "From an empty cluster to a pod on half a GPU"), run as written where this machine
+allows and as the guide says where it does not.
 
 Skipped where kubelet is not built or containers cannot run; every process is stopped by its
 PID. kubelet 1.20 keeps its device-plugin directory at /var/lib/kubelet/device-plugins whatever
@@ -104,7 +106,8 @@ def wait(predicate, what: str, seconds: float = 120, log: pathlib.Path | None = 
         time.sleep(0.5)
 
 
-def make_images(work: pathlib.Path, seedancectl) -> dict[str, pathlib.Path]:
+def make_images(work: pathlib.Path) -> dict[str, pathlib.Path]:
+    """The pause image and the shell image, made as build-image.py makes Seedance's."""
     bi = build_image_module()
     subprocess.run(["gcc", "-static", "-O2", "-o", str(work / "pause"), "-x", "c", "-"],
                    input=PAUSE_C, text=True, check=True)
@@ -121,11 +124,6 @@ def make_images(work: pathlib.Path, seedancectl) -> dict[str, pathlib.Path]:
         bi.write_layout(root, layout, name=name, entrypoint=entrypoint, user="0:0")
         archives[name] = work / (root.name + ".tar")
         bi.write_archive(layout, archives[name])
-    out = work / "image"
-    r = subprocess.run([sys.executable, str(REPO / "scripts" / "build-image.py"), "--binary",
-                        str(seedancectl), "--out", str(out)], capture_output=True, text=True,
-                       check=True)
-    archives[r.stdout.strip().splitlines()[-1]] = out / "seedance.oci.tar"
     return archives
 
 
@@ -187,6 +185,30 @@ def env_pod(name: str) -> dict:
                           "imagePullPolicy": "Never", "args": ["version"]}]}}
 
 
+def walkthrough() -> list[str]:
+    """The guide's walk-through: its shell lines, a here-document joined to its command."""
+    text = (REPO / "docs" / "guide" / "kubernetes.md").read_text()
+    start = text.index("<!-- walkthrough:")
+    block = text[text.index("```sh\n", start) + 6:text.index("```\n", text.index("```sh\n", start) + 6)]
+    commands, lines = [], block.splitlines()
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        i += 1
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        if "<<'" in line:
+            tag = line.split("<<'")[1].split("'")[0]
+            body = []
+            while lines[i] != tag:
+                body.append(lines[i])
+                i += 1
+            i += 1
+            line = line + "\n" + "\n".join(body) + "\n" + tag
+        commands.append(line)
+    return commands
+
+
 def container_output(pod: dict, container: str) -> str:
     ns, name, uid = (pod["metadata"][k] for k in ("namespace", "name", "uid"))
     log = pathlib.Path(f"/var/log/pods/{ns}_{name}_{uid}/{container}/0.log")
@@ -195,24 +217,39 @@ def container_output(pod: dict, container: str) -> str:
                      if line.count(" ") >= 3)
 
 
-def test_a_pod_on_half_a_gpu_under_a_real_kubelet(seedancectl, tmp_path):
+def test_the_guides_walkthrough_under_a_real_kubelet(seedancectl, tmp_path):
     why = prerequisites()
     if why:
         pytest.skip(why)
     work = pathlib.Path(os.path.realpath(tmp_path))
-    archives = make_images(work, seedancectl)
+    steps = walkthrough()
+    assert [c.split()[0] for c in steps] == ["python3", "ctr", "kubectl", "kubectl", "kubectl",
+                                             "kubectl", "kubectl"], steps
+    archives = make_images(work)
     procs: list[Proc] = []
     plane = Plane(work / "plane")
     plane.start()
     kube = Api(plane.dir)
     ctd_sock = work / "ctd.sock"
+    cwd = work / "cluster-admin"  # where the guide's commands run: scripts/ and deploy/ at hand
+    cwd.mkdir()
+    for link in ("scripts", "deploy"):
+        (cwd / link).symlink_to(REPO / link)
+    prelude = (f'kubectl() {{ command kubectl --kubeconfig "{plane.kubeconfig}" "$@"; }}; '
+               f'ctr() {{ command ctr -a "{ctd_sock}" "$@"; }}; set -e; ')
+
+    def sh(line: str) -> str:
+        r = subprocess.run(["bash", "-c", prelude + line], cwd=cwd, capture_output=True,
+                           text=True, timeout=600)
+        assert r.returncode == 0, f"{line}\n{r.stdout}\n{r.stderr}"
+        return r.stdout
+
     try:
         procs.append(Proc(["containerd", "--config", str(containerd_config(work))],
                           work / "containerd.log"))
         wait(lambda: ctd_sock.exists(), "containerd", 30, work / "containerd.log")
-        for archive in archives.values():
-            subprocess.run(["ctr", "-a", str(ctd_sock), "-n", "k8s.io", "images", "import",
-                            str(archive)], check=True, capture_output=True, timeout=300)
+        for archive in archives.values():  # Seedance's own image comes from the guide's step 1
+            sh(f"ctr -n k8s.io images import {archive}")
         procs.append(Proc([f"{Plane.bin_dir()}/kubelet", "--config", str(kubelet_config(work)),
                            "--kubeconfig", str(plane.kubeconfig), "--root-dir",
                            str(work / "kubelet"), "--cert-dir", str(work / "kubelet-pki"),
@@ -226,8 +263,24 @@ def test_a_pod_on_half_a_gpu_under_a_real_kubelet(seedancectl, tmp_path):
         # new Node (the node is NotReady for want of a CNI plugin; host-network pods need none).
         kube.must("PATCH", f"/api/v1/nodes/{NODE}", {"spec": {"taints": None}},
                   "application/merge-patch+json")
-        # Eight fake GPUs on a fake two-socket node, as the stand-in test uses.
-        root = work / "sys"
+
+        # Steps 1 and 2, as written (the image built from the binary under test).
+        image = sh(steps[0] + f" --binary {seedancectl} --out build/image").strip().splitlines()
+        assert image[-1] == "localhost/seedance/seedancectl:0.1.0"
+        sh(steps[1])
+        sh(steps[2])
+        sh(steps[3])
+        node = kube.must("GET", f"/api/v1/nodes/{NODE}")
+        assert node["metadata"]["labels"]["seedance.io/gpu-node"] == "true"
+        secret = kube.must("GET", "/api/v1/namespaces/kube-system/secrets/"
+                                  "seedance-extender-token")
+        token_file = work / "token"
+        token_file.write_bytes(__import__("base64").b64decode(secret["data"]["token"]))
+        # Step 3: the API server's dry run; then what the DaemonSet and Deployment would run.
+        applied = sh(steps[4].replace("kubectl apply ", "kubectl apply --dry-run=server ", 1))
+        assert "daemonset.apps/seedance-node-agent" in applied
+        assert "deployment.apps/seedance-scheduler" in applied
+        root = work / "sys"  # eight fake GPUs on a fake two-socket node
         subprocess.run([sys.executable, str(REPO / "tests" / "fixtures" / "fake_node.py"),
                         "server", str(root)], check=True, capture_output=True)
         topo = json.loads(subprocess.run([str(seedancectl), "topo", "show", "--root", str(root),
@@ -249,14 +302,19 @@ def test_a_pod_on_half_a_gpu_under_a_real_kubelet(seedancectl, tmp_path):
         assert wait(allocatable, "kubelet to list the agent's devices", 60,
                     work / "agent.log") in ("8k", "8000")
         port = free_port()
-        ext = Extender(seedancectl, plane, port, "bestfit")
+        ext = Extender(seedancectl, plane, port, "bestfit", ["--token-file", str(token_file)])
         ext.start()
         scheduler, _ = start_scheduler(seedancectl, plane, port, scheduler_name="seedance",
                                        leader_elect=True)
         try:
+            # Step 4, the pod as written but on the host's network (no CNI plugin here).
+            assert "  restartPolicy: Never" in steps[5]
+            sh(steps[5].replace("  restartPolicy: Never",
+                                "  hostNetwork: true\n  restartPolicy: Never", 1))
             seen = []
-            for name in ("half-a", "half-b"):
-                kube.must("POST", "/api/v1/namespaces/default/pods", env_pod(name))
+            for name in ("half-gpu", "half-b"):
+                if name != "half-gpu":
+                    kube.must("POST", "/api/v1/namespaces/default/pods", env_pod(name))
                 bound = wait_bound(kube, {name}, seconds=120)[name]
                 gpu = int(bound["metadata"]["annotations"]["seedance.io/gpu-assignment"])
 
@@ -265,20 +323,22 @@ def test_a_pod_on_half_a_gpu_under_a_real_kubelet(seedancectl, tmp_path):
                     return p if p["status"].get("phase") in ("Succeeded", "Failed") else None
                 pod = wait(finished, f"{name} to run", 180, work / "kubelet.log")
                 assert pod["status"]["phase"] == "Succeeded", pod["status"]
+                # What `kubectl logs` shows (steps[6]), from kubelet's log of the container.
                 env = dict(line.split("=", 1) for line in
                            container_output(pod, "main").splitlines() if "=" in line)
                 assert env["NVIDIA_VISIBLE_DEVICES"] == gpus[gpu]["uuid"]
                 assert env["CUDA_VISIBLE_DEVICES"] == gpus[gpu]["uuid"]
                 assert env["SEEDANCE_GPU_MILLI"] == "500"
                 assert env["SEEDANCE_GPU_ASSIGNMENT"] == str(gpu)
-                assert "version" in container_output(pod, "seedancectl")  # the image runs
+                if name == "half-b":
+                    assert "version" in container_output(pod, "seedancectl")  # the image runs
                 seen.append(gpu)
             assert seen[0] == seen[1]  # best fit: the halves share one GPU
         finally:
             scheduler.terminate()
             scheduler.wait(timeout=30)
             ext.kill()
-        for name in ("half-a", "half-b"):
+        for name in ("half-gpu", "half-b"):
             kube.req("DELETE", f"/api/v1/namespaces/default/pods/{name}?gracePeriodSeconds=0")
         wait(lambda: not subprocess.run(["ctr", "-a", str(ctd_sock), "-n", "k8s.io", "tasks",
                                          "ls", "-q"], capture_output=True,
@@ -287,6 +347,9 @@ def test_a_pod_on_half_a_gpu_under_a_real_kubelet(seedancectl, tmp_path):
     finally:
         for p in reversed(procs):
             p.stop()
+        # kubelet mounts its root directory onto itself (shared) and the pods' volumes in it.
+        subprocess.run(["umount", "--recursive", "--lazy", str(work / "kubelet")],
+                       capture_output=True)
         plane.stop()
         for sock in ("kubelet.sock", "seedance-gpu-milli.sock"):
             (PLUGINS / sock).unlink(missing_ok=True)

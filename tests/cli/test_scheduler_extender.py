@@ -403,7 +403,6 @@ def test_manifests_pass_a_server_side_dry_run(plane, seedancectl) -> None:
         expected = {
             "scheduler.yaml": ["deployment.apps/seedance-scheduler", "service/seedance-extender",
                                "role.rbac.authorization.k8s.io/seedance-scheduler-lease",
-                               "secret/seedance-extender-token",
                                "configmap/seedance-scheduler-config"],
             "extender.yaml": ["serviceaccount/seedance-extender",
                               "clusterrole.rbac.authorization.k8s.io/seedance-extender",
