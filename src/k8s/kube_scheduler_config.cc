@@ -55,8 +55,7 @@ base::StatusOr<std::string> KubeSchedulerConfigYaml(const KubeSchedulerConfigOpt
                   std::string(kGpuMilliResource) + ".\n")
     << "apiVersion: kubescheduler.config.k8s.io/" << (o.v1 ? "v1" : "v1beta1") << "\n"
     << "kind: KubeSchedulerConfiguration\n"
-    << LeaderElection(o)
-    << "clientConnection:\n  kubeconfig: \"" << o.kubeconfig << "\"\n"
+    << LeaderElection(o) << "clientConnection:\n  kubeconfig: \"" << o.kubeconfig << "\"\n"
     << "percentageOfNodesToScore: 100\n"
     << "profiles:\n- schedulerName: " << o.scheduler_name << "\n"
     << "extenders:\n"

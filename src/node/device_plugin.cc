@@ -168,10 +168,10 @@ base::Status DevicePlugin::Run() {
   const std::string socket = s.SocketPath();
   if (s.KubeletSocket().size() >= sizeof(sockaddr_un::sun_path) ||
       socket.size() >= sizeof(sockaddr_un::sun_path)) {
-    return base::InvalidArgumentError(
-        "a Unix socket path must be shorter than " +
-            std::to_string(sizeof(sockaddr_un::sun_path)) + " bytes: " + socket,
-        "--device-plugin-dir");
+    return base::InvalidArgumentError("a Unix socket path must be shorter than " +
+                                          std::to_string(sizeof(sockaddr_un::sun_path)) +
+                                          " bytes: " + socket,
+                                      "--device-plugin-dir");
   }
   bool first = true;
   while (true) {

@@ -217,8 +217,7 @@ void RegisterPrintConfig(CLI::App* noun, Context& context) {
                 "that request seedance.io/gpu-milli)");
   cmd->add_flag("--v1", o->v1,
                 "The kubescheduler.config.k8s.io/v1 schema (kube-scheduler 1.25+; the default)");
-  cmd->add_flag("!--v1beta1", o->v1,
-                "The v1beta1 schema instead, for kube-scheduler 1.19 to 1.22");
+  cmd->add_flag("!--v1beta1", o->v1, "The v1beta1 schema instead, for kube-scheduler 1.19 to 1.22");
   cmd->add_option("--scheduler-name", o->scheduler_name,
                   "The profile pods name in spec.schedulerName; default-scheduler replaces the "
                   "cluster's own scheduler")
@@ -228,11 +227,10 @@ void RegisterPrintConfig(CLI::App* noun, Context& context) {
                 "kube-system/<name>-scheduler)");
   cmd->callback([o, &context] {
     auto yaml = k8s::KubeSchedulerConfigYaml(*o);
-    if (Failed(
-            WithFlag(yaml.status(), {{"extender_url", "--extender-url"},
-                                     {"weight", "--weight"},
-                                     {"scheduler_name", "--scheduler-name"}}),
-            context)) {
+    if (Failed(WithFlag(yaml.status(), {{"extender_url", "--extender-url"},
+                                        {"weight", "--weight"},
+                                        {"scheduler_name", "--scheduler-name"}}),
+               context)) {
       return;
     }
     std::fputs(yaml->c_str(), stdout);
