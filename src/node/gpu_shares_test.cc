@@ -79,7 +79,9 @@ TEST(GpuShares, FingerprintIsOfTheSet) {
     const std::string f = DeviceFingerprint(ids);
     EXPECT_EQ(f, DeviceFingerprint(reversed));
     EXPECT_EQ(f.size(), 16u);
-    if (sets.insert(as_set).second) EXPECT_TRUE(fingerprints.insert(f).second);
+    if (sets.insert(as_set).second) {
+      EXPECT_TRUE(fingerprints.insert(f).second);
+    }
   }
   // Where IDs split differs, so does the fingerprint.
   EXPECT_NE(DeviceFingerprint({"ab", "c"}), DeviceFingerprint({"a", "bc"}));
