@@ -137,8 +137,10 @@ Report FoldIntervals(const Report& obj) {
     if (range != nullptr && range->is_array() && range->size() == 2 && (*range)[0].is_number() &&
         (*range)[1].is_number() && it.value().is_number()) {
       std::string text = Cell(it.key(), it.value());
-      const std::string range_text = Short(it.key(), (*range)[0].get<double>()) + "–" +
-                                     Short(it.key(), (*range)[1].get<double>());
+      const double lo = (*range)[0].get<double>(), hi = (*range)[1].get<double>();
+      // "1.6–2.3", but "-0.4 to -0.27" where a dash would read as a minus sign.
+      const std::string range_text =
+          Short(it.key(), lo) + (lo < 0 || hi < 0 ? " to " : "–") + Short(it.key(), hi);
       if (EndsWith(text, ")")) {  // "... (22.1 GiB)": the range joins the unit's parentheses
         text.insert(text.size() - 1, "; " + range_text);
       } else {
@@ -150,10 +152,6 @@ Report FoldIntervals(const Report& obj) {
     }
   }
   return out;
-}
-
-void RenderSentences(const Report& v, const std::string& indent, std::string& out) {
-  for (const auto& e : v) out += indent + "- " + e.get<std::string>() + "\n";
 }
 
 // A row's cells: nested objects flattened to dotted keys ("jct_s.p50", the JSON path), and what a
@@ -176,86 +174,284 @@ void Flatten(const Report& obj, const std::string& prefix, Cells& cells, Cells& 
   }
 }
 
-void RenderColumns(const Report& given, const std::string& indent, std::string& out) {
-  Report rows = Report::array();
-  for (const Report& row : given) rows.push_back(FoldIntervals(row));
-  std::vector<Cells> flat(rows.size()), aside(rows.size());
-  std::vector<std::string> keys;
-  for (size_t r = 0; r < rows.size(); ++r) {
-    Flatten(rows[r], "", flat[r], aside[r]);
-    for (const auto& [k, v] : flat[r]) {
-      if (std::find(keys.begin(), keys.end(), k) == keys.end()) keys.push_back(k);
+// Fitting text to a width (code points; see DisplayWidth).
+std::string Pad(const std::string& text, size_t width) {
+  const size_t w = DisplayWidth(text);
+  return w >= width ? text : text + std::string(width - w, ' ');
+}
+
+// The first `columns` code points of `text`.
+std::string Prefix(std::string_view text, size_t columns) {
+  size_t seen = 0, i = 0;
+  for (; i < text.size(); ++i) {
+    if ((static_cast<unsigned char>(text[i]) & 0xC0) != 0x80) {
+      if (seen == columns) break;
+      ++seen;
     }
   }
-  std::vector<std::vector<std::string>> cells;
-  std::vector<size_t> width(keys.size());
-  for (size_t c = 0; c < keys.size(); ++c) width[c] = Title(keys[c]).size();
-  for (const Cells& row : flat) {
-    std::vector<std::string> line;
+  return std::string(text.substr(0, i));
+}
+
+// At most `columns` wide, ending in "…" when cut.
+std::string Cut(const std::string& text, size_t columns) {
+  if (columns == 0 || DisplayWidth(text) <= columns) return text;
+  return Prefix(text, columns - 1) + "…";
+}
+
+// `line` broken at spaces into lines of at most `max` columns, each continuation indented by
+// `hang` spaces (a word longer than a line is broken where it must be).
+void AppendWrapped(const std::string& line, size_t max, size_t hang, std::string& out) {
+  if (max == 0 || DisplayWidth(line) <= max || hang + 8 >= max) {
+    out += line + "\n";
+    return;
+  }
+  std::string_view rest(line);
+  bool first = true;
+  while (!rest.empty()) {
+    const std::string lead = first ? "" : std::string(hang, ' ');
+    const size_t room = max - DisplayWidth(lead);
+    if (DisplayWidth(rest) <= room) {
+      out += lead + std::string(rest) + "\n";
+      break;
+    }
+    const std::string head = Prefix(rest, room + 1);  // a space just past the room still breaks
+    size_t cut = head.rfind(' ');
+    const size_t floor = first ? hang : 0;  // never break inside the first line's key
+    size_t next = cut;
+    if (cut == std::string::npos || cut <= floor) {
+      cut = Prefix(rest, room).size();
+      next = cut;
+    } else {
+      next = cut + 1;
+    }
+    out += lead + std::string(rest.substr(0, cut)) + "\n";
+    rest.remove_prefix(next);
+    while (!rest.empty() && rest.front() == ' ') rest.remove_prefix(1);
+    first = false;
+  }
+}
+
+// A cell of a width-limited table is cut at this many columns.
+constexpr size_t kMaxCellColumns = 40;
+
+class Renderer {
+ public:
+  explicit Renderer(const TableOptions& options) : options_(options) {}
+
+  void Sentences(const Report& v, const std::string& indent, std::string& out) const {
+    for (const auto& e : v) {
+      AppendWrapped(indent + "- " + e.get<std::string>(), options_.max_width, indent.size() + 2,
+                    out);
+    }
+  }
+
+  void Columns(const Report& given, const std::string& indent, std::string& out) const {
+    const bool limited = options_.max_width > 0;
+    Report rows = Report::array();
+    for (const Report& row : given) rows.push_back(FoldIntervals(row));
+    std::vector<Cells> flat(rows.size()), aside(rows.size());
+    std::vector<std::string> keys;
+    for (size_t r = 0; r < rows.size(); ++r) {
+      Flatten(rows[r], "", flat[r], aside[r]);
+      for (const auto& [k, v] : flat[r]) {
+        if (std::find(keys.begin(), keys.end(), k) == keys.end()) keys.push_back(k);
+      }
+    }
+    std::vector<std::vector<std::string>> cells;
+    for (const Cells& row : flat) {
+      std::vector<std::string> line;
+      for (const auto& key : keys) {
+        auto at =
+            std::find_if(row.begin(), row.end(), [&](const auto& e) { return e.first == key; });
+        line.push_back(at != row.end() ? Cell(key, *at->second) : "-");
+      }
+      cells.push_back(std::move(line));
+    }
+    // Prose (a column with a cell longer than a cell may be, holding spaces: a message, an
+    // advice) goes under its row, wrapped, instead of being cut; other long cells are cut.
+    std::vector<bool> prose(keys.size(), false);
+    if (limited) {
+      for (size_t c = 1; c < keys.size(); ++c) {
+        prose[c] = std::any_of(cells.begin(), cells.end(), [&](const auto& l) {
+          return DisplayWidth(l[c]) > kMaxCellColumns && l[c].find(' ') != std::string::npos;
+        });
+      }
+      for (auto& line : cells) {
+        for (size_t c = 0; c < keys.size(); ++c) {
+          if (!prose[c]) line[c] = Cut(line[c], kMaxCellColumns);
+        }
+      }
+    }
+    // Which columns show: all of them wide; else not the ones the same in every row (said once
+    // under the table) and no more than fit.
+    std::vector<size_t> shown;
+    std::vector<std::string> same;
     for (size_t c = 0; c < keys.size(); ++c) {
-      auto at =
-          std::find_if(row.begin(), row.end(), [&](const auto& e) { return e.first == keys[c]; });
-      line.push_back(at != row.end() ? Cell(keys[c], *at->second) : "-");
-      width[c] = std::max(width[c], line.back().size());
+      if (prose[c]) continue;
+      const bool constant = limited && c > 0 && cells.size() >= 3 &&
+                            std::all_of(cells.begin(), cells.end(),
+                                        [&](const auto& l) { return l[c] == cells[0][c]; });
+      if (!constant) {
+        shown.push_back(c);
+      } else if (cells[0][c] != "-") {
+        same.push_back(Title(keys[c]) + " " + cells[0][c]);
+      }
     }
-    cells.push_back(std::move(line));
-  }
-  auto emit = [&](const std::vector<std::string>& line) {
-    std::string text = indent;
-    for (size_t c = 0; c < line.size(); ++c) {
-      text += line[c];
-      if (c + 1 < line.size()) text += std::string(width[c] - line[c].size() + 2, ' ');
+    std::vector<size_t> width(keys.size());
+    for (size_t c = 0; c < keys.size(); ++c) {
+      width[c] = DisplayWidth(Title(keys[c]));
+      for (const auto& line : cells) width[c] = std::max(width[c], DisplayWidth(line[c]));
     }
-    out += text + "\n";
-  };
-  std::vector<std::string> header;
-  header.reserve(keys.size());
-  for (const auto& k : keys) header.push_back(Title(k));
-  emit(header);
-  for (const auto& line : cells) emit(line);
-  // Then what the cells could not hold, row by row, named by the row's first value.
-  for (size_t r = 0; r < rows.size(); ++r) {
-    const std::string row_name = cells[r].empty() ? "#" + std::to_string(r + 1) : cells[r][0];
-    for (const auto& [key, v] : aside[r]) {
-      out.append("\n").append(indent).append(row_name).append(": ").append(Title(key)) += "\n";
-      if (IsListOfObjects(*v)) {
-        RenderColumns(*v, indent + "  ", out);
-      } else {
-        std::string line;
-        for (const auto& e : *v) line.append(line.empty() ? "" : ", ").append(Cell(key, e));
-        out += indent + "  " + line + "\n";
+    size_t more = 0;
+    if (limited) {
+      const size_t budget = options_.max_width - std::min(options_.max_width, indent.size());
+      size_t used = 0, kept = 0;
+      for (; kept < shown.size(); ++kept) {
+        const size_t need = width[shown[kept]] + (kept == 0 ? 0 : 2);
+        if (kept > 0 && used + need > budget) break;
+        used += need;
+      }
+      more = shown.size() - kept;
+      shown.resize(kept);
+    }
+    auto emit = [&](const std::vector<std::string>& line) {
+      std::string text = indent;
+      for (size_t i = 0; i < shown.size(); ++i) {
+        const size_t c = shown[i];
+        text += i + 1 < shown.size() ? Pad(line[c], width[c] + 2) : line[c];
+      }
+      out += text + "\n";
+    };
+    std::vector<std::string> header;
+    header.reserve(keys.size());
+    for (const auto& k : keys) header.push_back(Title(k));
+    emit(header);
+    for (const auto& line : cells) {
+      emit(line);
+      for (size_t c = 0; c < keys.size(); ++c) {
+        if (!prose[c] || line[c] == "-") continue;
+        AppendWrapped(indent + "    " + keys[c] + ": " + line[c], options_.max_width,
+                      indent.size() + 6, out);
+      }
+    }
+    if (!same.empty()) {
+      std::string line = indent + "every row: ";
+      for (size_t i = 0; i < same.size(); ++i) line += (i ? ", " : "") + same[i];
+      AppendWrapped(line, options_.max_width, indent.size() + 2, out);
+    }
+    if (more > 0) {
+      out += indent + "(" + std::to_string(more) + " more column" + (more == 1 ? "" : "s") +
+             ": -o wide)\n";
+    }
+    // Then what the cells could not hold, row by row, named by the row's first value.
+    for (size_t r = 0; r < rows.size(); ++r) {
+      const std::string row_name = cells[r].empty() ? "#" + std::to_string(r + 1) : cells[r][0];
+      for (const auto& [key, v] : aside[r]) {
+        out.append("\n").append(indent).append(row_name).append(": ").append(Title(key)) += "\n";
+        if (IsListOfObjects(*v)) {
+          Columns(*v, indent + "  ", out);
+        } else {
+          std::string line;
+          for (const auto& e : *v) line.append(line.empty() ? "" : ", ").append(Cell(key, e));
+          AppendWrapped(indent + "  " + line, options_.max_width, indent.size() + 2, out);
+        }
       }
     }
   }
-}
 
-void RenderObject(const Report& given, const std::string& indent, std::string& out) {
-  const Report obj = FoldIntervals(given);
-  size_t width = 0;
-  for (auto it = obj.begin(); it != obj.end(); ++it) width = std::max(width, it.key().size());
-  for (auto it = obj.begin(); it != obj.end(); ++it) {
-    const Report& v = it.value();
-    if (v.is_object()) {
-      out += indent + it.key() + ":\n";
-      RenderObject(v, indent + "  ", out);
-    } else if (IsListOfObjects(v)) {
-      out += indent + it.key() + ":\n";
-      RenderColumns(v, indent + "  ", out);
-    } else if (IsListOfSentences(v)) {
-      out += indent + it.key() + ":\n";
-      RenderSentences(v, indent + "  ", out);
-    } else {
-      out += indent + it.key() + std::string(width - it.key().size() + 2, ' ') + Cell(it.key(), v) +
-             "\n";
+  void Object(const Report& given, const std::string& indent, std::string& out) const {
+    const Report obj = FoldIntervals(given);
+    size_t width = 0;
+    for (auto it = obj.begin(); it != obj.end(); ++it) width = std::max(width, it.key().size());
+    for (auto it = obj.begin(); it != obj.end(); ++it) {
+      const Report& v = it.value();
+      if (v.is_object()) {
+        out += indent + it.key() + ":\n";
+        Object(v, indent + "  ", out);
+      } else if (IsListOfObjects(v)) {
+        out += indent + it.key() + ":\n";
+        Columns(v, indent + "  ", out);
+      } else if (IsListOfSentences(v)) {
+        out += indent + it.key() + ":\n";
+        Sentences(v, indent + "  ", out);
+      } else {
+        AppendWrapped(
+            indent + it.key() + std::string(width - it.key().size() + 2, ' ') + Cell(it.key(), v),
+            options_.max_width, indent.size() + width + 2, out);
+      }
     }
   }
-}
+
+  std::string Document(const Report& report) const {
+    std::string out;
+    if (!report.is_object()) {
+      if (IsListOfObjects(report)) {
+        Columns(report, "", out);
+      } else {
+        out = Cell("", report) + "\n";
+      }
+      return out;
+    }
+    // Consecutive top-level scalars form one aligned block; objects and lists
+    // of objects become titled sections separated by blank lines.
+    Report scalars = Report::object();
+    auto flush_scalars = [&] {
+      if (scalars.empty()) return;
+      if (!out.empty()) out += "\n";
+      Object(scalars, "", out);
+      scalars = Report::object();
+    };
+    std::vector<std::string> hidden;
+    for (auto it = report.begin(); it != report.end(); ++it) {
+      const Report& v = it.value();
+      const auto& verbose = options_.verbose_sections;
+      if (!options_.verbose &&
+          std::find(verbose.begin(), verbose.end(), it.key()) != verbose.end()) {
+        hidden.push_back(it.key());
+        continue;
+      }
+      if (v.is_object() || IsListOfObjects(v) || IsListOfSentences(v)) {
+        flush_scalars();
+        if (!out.empty()) out += "\n";
+        out += Title(it.key()) + "\n";
+        if (v.is_object()) {
+          Object(v, "  ", out);
+        } else if (IsListOfObjects(v)) {
+          Columns(v, "  ", out);
+        } else {
+          Sentences(v, "  ", out);
+        }
+      } else {
+        scalars[it.key()] = v;
+      }
+    }
+    flush_scalars();
+    if (!hidden.empty()) {
+      std::string line = "\n(--verbose adds ";
+      for (size_t i = 0; i < hidden.size(); ++i) {
+        line += (i == 0 ? "" : i + 1 == hidden.size() ? " and " : ", ") + Title(hidden[i]);
+      }
+      AppendWrapped(line + ")", options_.max_width, 1, out);
+    }
+    return out;
+  }
+
+ private:
+  const TableOptions& options_;
+};
 
 }  // namespace
 
+size_t DisplayWidth(std::string_view text) {
+  size_t n = 0;
+  for (const char c : text) n += (static_cast<unsigned char>(c) & 0xC0) != 0x80 ? 1 : 0;
+  return n;
+}
+
 StatusOr<OutputFormat> ParseOutputFormat(std::string_view text, std::string_view where) {
-  static constexpr EnumTable<OutputFormat, 2> kNames = {
-      {{OutputFormat::kTable, "table"}, {OutputFormat::kJson, "json"}}};
+  static constexpr EnumTable<OutputFormat, 3> kNames = {{{OutputFormat::kTable, "table"},
+                                                         {OutputFormat::kWide, "wide"},
+                                                         {OutputFormat::kJson, "json"}}};
   return ParseEnum(kNames, text, where);
 }
 
@@ -265,48 +461,35 @@ std::string DumpJson(const Report& report, int indent) {
 
 std::string RenderJson(const Report& report) { return DumpJson(report, 2) + "\n"; }
 
-std::string RenderTable(const Report& report) {
-  std::string out;
-  if (!report.is_object()) {
-    if (IsListOfObjects(report)) {
-      RenderColumns(report, "", out);
-    } else {
-      out = Cell("", report) + "\n";
-    }
-    return out;
-  }
-  // Consecutive top-level scalars form one aligned block; objects and lists
-  // of objects become titled sections separated by blank lines.
-  Report scalars = Report::object();
-  auto flush_scalars = [&] {
-    if (scalars.empty()) return;
-    if (!out.empty()) out += "\n";
-    RenderObject(scalars, "", out);
-    scalars = Report::object();
-  };
-  for (auto it = report.begin(); it != report.end(); ++it) {
-    const Report& v = it.value();
-    if (v.is_object() || IsListOfObjects(v) || IsListOfSentences(v)) {
-      flush_scalars();
-      if (!out.empty()) out += "\n";
-      out += Title(it.key()) + "\n";
-      if (v.is_object()) {
-        RenderObject(v, "  ", out);
-      } else if (IsListOfObjects(v)) {
-        RenderColumns(v, "  ", out);
-      } else {
-        RenderSentences(v, "  ", out);
-      }
-    } else {
-      scalars[it.key()] = v;
-    }
-  }
-  flush_scalars();
-  return out;
+std::string RenderTable(const Report& report, const TableOptions& options) {
+  return Renderer(options).Document(report);
 }
 
-std::string Render(const Report& report, OutputFormat format) {
-  return format == OutputFormat::kJson ? RenderJson(report) : RenderTable(report);
+std::string Render(const Report& report, OutputFormat format, const TableOptions& options) {
+  switch (format) {
+    case OutputFormat::kJson:
+      return RenderJson(report);
+    case OutputFormat::kWide: {
+      TableOptions wide = options;
+      wide.max_width = 0;
+      return RenderTable(report, wide);
+    }
+    case OutputFormat::kTable:
+      break;
+  }
+  return RenderTable(report, options);
+}
+
+std::string FixedText(double v, int digits) {
+  char buf[384];  // a double's "%.*f" at up to 15 decimals fits
+  std::snprintf(buf, sizeof(buf), "%.*f", std::clamp(digits, 0, 15), v);
+  return buf;
+}
+
+std::string SignificantText(double v, int significant) {
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "%.*g", std::clamp(significant, 1, 17), v);
+  return buf;
 }
 
 std::string HumanBytes(double bytes) {

@@ -105,6 +105,61 @@ TEST(ReportTest, TableFlattensNestedObjectsAndSetsAsideLongLists) {
   EXPECT_EQ(RenderTable(r), expected);
 }
 
+// The default table fits 100 columns: columns past the width are left to -o wide, in the
+// report's order; a column the same in every row (of three or more) is said once; long cells are
+// cut; sentences wrap under their dash.
+TEST(ReportTest, DefaultTableFitsTheWidth) {
+  Report rows = Report::array();
+  for (int i = 0; i < 3; ++i) {
+    Report row;
+    row["layout"] = "tp" + std::to_string(i + 1);
+    row["power_w"] = 700;
+    for (int c = 0; c < 12; ++c) row["metric_" + std::to_string(c)] = 1000000 * (i + 1) + c;
+    row["note"] = std::string(60, 'x');
+    rows.push_back(row);
+  }
+  Report r;
+  r["verdict"] = Report::array({"fits: " + std::string(40, 'a') + " " + std::string(70, 'b')});
+  r["alternatives"] = rows;
+  const std::string table = RenderTable(r);
+  size_t lines = 0;
+  for (size_t start = 0, end; start < table.size(); start = end + 1) {
+    end = table.find('\n', start);
+    EXPECT_LE(DisplayWidth(table.substr(start, end - start)), 100u) << table;
+    ++lines;
+  }
+  EXPECT_NE(table.find("  - fits: " + std::string(40, 'a') + "\n    " + std::string(70, 'b')),
+            std::string::npos)
+      << table;
+  EXPECT_NE(table.find("  LAYOUT  METRIC 0   METRIC 1"), std::string::npos) << table;
+  EXPECT_EQ(table.find("POWER W  "), std::string::npos) << table;
+  EXPECT_NE(table.find("  every row: POWER W 700, NOTE xxx"), std::string::npos) << table;
+  EXPECT_NE(table.find("more columns: -o wide)"), std::string::npos) << table;
+  // Wide: every column in full, nothing folded.
+  const std::string wide = Render(r, OutputFormat::kWide);
+  EXPECT_NE(wide.find("POWER W"), std::string::npos);
+  EXPECT_NE(wide.find(std::string(60, 'x')), std::string::npos);
+  EXPECT_EQ(wide.find("-o wide"), std::string::npos);
+}
+
+TEST(ReportTest, VerboseSectionsAreNamedNotShown) {
+  Report r;
+  r["verdict"] = Report::array({"it fits"});
+  r["spec"]["model"] = "llama";
+  r["derived"]["parameters"] = 7;
+  TableOptions options;
+  options.verbose_sections = {"spec", "derived"};
+  EXPECT_EQ(RenderTable(r, options), "VERDICT\n  - it fits\n\n(--verbose adds SPEC and DERIVED)\n");
+  options.verbose = true;
+  EXPECT_NE(RenderTable(r, options).find("SPEC\n  model  llama\n"), std::string::npos);
+}
+
+TEST(ReportTest, DisplayWidthCountsCodePoints) {
+  EXPECT_EQ(DisplayWidth("1.6–2.3"), 7u);
+  EXPECT_EQ(DisplayWidth("ab…"), 3u);
+  EXPECT_EQ(DisplayWidth(""), 0u);
+}
+
 TEST(ReportTest, HumanBytes) {
   EXPECT_EQ(HumanBytes(512), "512 B");
   EXPECT_EQ(HumanBytes(1536), "1.5 KiB");
@@ -117,7 +172,8 @@ TEST(ReportTest, ParseOutputFormat) {
   EXPECT_EQ(*ParseOutputFormat("table"), OutputFormat::kTable);
   const auto yaml = ParseOutputFormat("yaml");
   ASSERT_FALSE(yaml.ok());
-  EXPECT_EQ(yaml.status().message(), "expected table or json, got 'yaml'");
+  EXPECT_EQ(*ParseOutputFormat("wide"), OutputFormat::kWide);
+  EXPECT_EQ(yaml.status().message(), "expected table, wide or json, got 'yaml'");
   EXPECT_EQ(yaml.status().where(), "--output");
 }
 

@@ -240,6 +240,7 @@ base::StatusOr<Report> CompareSamples(const SampleSet& a, const SampleSet& b,
     in_b.erase(it);
     Report row = Report::object();
     row["name"] = sa.name;
+    row["verdict"] = nullptr;  // second, so that the default table shows it: set below
     row["samples_a"] = xa.size();
     row["samples_b"] = xb.size();
     const double ma = Median(xa), mb = Median(xb);

@@ -106,14 +106,15 @@ CLI::Validator InputDirectory() {
 void AddOutputFlag(CLI::App* command, std::string* output) {
   *output = "table";
   command->add_option("-o,--output", *output, "Output format")
-      ->check(CLI::IsMember({"table", "json"}))
+      ->check(CLI::IsMember({"table", "wide", "json"}))
       ->capture_default_str();
 }
 
-int PrintReport(const base::Report& report, const std::string& output) {
+int PrintReport(const base::Report& report, const std::string& output,
+                const base::TableOptions& options) {
   const auto parsed = base::ParseOutputFormat(output);
   const base::OutputFormat format = parsed.ok() ? *parsed : base::OutputFormat::kTable;
-  std::cout << base::Render(report, format);
+  std::cout << base::Render(report, format, options);
   return StdoutWritten() ? 0 : kExitFailure;
 }
 

@@ -47,7 +47,8 @@ CLI::Validator PrintableName();
 // A directory to read from (--root): it must exist and be a directory.
 CLI::Validator InputDirectory();
 
-// Adds `--output,-o table|json` (default table) to a reporting command.
+// Adds `--output,-o table|wide|json` (default table: 100 columns, the verdict first; wide: every
+// column) to a reporting command.
 void AddOutputFlag(CLI::App* command, std::string* output);
 
 // The noun and verb of a command line, checked against the registered commands before CLI11
@@ -99,7 +100,9 @@ class SecondsTicker {
 
 // Prints `report` to stdout in the chosen format; returns 0, or kExitFailure (with an error line)
 // when standard output cannot be written (a full disk, a closed pipe or descriptor).
-int PrintReport(const base::Report& report, const std::string& output);
+// `options` says which sections only --verbose shows.
+int PrintReport(const base::Report& report, const std::string& output,
+                const base::TableOptions& options = {});
 
 // Prints `error: <message> (<where>)` to stderr; returns kExitFailure.
 int PrintError(const base::Status& status);
