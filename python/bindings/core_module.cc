@@ -7,10 +7,13 @@
 
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "python/bindings/raise.h"
 #include "seedance/base/env.h"
 #include "seedance/base/report.h"
+#include "seedance/base/yaml_override.h"
 #include "seedance/cost/gpu_catalog.h"
 #include "seedance/mem/lifetime.h"
 #include "seedance/mem/planner.h"
@@ -188,6 +191,17 @@ PYBIND11_MODULE(_core, m) {
       "The header line of a runs table");
   m.def("plan_recompute_json", &PlanRecomputeJson, py::arg("layers_json"), py::arg("budget_bytes"),
         "The least-time recomputation plan within a memory budget");
+  m.def(
+      "apply_yaml_overrides",
+      [](const std::string& text, const std::string& source,
+         const std::vector<std::pair<std::string, std::string>>& overrides) {
+        std::vector<seedance::base::YamlOverride> list;
+        list.reserve(overrides.size());
+        for (const auto& [key, value] : overrides) list.push_back({key, value});
+        return ValueOrRaise(seedance::base::ApplyYamlOverrides(text, source, list, "overrides"));
+      },
+      py::arg("text"), py::arg("source"), py::arg("overrides"),
+      "The YAML document with each (dotted key, YAML value) set (optimize's overrides=)");
   m.def("default_job_yaml", [] { return std::string(seedance::plan::DefaultJobYaml()); });
   m.def(
       "read_file",

@@ -38,3 +38,8 @@ def advise(topology: Optional[PathLike] = None, *, root: Optional[PathLike] = No
         text, os.fspath(topology) if topology is not None else "",
         os.fspath(root) if root is not None else "",
         os.fspath(nvlink_from) if nvlink_from is not None else "", nodes))
+
+
+def __dir__() -> list[str]:
+    """The API only (``__all__``), not the helpers this module imports."""
+    return sorted(__all__)

@@ -165,3 +165,8 @@ def power_fit(samples: PathLike) -> dict[str, Any]:
     """``seedancectl cost power-fit``: the power model's coefficients fitted to a samples CSV by
     least squares, with standard errors and R^2."""
     return json.loads(_core.cost_power_fit_json(read_text(samples), os.fspath(samples)))
+
+
+def __dir__() -> list[str]:
+    """The API only (``__all__``), not the helpers this module imports."""
+    return sorted(__all__)

@@ -58,3 +58,8 @@ def estimate(*, tokens: int = 131072, layers: int = 32, kv_dim: int = 1024, bits
     return json.loads(_core.kv_estimate_json(tokens, layers, kv_dim, bits, group, pcie_gen,
                                              pcie_lanes, pcie_gbytes_per_s, hbm, hbm_stacks,
                                              hbm_ns, measure_cpu))
+
+
+def __dir__() -> list[str]:
+    """The API only (``__all__``), not the helpers this module imports."""
+    return sorted(__all__)

@@ -15,6 +15,8 @@ from typing import Any, Optional, Union
 from seedance import _core
 from seedance.errors import SeedanceError, check_int, check_number, read_text
 
+__all__ = ["plan", "replay"]
+
 PathLike = Union[str, "os.PathLike[str]"]
 
 
@@ -95,3 +97,8 @@ def replay(lifetimes: PathLike, *, policy: str = "seedance") -> dict[str, Any]:
     """Replays a lifetime CSV file through a caching-allocator policy (``seedancectl mem replay``)."""
     text, source = _text(lifetimes)
     return json.loads(_core.mem_replay(text, source, policy))
+
+
+def __dir__() -> list[str]:
+    """The API only (``__all__``), not the helpers this module imports."""
+    return sorted(__all__)

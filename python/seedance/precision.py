@@ -19,6 +19,9 @@ import numpy as np
 
 from seedance import _core
 
+__all__ = ["FORMATS", "decode", "drift_score", "encode", "histogram", "kernel", "quantize_int8",
+           "round_trip", "show"]
+
 FORMATS = ("fp16", "bf16", "fp8_e4m3", "fp8_e5m2")
 _CODE_DTYPE = {"fp32": np.float32, "fp16": np.uint16, "bf16": np.uint16,
                "fp8_e4m3": np.uint8, "fp8_e5m2": np.uint8, "e4m3": np.uint8, "e5m2": np.uint8}
@@ -112,3 +115,8 @@ def histogram(values: Any, lo: float, hi: float, bins: int = 256) -> tuple[np.nd
     a = np.clip(a.ravel(), lo, np.nextafter(np.float32(hi), np.float32(lo)))
     counts, edges = np.histogram(a, bins=bins, range=(lo, hi))
     return counts.astype(np.float64), (edges[:-1] + edges[1:]) / 2
+
+
+def __dir__() -> list[str]:
+    """The API only (``__all__``), not the helpers this module imports."""
+    return sorted(__all__)

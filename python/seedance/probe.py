@@ -40,3 +40,8 @@ def sample(interval: float = 1.0, *, metrics: str = "", root: Optional[PathLike]
     return json.loads(_core.probe_sample_json(
         float(interval), metrics, os.fspath(root) if root else "",
         os.fspath(gpu_fixture) if gpu_fixture else "", int(task_id)))
+
+
+def __dir__() -> list[str]:
+    """The API only (``__all__``), not the helpers this module imports."""
+    return sorted(__all__)

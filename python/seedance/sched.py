@@ -26,7 +26,8 @@ PathLike = Union[str, "os.PathLike[str]"]
 
 
 def simulate(nodes: PathLike, pods: PathLike, *, protocol: str = "fgd",
-             policies: Sequence[str] = ("fgd",), seeds: int = 10, ties: str = "auto",
+             policies: Sequence[str] = ("fgd",), baseline: Optional[str] = None,
+             seeds: int = 10, ties: str = "auto",
              threads: Optional[int] = None, gpus_per_node: int = 8, backfill_window: int = 64,
              quotas: bool = False, tiers: bool = False,
              tier_of: Optional[Mapping[str, str]] = None, max_retries: Optional[int] = None,
@@ -44,6 +45,8 @@ def simulate(nodes: PathLike, pods: PathLike, *, protocol: str = "fgd",
         pods: Alibaba 2023 pod list, or (event mode) a Philly job list.
         protocol: "fgd" (the FGD paper's) or "events" (arrivals and departures).
         policies: random, bestfit, dotprod, gpupacking, gpuclustering, fgd, seedance.
+        baseline: the policy the others are compared with, paired by seed (the report's
+            ``comparisons``); default: the first of ``policies``.
         seeds: runs per policy (seeds 42, 43, ...), averaged.
         ties: "auto", "name", "shuffled-names" or "random".
         threads: seeds run in parallel (default: the CPUs).
@@ -72,6 +75,8 @@ def simulate(nodes: PathLike, pods: PathLike, *, protocol: str = "fgd",
         "slo": {k: float(v) for k, v in (slo or {}).items()},
         "tier_of": dict(tier_of or {}),
     }
+    if baseline is not None:
+        settings["baseline"] = baseline
     if threads is not None:
         settings["threads"] = threads
     if max_retries is not None:
@@ -79,3 +84,8 @@ def simulate(nodes: PathLike, pods: PathLike, *, protocol: str = "fgd",
     if job_util is not None:
         settings["job_util"] = os.fspath(job_util)
     return json.loads(_core.simulate_json(settings))
+
+
+def __dir__() -> list[str]:
+    """The API only (``__all__``), not the helpers this module imports."""
+    return sorted(__all__)

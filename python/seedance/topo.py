@@ -53,3 +53,8 @@ def placement_near_gpu(gpu: int, root: Optional[str] = None) -> tuple[list[int],
     PCI-address order, as nvidia-smi numbers them."""
     cpus, node = _core.placement_near_gpu(int(gpu), os.fspath(root) if root else "")
     return list(cpus), int(node)
+
+
+def __dir__() -> list[str]:
+    """The API only (``__all__``), not the helpers this module imports."""
+    return sorted(__all__)

@@ -22,7 +22,7 @@ TEST(JobSpecTest, DefaultJobParses) {
   EXPECT_EQ(spec->hardware.total_gpus(), 16);
   EXPECT_EQ(spec->training.precision, base::NumericFormat::kBf16);
   EXPECT_FALSE(spec->model.tie_embeddings);
-  EXPECT_DOUBLE_EQ(spec->price_per_gpu_hour_usd, 12.29);
+  EXPECT_DOUBLE_EQ(spec->price_per_gpu_hour_usd, 6.88);
   EXPECT_EQ(spec->price_origin.rfind("catalog: ", 0), 0u);
 }
 

@@ -17,6 +17,7 @@
 #include "seedance/plan/serving.h"
 #include "seedance/plan/step_replay.h"
 #include "seedance/plan/time_model.h"
+#include "seedance/plan/verdict.h"
 
 namespace seedance::plan {
 namespace {
@@ -109,30 +110,65 @@ Report Saving(const Evaluation& before, const Evaluation& after, const SavingFig
   return r;
 }
 
-// The Pareto front of the fitting layouts over (throughput max, memory min, power min): indexes
-// into `fitting`, ascending (fastest first).
-base::StatusOr<std::vector<size_t>> FrontOf(const std::vector<Evaluation>& fitting) {
-  std::vector<double> points;
-  points.reserve(fitting.size() * 3);
-  for (const Evaluation& e : fitting) {
-    points.push_back(e.tokens_per_s_per_gpu);
-    points.push_back(static_cast<double>(e.memory.total_bytes));
-    points.push_back(e.power_w);
+// The Pareto front of the fitting layouts over (throughput max, memory min, power min), less the
+// axes on which every layout is the same (power, when the layouts differ only in how they
+// split the same GPUs' work): indexes into `fitting`, ascending (fastest first), and the axes.
+struct Front {
+  std::vector<size_t> layouts;
+  std::vector<std::string> objectives;  // "tokens_per_s_per_gpu max", ...
+  Report constant = Report::object();   // axis -> the value every layout has
+};
+
+base::StatusOr<Front> FrontOf(const std::vector<Evaluation>& fitting) {
+  struct Axis {
+    const char* name;
+    cost::Direction direction;
+    double (*of)(const Evaluation&);
+  };
+  static constexpr Axis kAxes[] = {
+      {"tokens_per_s_per_gpu", cost::Direction::kMax,
+       [](const Evaluation& e) { return e.tokens_per_s_per_gpu; }},
+      {"memory_bytes_per_gpu", cost::Direction::kMin,
+       [](const Evaluation& e) { return static_cast<double>(e.memory.total_bytes); }},
+      {"power_w", cost::Direction::kMin, [](const Evaluation& e) { return e.power_w; }}};
+  Front f;
+  std::vector<const Axis*> used;
+  for (const Axis& axis : kAxes) {
+    const double first = axis.of(fitting.front());
+    const bool varies = std::any_of(fitting.begin(), fitting.end(),
+                                    [&](const Evaluation& e) { return axis.of(e) != first; });
+    if (varies) {
+      used.push_back(&axis);
+      f.objectives.push_back(std::string(axis.name) +
+                             (axis.direction == cost::Direction::kMax ? " max" : " min"));
+    } else {
+      f.constant[axis.name] = first;
+    }
   }
-  const cost::Direction dirs[] = {cost::Direction::kMax, cost::Direction::kMin,
-                                  cost::Direction::kMin};
-  SEEDANCE_ASSIGN_OR_RETURN(std::vector<size_t> front, cost::UniqueFront(points, dirs));
-  std::sort(front.begin(), front.end());
-  return front;
+  if (used.empty()) {  // every layout alike: the fastest stands for them
+    f.layouts = {0};
+    return f;
+  }
+  std::vector<double> points;
+  points.reserve(fitting.size() * used.size());
+  std::vector<cost::Direction> dirs;
+  for (const Axis* axis : used) dirs.push_back(axis->direction);
+  for (const Evaluation& e : fitting) {
+    for (const Axis* axis : used) points.push_back(axis->of(e));
+  }
+  SEEDANCE_ASSIGN_OR_RETURN(f.layouts, cost::UniqueFront(points, dirs));
+  std::sort(f.layouts.begin(), f.layouts.end());
+  return f;
 }
 
-Report FrontToReport(const std::vector<Evaluation>& fitting, const std::vector<size_t>& front,
+Report FrontToReport(const std::vector<Evaluation>& fitting, const Front& front,
                      const JobSpec& spec) {
   Report r = Report::object();
-  r["objectives"] = {"tokens_per_s_per_gpu max", "memory_bytes_per_gpu min", "power_w min"};
-  r["size"] = front.size();
+  r["objectives"] = front.objectives;
+  if (!front.constant.empty()) r["same_for_every_layout"] = front.constant;
+  r["size"] = front.layouts.size();
   Report list = Report::array();
-  for (size_t i : front) list.push_back(Summary(fitting[i], spec));
+  for (size_t i : front.layouts) list.push_back(Summary(fitting[i], spec));
   r["layouts"] = list;
   return r;
 }
@@ -465,7 +501,7 @@ base::Status PlanTraining(const JobSpec& spec, const cost::GpuSpec& gpu,
     SEEDANCE_ASSIGN_OR_RETURN(report["recompute_plan"],
                               RecomputeSection(spec, gpu, best, settings));
   }
-  SEEDANCE_ASSIGN_OR_RETURN(const std::vector<size_t> front, FrontOf(found.fitting));
+  SEEDANCE_ASSIGN_OR_RETURN(const Front front, FrontOf(found.fitting));
   report["pareto_front"] = FrontToReport(found.fitting, front, spec);
   if (spec.reliability.given) report["checkpoint"] = CheckpointSection(spec, best);
   if (options.emit) {
@@ -473,7 +509,7 @@ base::Status PlanTraining(const JobSpec& spec, const cost::GpuSpec& gpu,
                               EmitSection(*options.emit, spec, found.fitting, gpu, settings));
   }
   shown.recommendation = report["recommendation"].get<std::string>();
-  for (size_t i : front) shown.front.push_back(found.fitting[i]);
+  for (size_t i : front.layouts) shown.front.push_back(found.fitting[i]);
   if (page != nullptr) *page = std::move(shown);
   return base::OkStatus();
 }
@@ -615,7 +651,7 @@ base::StatusOr<Report> Optimize(const JobSpec& spec, const cost::GpuCatalog& cat
     report["derived"] = ServingFigures(spec, *gpu, figures);
     PlanServing(spec, *gpu, report);
   }
-  return report;
+  return WithVerdictFirst(report);
 }
 
 base::StatusOr<Report> OptimizeYaml(std::string_view yaml, const std::string& file,

@@ -19,7 +19,7 @@ TEST(OptimizeTest, DefaultJobReport) {
   EXPECT_DOUBLE_EQ(d["step_seconds_lower_bound"].get<double>(), flops_step / (16 * 989.5e12));
   EXPECT_EQ((*r)["job"]["profile"], "dev");
   EXPECT_EQ((*r)["job"]["dry_run"], false);
-  EXPECT_DOUBLE_EQ((*r)["price"]["cluster_per_hour_usd"].get<double>(), 16 * 12.29);
+  EXPECT_DOUBLE_EQ((*r)["price"]["cluster_per_hour_usd"].get<double>(), 16 * 6.88);
   // The stated layout: FSDP full shard with full recomputation, micro-batch 4.
   const base::Report& p = (*r)["parallelism"];
   EXPECT_EQ(p["zero_stage"], 3);
@@ -60,7 +60,7 @@ TEST(OptimizeTest, DefaultJobPlansToAFittingLayoutWithASaving) {
   for (const auto& alt : (*r)["pareto_front"]["layouts"]) EXPECT_TRUE(divides(alt["parallelism"]));
   // One figure, one value: the cost per step is the step time at the cluster's price.
   EXPECT_NEAR(after["cost_per_step_usd"].get<double>(),
-              after["step_time_s"].get<double>() / 3600 * 16 * 12.29, 1e-12);
+              after["step_time_s"].get<double>() / 3600 * 16 * 6.88, 1e-12);
 }
 
 // A 13B model at 16k tokens on 8 A100-40GB needs recomputation: the report adds the per-layer
@@ -164,7 +164,7 @@ TEST(OptimizeTest, ServingReportCountsKvCache) {
   EXPECT_EQ(after["max_context_length"].get<int64_t>(), spec->model.sequence_length);
   // Cost per million tokens is the GPU-hour price over the throughput.
   EXPECT_NEAR(after["cost_per_million_tokens_usd"].get<double>(),
-              12.29 / 3600 / after["tokens_per_s"].get<double>() * 1e6, 1e-9);
+              6.88 / 3600 / after["tokens_per_s"].get<double>() * 1e6, 1e-9);
 }
 
 TEST(OptimizeTest, ServingThatCannotFit) {

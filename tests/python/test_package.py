@@ -26,7 +26,7 @@ def test_optimize_default_job():
     assert report["job"]["source"].startswith("built-in default")
     assert report["derived"]["parameters"] == 6_738_415_616
     assert report["derived"]["tokens_per_step"] == 512 * 4096
-    assert list(report) == ["job", "model", "training", "parallelism", "framework", "planning",
+    assert list(report) == ["verdict", "job", "model", "training", "parallelism", "framework", "planning",
                             "hardware", "price", "derived", "time_model", "links",
                             "gpu_memory_bytes", "fragmentation", "before", "search", "fits",
                             "after", "recommendation", "saving", "reasons", "alternatives",

@@ -1,8 +1,13 @@
 // `seedancectl optimize [JOB.yaml] [--profile dev|prod] [--dry-run] [--evaluate-only]
-// [--report PAGE.html] [--emit FRAMEWORK FILE] [--calibrate RUNS.csv]` (feature CLI-1).
+// [--report PAGE.html] [--emit FRAMEWORK FILE] [--calibrate RUNS.csv] [--set KEY=VALUE]...
+// [-v]` (feature CLI-1).
+#include <iostream>
+
 #include "seedance/base/env.h"
+#include "seedance/base/yaml_override.h"
 #include "seedance/plan/html_report.h"
 #include "seedance/plan/optimize.h"
+#include "seedance/plan/verdict.h"
 #include "tools/seedancectl/cli.h"
 
 namespace seedance::cli {
@@ -22,6 +27,9 @@ void RegisterOptimize(CLI::App& app, Context& context) {
     std::string output, report;
     std::vector<std::string> emit;  // FRAMEWORK FILE
     std::string calibrate;          // RUNS.csv
+    std::vector<std::string> set;   // KEY=VALUE
+    bool verbose = false;
+    bool example = false;
   };
   auto flags = std::make_shared<Flags>();
   CLI::App* cmd = app.add_subcommand(
@@ -54,12 +62,26 @@ void RegisterOptimize(CLI::App& app, Context& context) {
                   "bench/plan/published_runs.csv): the time model is refitted to them, with the "
                   "public fit as its prior, and plans with the result (section `calibration`)")
       ->type_name("RUNS.csv");
+  cmd->add_option("--set", flags->set,
+                  "Override one key of the job spec (repeatable): a dotted key and a YAML value, "
+                  "e.g. --set hardware.gpu=H200 --set training.seq_len=8192")
+      ->type_name("KEY=VALUE");
+  cmd->add_flag("--example", flags->example,
+                "Print the built-in default job, a commented job spec that optimize accepts as "
+                "it is (every key: docs/job-spec.md)");
+  cmd->add_flag("-v,--verbose", flags->verbose,
+                "Table output: also print the spec as read and the derived figures");
   cmd->footer(
       "Exit codes: 0 a plan that fits (or --dry-run), 1 an error (bad spec or catalog), 2 a "
       "usage error, 3 the job does not fit (fits: false; the report says the smallest change "
       "that would make it fit).");
   AddOutputFlag(cmd, &flags->output);
   cmd->callback([flags, &context] {
+    if (flags->example) {
+      std::cout << plan::DefaultJobYaml();
+      context.exit_code = StdoutWritten() ? 0 : kExitFailure;
+      return;
+    }
     auto catalog = LoadCatalog(context);
     if (Failed(catalog.status(), context)) return;
     std::string yaml(plan::DefaultJobYaml());
@@ -72,6 +94,18 @@ void RegisterOptimize(CLI::App& app, Context& context) {
       }
       yaml = std::move(*text);
       source = flags->job_file;
+    }
+    if (!flags->set.empty()) {
+      std::vector<base::YamlOverride> overrides;
+      for (const std::string& text : flags->set) {
+        auto parsed = base::ParseYamlOverride(text);
+        if (Failed(parsed.status(), context)) return;
+        overrides.push_back(std::move(*parsed));
+      }
+      auto applied = base::ApplyYamlOverrides(yaml, source, overrides);
+      if (Failed(applied.status(), context)) return;
+      yaml = std::move(*applied);
+      source += " (with --set)";
     }
     plan::OptimizeOptions options;
     options.profile = *plan::ParseProfile(flags->profile);  // checked by CLI11 above
@@ -112,7 +146,12 @@ void RegisterOptimize(CLI::App& app, Context& context) {
           flags->emit[1], plan::EmitText(*options.emit, emit["content"]));
       if (Failed(written.Annotate("cannot write the framework's configuration"), context)) return;
     }
-    context.exit_code = PrintReport(*report, flags->output);
+    base::TableOptions table;
+    table.verbose = flags->verbose;
+    table.verbose_sections = plan::kVerboseSections;
+    context.exit_code =
+        PrintReport(flags->output == "table" ? plan::OptimizeTableView(*report) : *report,
+                    flags->output, table);
     if (context.exit_code == 0 && report->contains("fits") && !(*report)["fits"].get<bool>()) {
       context.exit_code = kExitDoesNotFit;
     }

@@ -17,3 +17,8 @@ from seedance.hf.split import MicroBatchSplitter, retry_out_of_memory
 
 __all__ = ["KVCache", "MicroBatchSplitter", "SeedanceCallback", "retry_out_of_memory",
            "use_packed_attention"]
+
+
+def __dir__() -> list[str]:
+    """The API only (``__all__``), not the helpers this module imports."""
+    return sorted(__all__)

@@ -70,3 +70,8 @@ def use_packed_attention(model: Any) -> Any:
     register()
     model.set_attn_implementation(NAME)
     return model
+
+
+def __dir__() -> list[str]:
+    """The API only (``__all__``), not the helpers this module imports."""
+    return sorted(__all__)

@@ -176,3 +176,8 @@ class SeedanceCallback(TrainerCallback):
         if self.controllers is not None:
             self.controllers.close()
             self.controllers = None
+
+
+def __dir__() -> list[str]:
+    """The API only (``__all__``), not the helpers this module imports."""
+    return sorted(__all__)

@@ -209,3 +209,8 @@ class KVCache(Cache):
     def nbytes(self) -> int:
         """Bytes every layer's caches hold."""
         return sum(layer.nbytes for layer in self.layers)
+
+
+def __dir__() -> list[str]:
+    """The API only (``__all__``), not the helpers this module imports."""
+    return sorted(__all__)

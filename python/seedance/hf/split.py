@@ -237,3 +237,8 @@ def retry_out_of_memory(trainer: Any, min_chunk: int = 1) -> MicroBatchSplitter:
     the same samples and the same gradient (see the module's description). Returns the wrapper
     (``.close()`` removes it)."""
     return MicroBatchSplitter(trainer, min_chunk=min_chunk)
+
+
+def __dir__() -> list[str]:
+    """The API only (``__all__``), not the helpers this module imports."""
+    return sorted(__all__)

@@ -57,3 +57,8 @@ from seedance.torch.recompute import apply_recompute_plan
 __all__ = ["apply_recompute_plan", "CachedDataset", "tiered_cache", "Checkpointer", "ControlSettings", "enable", "Session", "GradientAccumulator", "Resumed", "CollapseGuard", "CommState", "GradScaler", "comm_hook", "PrecisionPlan", "apply_precision_policy", "fake_round",
            "memory_stats", "NumaWorkerInit", "numa_worker_init_fn", "record_lifetimes", "RunRecorder",
            "use_caching_allocator"]
+
+
+def __dir__() -> list[str]:
+    """The API only (``__all__``), not the helpers this module imports."""
+    return sorted(__all__)

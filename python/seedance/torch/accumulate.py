@@ -146,3 +146,8 @@ class GradientAccumulator:
         self.optimizer.zero_grad(set_to_none=True)
         self.optimizer_steps += 1
         return {"loss": loss_total / count_total, "count": count_total, "micro_steps": k}
+
+
+def __dir__() -> list[str]:
+    """The API only (``__all__``), not the helpers this module imports."""
+    return sorted(__all__)

@@ -19,6 +19,8 @@ from typing import Any, Optional
 
 import torch
 
+__all__ = ["memory_stats", "use_caching_allocator"]
+
 _LIBRARY = pathlib.Path(__file__).with_name("libseedance_torch_allocator.so")
 _installed: Optional[ctypes.CDLL] = None
 
@@ -61,3 +63,8 @@ def memory_stats(device: int = 0) -> dict[str, Any]:
     names = ["allocated_bytes", "reserved_bytes", "allocated_peak_bytes", "reserved_peak_bytes",
              "segments", "allocations", "stitches", "requested_peak_bytes"]
     return dict(zip(names, (int(v) for v in values)))
+
+
+def __dir__() -> list[str]:
+    """The API only (``__all__``), not the helpers this module imports."""
+    return sorted(__all__)

@@ -265,3 +265,8 @@ class GradScaler:
         dist.all_reduce(t)  # sum: any rank's inf makes it > 0; norms average below
         world = dist.get_world_size()
         return bool(t[0].item() > 0), float(t[1].item()) / world
+
+
+def __dir__() -> list[str]:
+    """The API only (``__all__``), not the helpers this module imports."""
+    return sorted(__all__)

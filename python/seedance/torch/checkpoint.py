@@ -169,3 +169,8 @@ class Checkpointer:
             payload = _core.cold_decode(payload)
         state = torch.load(io.BytesIO(payload), map_location=map_location, weights_only=True)
         return Resumed(step, next_sample, state, path, list(skipped), tier)
+
+
+def __dir__() -> list[str]:
+    """The API only (``__all__``), not the helpers this module imports."""
+    return sorted(__all__)

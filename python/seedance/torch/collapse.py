@@ -153,3 +153,8 @@ class CollapseGuard:
                 del self.optimizer.state[p]  # Adam, SGD, ... re-create it on the next step
                 count += 1
         return count
+
+
+def __dir__() -> list[str]:
+    """The API only (``__all__``), not the helpers this module imports."""
+    return sorted(__all__)

@@ -206,3 +206,8 @@ def comm_hook(compressor: str = "topk", ratio: float = 0.01, warmup_steps: int =
         return fut
 
     return state, hook
+
+
+def __dir__() -> list[str]:
+    """The API only (``__all__``), not the helpers this module imports."""
+    return sorted(__all__)

@@ -69,6 +69,7 @@ from typing import Any, Callable, Iterator, Optional
 import torch
 
 from seedance import _core
+from seedance.errors import SeedanceTypeError, check_type
 from seedance.torch.accumulate import GradientAccumulator, _first_dim
 from seedance.torch.checkpoint import Checkpointer
 from seedance.torch.record import RunRecorder
@@ -622,5 +623,20 @@ class Session:
 
 def enable(model: torch.nn.Module, optimizer: torch.optim.Optimizer, loader: Any,
            **settings: Any) -> Session:
-    """Switches the controllers on for a plain PyTorch loop; see :class:`ControlSettings`."""
+    """Switches the controllers on for a plain PyTorch loop; see :class:`ControlSettings`.
+
+    Raises:
+        TypeError: ``model`` is not a ``torch.nn.Module``, ``optimizer`` not a
+            ``torch.optim.Optimizer`` or ``loader`` not iterable (the parameter is named).
+    """
+    check_type("enable", "model", model, torch.nn.Module, "a torch.nn.Module")
+    check_type("enable", "optimizer", optimizer, torch.optim.Optimizer, "a torch.optim.Optimizer")
+    if not hasattr(loader, "__iter__"):
+        raise SeedanceTypeError(f"enable(): loader must be iterable (a DataLoader), not "
+                                f"{type(loader).__name__}", "loader")
     return Session(model, optimizer, loader, ControlSettings.from_kwargs(**settings))
+
+
+def __dir__() -> list[str]:
+    """The API only (``__all__``), not the helpers this module imports."""
+    return sorted(__all__)

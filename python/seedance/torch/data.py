@@ -78,3 +78,8 @@ class CachedDataset(torch.utils.data.Dataset):
                              f"hold {self.cache.record_bytes} (tiered_cache(record_bytes=...))")
         self.cache.put(key, encoded)
         return sample
+
+
+def __dir__() -> list[str]:
+    """The API only (``__all__``), not the helpers this module imports."""
+    return sorted(__all__)

@@ -27,6 +27,8 @@ import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_flatten
 
+__all__ = ["record_lifetimes"]
+
 PathLike = Union[str, "os.PathLike[str]"]
 
 
@@ -177,3 +179,8 @@ def record_lifetimes(step_fn: Callable[[], Any], path: Optional[PathLike] = None
         raise ValueError(f"device must be 'cpu' or 'cuda', got {device!r}")
     _write_csv(records, path)
     return records
+
+
+def __dir__() -> list[str]:
+    """The API only (``__all__``), not the helpers this module imports."""
+    return sorted(__all__)

@@ -7,7 +7,8 @@
 Each worker process is pinned to the CPUs local to the training process's GPU
 (the GPU's ``local_cpulist`` in sysfs) and, where the kernel has that NUMA
 node, allocates its memory there first, so that batches are built next to the
-PCIe root the GPU reads them through.
+PCIe root the GPU reads them through. On a machine without that GPU (a CPU-only
+one) each worker warns and runs unbound, as it would without the hook.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import warnings
 from typing import Callable, Optional
 
 from seedance import _core
+from seedance.errors import SeedanceError
 
 __all__ = ["NumaWorkerInit", "numa_worker_init_fn"]
 
@@ -66,7 +68,16 @@ class NumaWorkerInit:
 
     def __call__(self, worker_id: int) -> None:
         gpu = self.gpu if self.gpu is not None else _gpu_in_pci_order(self.root)
-        cpus, node = _core.placement_near_gpu(int(gpu), self.root)
+        try:
+            cpus, node = _core.placement_near_gpu(int(gpu), self.root)
+        except SeedanceError as e:
+            # A machine without that GPU (a CPU-only box running a loader written for a GPU
+            # one): the worker runs as it would without this hook.
+            warnings.warn(f"seedance: worker {worker_id} left unbound: {e}", RuntimeWarning,
+                          stacklevel=2)
+            if self.then is not None:
+                self.then(worker_id)
+            return
         allowed = set(os.sched_getaffinity(0))
         usable = sorted(set(cpus) & allowed)
         if not usable:
@@ -86,3 +97,8 @@ def numa_worker_init_fn(gpu: Optional[int] = None, memory: str = "preferred",
                         then: Optional[Callable[[int], None]] = None) -> NumaWorkerInit:
     """A DataLoader ``worker_init_fn`` that places workers near ``gpu``."""
     return NumaWorkerInit(gpu, memory, root, then)
+
+
+def __dir__() -> list[str]:
+    """The API only (``__all__``), not the helpers this module imports."""
+    return sorted(__all__)

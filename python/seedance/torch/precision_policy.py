@@ -195,3 +195,8 @@ def apply_precision_policy(model: torch.nn.Module,
               and next(m.parameters(recurse=False), None) is not None]
     decisions = json.loads(_core.precision_decide(text, source, leaves, micro_batch or 0))
     return PrecisionPlan(model, decisions, mode)
+
+
+def __dir__() -> list[str]:
+    """The API only (``__all__``), not the helpers this module imports."""
+    return sorted(__all__)

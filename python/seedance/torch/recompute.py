@@ -93,3 +93,8 @@ def apply_recompute_plan(model: torch.nn.Module, plan: Mapping[str, Any], *,
                 module.forward = _checkpointed(module.forward)
                 wrapped.append(names.get(id(module), f"layers[{i}].{part}"))
     return wrapped
+
+
+def __dir__() -> list[str]:
+    """The API only (``__all__``), not the helpers this module imports."""
+    return sorted(__all__)

@@ -191,3 +191,8 @@ class RunRecorder:
             raise
         self.written = True
         return row
+
+
+def __dir__() -> list[str]:
+    """The API only (``__all__``), not the helpers this module imports."""
+    return sorted(__all__)
