@@ -52,13 +52,22 @@ def main() -> int:
     ref = paper()
     nodes = DATA / "alibaba-gpu-2023" / "openb_node_list_gpu_node.csv"
     rows = []
+    paired = []  # seedance against fgd, paired by seed, per trace
     start = time.time()
     for trace in a.traces.split(","):
         pods = DATA / "alibaba-gpu-2023" / f"openb_pod_list_{trace}.csv"
         r = subprocess.run([a.seedancectl, "simulate", "--nodes", str(nodes), "--pods", str(pods),
-                            "--policy", a.policies, "--seeds", str(a.seeds), "--ties", a.ties, "-o", "json"],
+                            "--policy", a.policies, "--seeds", str(a.seeds), "--ties", a.ties,
+                            *(["--baseline", "fgd"] if "fgd" in a.policies.split(",") else []),
+                            "-o", "json"],
                            capture_output=True, text=True, check=True)
-        for p in json.loads(r.stdout)["policies"]:
+        report = json.loads(r.stdout)
+        for c in report.get("comparisons", []):
+            if c["policy"] == "seedance" and c["metric"] == "unallocated_gpu_pct_at_130":
+                paired.append({"trace": trace, "difference": c["difference"],
+                               "interval": c["interval"]["difference"] if c["interval"] else None,
+                               "p_value": c["p_value"]})
+        for p in report["policies"]:
             key = POLICIES.get(p["policy"])
             want = ref.get((trace, key)) if key else None
             rows.append({"trace": trace, "policy": p["policy"],
@@ -93,7 +102,22 @@ def main() -> int:
                        and d["seedance"]["unalloc_130"] < d["fgd"]["paper_unalloc_130"]]
         print(f"seedance below our FGD at 130%: {len(better)} of {len(by_trace)} traces; "
               f"below the paper's FGD: {len(beats_paper)} of {len(by_trace)}")
-    print(json.dumps({"rows": rows}), file=open(os.environ.get("FGD_TABLE_JSON", os.devnull), "w"))
+    if paired:
+        print("\nseedance − fgd, unallocated GPU % at 130%, paired by seed (95% CI, sign-flip p):\n")
+        print("| trace | difference (points) | 95% CI | p | verdict |")
+        print("|---|---|---|---|---|")
+        counts = {"better": 0, "worse": 0, "no difference beyond seed noise": 0}
+        for c in paired:
+            lo, hi = c["interval"] if c["interval"] else (float("nan"), float("nan"))
+            apart = (hi < 0 or lo > 0) and c["p_value"] < 0.05  # as simulate's verdict says it
+            verdict = ("better" if apart and hi < 0 else "worse" if apart
+                       else "no difference beyond seed noise")
+            counts[verdict] += 1
+            print(f"| {c['trace']} | {c['difference']:+.2f} | {lo:+.2f} to {hi:+.2f} | "
+                  f"{c['p_value']:.3g} | {verdict} |")
+        print("\n" + "; ".join(f"{k}: {v}" for k, v in counts.items()) + f" (of {len(paired)} traces)")
+    print(json.dumps({"rows": rows, "paired": paired}),
+          file=open(os.environ.get("FGD_TABLE_JSON", os.devnull), "w"))
     return 0
 
 

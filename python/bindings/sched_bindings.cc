@@ -38,6 +38,7 @@ const std::map<std::string, Setter>& Setters() {
       {"pods", Set(&S::pods_file)},
       {"protocol", Set(&S::protocol)},
       {"policies", Set(&S::policies)},
+      {"baseline", Set(&S::baseline)},
       {"ties", Set(&S::ties)},
       {"seeds", Set(&S::seeds)},
       {"threads", Set(&S::threads)},

@@ -8,10 +8,12 @@
 #include <utility>
 
 #include "seedance/base/parse.h"
+#include "seedance/sched/experiment_view.h"
 #include "seedance/sched/fgd_protocol.h"
 #include "seedance/sched/html_report.h"
 #include "seedance/sched/readers.h"
 #include "src/sched/experiment_report.h"
+#include "src/sched/seed_stats.h"
 
 namespace seedance::sched {
 namespace {
@@ -110,6 +112,11 @@ void MarkSpot(std::vector<Node>& nodes, double fraction) {
   }
 }
 
+// The policy the others are compared with: --baseline, else the first listed.
+std::string BaselineOf(const ExperimentSpec& spec) {
+  return spec.baseline.empty() ? spec.policies.front() : spec.baseline;
+}
+
 // The report's first keys; the policies follow.
 base::Report ReportHead(const ExperimentSpec& spec) {
   base::Report r;
@@ -117,6 +124,7 @@ base::Report ReportHead(const ExperimentSpec& spec) {
   r["pods"] = spec.pods_file;
   if (spec.protocol == "events") r["protocol"] = "events";
   r["seeds"] = spec.seeds;
+  r["baseline"] = BaselineOf(spec);
   r["policies"] = base::Report::array();
   return r;
 }
@@ -159,6 +167,9 @@ base::StatusOr<ExperimentResult> RunEventExperiment(const ExperimentSpec& spec,
   base::Report& r = out.report;
   r = ReportHead(spec);
   EventReportInput html = EventHtmlInput(spec);
+  const std::vector<SeedMetric> metrics = {
+      {"jct_s_p50", true}, {"queue_delay_s_p99", true}, {"mean_gpu_used_pct", false}};
+  std::vector<std::vector<std::vector<double>>> values;
   for (const std::string& name : spec.policies) {
     auto runs = RunSeeds<EventRun>(name, spec.seeds, spec.threads, progress, [&](int s) {
       EventRunOptions o = spec.events;
@@ -173,7 +184,17 @@ base::StatusOr<ExperimentResult> RunEventExperiment(const ExperimentSpec& spec,
     p.update(EventFigures(runs));
     r["policies"].push_back(p);
     html.policies.push_back({name, *runs.front()});
+    std::vector<std::vector<double>> per_seed(metrics.size());
+    for (const auto& run : runs) {
+      per_seed[0].push_back(run->jct_s.p50);
+      per_seed[1].push_back(run->queue_delay_s.p99);
+      per_seed[2].push_back(run->mean_gpu_used_pct);
+    }
+    values.push_back(std::move(per_seed));
   }
+  r["comparisons"] =
+      SeedStatistics(spec.policies, values, metrics, BaselineOf(spec), r["policies"]);
+  r = WithExperimentVerdict(r);
   if (spec.html) out.html = RenderEventHtmlReport(html);
   return out;
 }
@@ -192,6 +213,9 @@ base::StatusOr<ExperimentResult> RunFgdExperiment(const ExperimentSpec& spec,
   html.seeds = spec.seeds;
   for (const auto& n : nodes) html.node_models.push_back(n.gpu_model);
   if (spec.placements) out.placements = PlacementsHead(spec, ties, nodes, pods);
+  const std::vector<SeedMetric> metrics = {{"unallocated_gpu_pct_at_130", true},
+                                           {"alloc_ratio_pct_at_100", false}};
+  std::vector<std::vector<std::vector<double>>> values;
   for (const std::string& name : spec.policies) {
     auto runs = RunSeeds<FgdRun>(name, spec.seeds, spec.threads, progress, [&](int s) {
       FgdRunOptions o;
@@ -209,9 +233,27 @@ base::StatusOr<ExperimentResult> RunFgdExperiment(const ExperimentSpec& spec,
     p.update(figures.report);
     r["policies"].push_back(p);
     if (spec.placements) out.placements["policies"].push_back(PlacementsOf(name, *runs.front()));
-    html.policies.push_back({name, figures.alloc, figures.frag, 100 - figures.alloc[8],
-                             figures.runtime_ms, runs[0]->node_gpu_used_at});
+    html.policies.push_back({name,
+                             figures.alloc,
+                             figures.frag,
+                             100 - figures.alloc[8],
+                             figures.runtime_ms,
+                             runs[0]->node_gpu_used_at,
+                             std::nullopt,
+                             {}});
+    std::vector<std::vector<double>> per_seed(metrics.size());
+    for (const auto& run : runs) {
+      per_seed[0].push_back(100 - run->alloc_pct_at[8]);  // 130% arrived
+      per_seed[1].push_back(run->alloc_pct_at[5]);        // 100% arrived
+    }
+    const SeedSpread spread = SpreadOf(per_seed[0]);
+    if (spread.has_interval) html.policies.back().unallocated_interval = {spread.low, spread.high};
+    html.policies.back().unallocated_per_seed = per_seed[0];
+    values.push_back(std::move(per_seed));
   }
+  r["comparisons"] =
+      SeedStatistics(spec.policies, values, metrics, BaselineOf(spec), r["policies"]);
+  r = WithExperimentVerdict(r);
   if (spec.html) out.html = RenderHtmlReport(html);
   return out;
 }
@@ -259,6 +301,11 @@ base::Status ValidateExperiment(const ExperimentSpec& spec) {
     return base::InvalidArgumentError("expected at least one seed, thread and policy");
   }
   SEEDANCE_RETURN_IF_ERROR(TieBreakOf(spec.ties, spec.protocol).status());
+  if (!spec.baseline.empty() &&
+      std::find(spec.policies.begin(), spec.policies.end(), spec.baseline) == spec.policies.end()) {
+    return base::InvalidArgumentError(
+        "the baseline must be one of the policies run, got '" + spec.baseline + "'", "baseline");
+  }
   const EventRunOptions& e = spec.events;
   if (spec.protocol == "fgd") {
     const EventRunOptions defaults;

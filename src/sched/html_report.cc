@@ -19,15 +19,44 @@ std::vector<double> Marks() {
   return x;
 }
 
-// One line per policy of `field` over the arrival marks.
+// One line per policy of `field` over the arrival marks from `first` (an index into Marks()).
 base::LineChart MarkChart(const std::vector<PolicySeries>& ps,
                           std::vector<double> PolicySeries::*field, std::string title,
-                          std::string y_label) {
+                          std::string y_label, size_t first = 0) {
   base::LineChart c;
   c.title = std::move(title);
   c.x = {"arrived GPU demand, % of capacity", {}, "%"};
   c.y = {std::move(y_label), {}, "%"};
-  for (const PolicySeries& p : ps) c.series.push_back({p.policy, Marks(), p.*field});
+  const std::vector<double> marks = Marks();
+  for (const PolicySeries& p : ps) {
+    const std::vector<double>& y = p.*field;
+    c.series.push_back(
+        {p.policy, std::vector<double>(marks.begin() + static_cast<int64_t>(first), marks.end()),
+         std::vector<double>(y.begin() + static_cast<int64_t>(first), y.end())});
+  }
+  return c;
+}
+
+// Unallocated GPU at 130% arrived per policy: the mean over seeds with its 95% interval, and
+// each seed's value beside it, so a difference between policies can be judged against the
+// spread of the seeds.
+base::ScatterChart SpreadChart(const std::vector<PolicySeries>& ps) {
+  base::ScatterChart c;
+  c.title = "Unallocated GPU at 130% arrived: mean over seeds, 95% interval, and each seed";
+  c.x = {"policy (in the order run)", {0.5, static_cast<double>(ps.size()) + 0.5}, ""};
+  c.y = {"unallocated, % of capacity", {}, "%"};
+  base::PointGroup seeds{"each seed", "seed", "#9e9e9e", base::Marker::kHollow, 3, false, {}};
+  base::PointGroup means{"mean, 95% interval", "mean", "", base::Marker::kFilled, 5, false, {}};
+  for (size_t i = 0; i < ps.size(); ++i) {
+    const double x = static_cast<double>(i + 1);
+    for (double v : ps[i].unallocated_per_seed) {
+      seeds.points.push_back({x + 0.15, v, std::nullopt, ps[i].policy + ": " + FixedNumber(v), ""});
+    }
+    means.points.push_back({x, ps[i].unallocated_pct_at_130, ps[i].unallocated_interval,
+                            ps[i].policy + ": " + FixedNumber(ps[i].unallocated_pct_at_130),
+                            ps[i].policy});
+  }
+  c.groups = {seeds, means};
   return c;
 }
 
@@ -106,10 +135,17 @@ std::string RenderHtmlReport(const HtmlReportInput& in) {
                       FixedNumber(p.frag_pct_at.at(5)), FixedNumber(p.runtime_ms, 0)});
   }
   page.Table(t);
+  page.Heading("Spread over seeds");
+  page.Chart(base::RenderScatterChart(SpreadChart(in.policies)));
   page.Heading("Allocation");
   page.Chart(base::RenderLineChart(MarkChart(in.policies, &PolicySeries::alloc_pct_at,
                                              "GPU allocation vs arrived demand",
                                              "allocated, % of capacity")));
+  // Where the policies part: from 90% arrived on, on its own scale.
+  page.Chart(base::RenderLineChart(MarkChart(in.policies, &PolicySeries::alloc_pct_at,
+                                             "GPU allocation from 90% arrived, where the policies "
+                                             "differ",
+                                             "allocated, % of capacity", 4)));
   page.Heading("Fragmentation");
   page.Chart(base::RenderLineChart(MarkChart(in.policies, &PolicySeries::frag_pct_at,
                                              "Fragmented GPU vs arrived demand (FGD's measure)",

@@ -42,8 +42,9 @@ TEST(SchedHtmlReportTest, FgdPageShowsEveryPolicysFigures) {
   EXPECT_EQ(CountOccurrences(html, "<tr>"), 3u);
   EXPECT_EQ(CountOccurrences(html, "<td>75.00</td>"), 2u);  // allocation at 100% arrived (mark 5)
   EXPECT_EQ(CountOccurrences(html, "<td>6.25</td>"), 2u);
-  EXPECT_EQ(CountOccurrences(html, "<svg"), 4u);
-  EXPECT_EQ(CountOccurrences(html, "class=\"series\""), 4u);
+  // The spread over seeds, allocation (all marks and from 90%), fragmentation, 2 heat maps.
+  EXPECT_EQ(CountOccurrences(html, "<svg"), 6u);
+  EXPECT_EQ(CountOccurrences(html, "class=\"series\""), 6u);
   EXPECT_NE(html.find("<code>nodes&lt;1&gt;.csv</code>"), std::string::npos);
   // Two node groups (T4 1-1, V100 1-2) x 9 marks per policy.
   EXPECT_EQ(CountOccurrences(html, "class=\"cell\""), 2u * 2u * 9u);

@@ -174,13 +174,23 @@ def test_html_report_is_self_contained_and_renders(seedancectl, tmp_path):
     dom = subprocess.run(common + ["--dump-dom", report.as_uri()], capture_output=True,
                          text=True, timeout=120)
     assert dom.returncode == 0, dom.stderr
-    assert dom.stdout.count("<svg") == 4           # two charts + a heat map per policy
-    assert dom.stdout.count('class="series"') == 4  # a line per policy in each chart
+    # The spread over seeds, three line charts (allocation, from 90% arrived, fragmentation) and
+    # a heat map per policy.
+    assert dom.stdout.count("<svg") == 6
+    assert dom.stdout.count('class="series"') == 6  # a line per policy in each line chart
+    assert dom.stdout.count('class="mean"') == 2 and dom.stdout.count('class="seed"') == 2
+    for label in ("each seed", "mean, 95% interval", "from 90% arrived", "GPU in use"):
+        assert label in dom.stdout, label
     assert dom.stdout.count("<tr>") == 3           # header + one row per policy
     shot = tmp_path / "sim.png"
     subprocess.run(common + [f"--screenshot={shot}", "--window-size=1000,2400", report.as_uri()],
                    capture_output=True, timeout=120)
     assert shot.exists() and shot.stat().st_size > 20_000  # something was drawn
+    from png_pixels import drawn_columns, read_png
+    width, height, channels, rows = read_png(shot)
+    assert (width, height) == (1000, 2400)
+    left, right = drawn_columns(width, channels, rows)
+    assert right - left >= 0.85 * width, (left, right)  # the charts take the page's width
 
 
 def test_event_mode_on_philly(seedancectl, tmp_path):

@@ -38,7 +38,8 @@ def test_fgd_protocol_same_report_as_the_cli(seedancectl):
     py = seedance.sched.simulate(nodes, pods, policies=["fgd", "random"], seeds=2)
     assert strip(py) == strip(cli(seedancectl, "--nodes", nodes, "--pods", pods, "--policy",
                                   "fgd,random", "--seeds", "2"))
-    assert list(py) == ["nodes", "pods", "seeds", "policies"]
+    assert list(py) == ["verdict", "nodes", "pods", "seeds", "baseline", "policies",
+                        "comparisons"]
 
 
 def test_event_mode_same_report_as_the_cli(seedancectl, tmp_path):

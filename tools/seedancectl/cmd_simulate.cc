@@ -7,6 +7,7 @@
 
 #include "seedance/base/env.h"
 #include "seedance/sched/experiment.h"
+#include "seedance/sched/experiment_view.h"
 #include "tools/seedancectl/cli.h"
 
 namespace seedance::cli {
@@ -39,6 +40,9 @@ void RegisterSimulate(CLI::App& app, Context& context) {
                   "gpuclustering, fgd, seedance")
       ->delimiter(',')
       ->capture_default_str();
+  cmd->add_option("--baseline", f->spec.baseline,
+                  "The policy the others are compared with, paired by seed (default: the first "
+                  "of --policy)");
   cmd->add_option("--protocol", f->spec.protocol,
                   "fgd (the paper's: shuffle, top up to 130%, no departures) or events "
                   "(arrivals and departures at the trace's times)")
@@ -176,7 +180,9 @@ void RegisterSimulate(CLI::App& app, Context& context) {
       const auto written = env.WriteFileAtomic(f->placements, result->placements.dump() + "\n");
       if (Failed(written.Annotate("cannot write the placements"), context)) return;
     }
-    context.exit_code = PrintReport(result->report, f->output);
+    context.exit_code = PrintReport(
+        f->output == "table" ? sched::ExperimentTableView(result->report) : result->report,
+        f->output);
   });
 }
 

@@ -13,13 +13,18 @@
 // protocol; a tier map needs tiers; redistribution needs over-commit; consolidation needs a
 // utilization file; the FGD protocol needs an Alibaba pod list.
 //
-// Report (keys in this order): nodes, pods, [protocol: "events"], seeds, policies — one object
-// per policy, its name first, then the figures averaged over the seeds (FGD protocol: allocation
-// and fragmentation at each arrived share of capacity, what is unallocated at 130%; event mode:
-// job counts, JCT and queueing-delay percentiles, GPU use, spot, preemption, consolidation,
-// over-commit figures), and figures of the first seed where a mean means nothing (per group, per
-// tier, GPU use over time). Counts that are means over seeds are numbers, not integers, unless
-// every seed gives the same (jobs, never_fit, events of the first seed).
+// Report (keys in this order): nodes, pods, [protocol: "events"], seeds, baseline, policies — one
+// object per policy, its name first, then the figures averaged over the seeds (FGD protocol:
+// allocation and fragmentation at each arrived share of capacity, what is unallocated at 130%;
+// event mode: job counts, JCT and queueing-delay percentiles, GPU use, spot, preemption,
+// consolidation, over-commit figures), and figures of the first seed where a mean means nothing
+// (per group, per tier, GPU use over time). Counts that are means over seeds are numbers, not
+// integers, unless every seed gives the same (jobs, never_fit, events of the first seed). Each
+// policy's `seed_spread` gives its headline figures per seed with the 95% bootstrap interval of
+// their mean (FGD protocol: unallocated_gpu_pct_at_130, alloc_ratio_pct_at_100; event mode:
+// jct_s_p50, queue_delay_s_p99, mean_gpu_used_pct), and `comparisons` (last) each other policy
+// against the baseline, paired by seed, with the interval of the mean difference and a p-value
+// (src/sched/seed_stats.h).
 //
 // Thread safety: RunExperiment runs seeds on `threads` threads, each run owning its cluster and
 // policy; `progress` is called under a lock.
@@ -45,6 +50,8 @@ struct ExperimentSpec {
   std::string nodes_file, pods_file;
   std::string protocol = "fgd";  // "fgd" or "events"
   std::vector<std::string> policies = {"fgd"};
+  // The policy the others are compared with, paired by seed (empty: the first of `policies`).
+  std::string baseline;
   // "auto" (shuffled-names under the FGD protocol, random in event mode), "name",
   // "shuffled-names" or "random" (policy.h, TieBreak).
   std::string ties = "auto";

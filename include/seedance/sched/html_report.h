@@ -9,7 +9,9 @@
 // first seed, with its colour scale.
 #pragma once
 
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "seedance/sched/event_sim.h"
@@ -23,6 +25,10 @@ struct PolicySeries {
   double unallocated_pct_at_130 = 0;
   double runtime_ms = 0;
   std::vector<std::vector<float>> node_gpu_used_at;  // [mark][node], first seed
+  // unallocated_pct_at_130's 95% interval over the seeds (seed_stats.h; none with one seed),
+  // and its value per seed.
+  std::optional<std::pair<double, double>> unallocated_interval;
+  std::vector<double> unallocated_per_seed;
 };
 
 struct HtmlReportInput {
