@@ -22,15 +22,15 @@ TEST(TcoTest, RentedAtTheCatalogPrice) {
   ASSERT_TRUE(spec.ok()) << spec.status().ToString();
   auto t = ComputeTco(*spec, Catalog());
   ASSERT_TRUE(t.ok());
-  // $12.29 per GPU-hour; bf16 dense peak 989.5 TFLOPS at 50%: 0.49475 PFLOPS.
-  EXPECT_DOUBLE_EQ(t->total_usd_per_gpu_hour, 12.29);
-  EXPECT_NEAR(t->usd_per_pflop_hour, 12.29 / 0.49475, 1e-9);
+  // $6.88 per GPU-hour; bf16 dense peak 989.5 TFLOPS at 50%: 0.49475 PFLOPS.
+  EXPECT_DOUBLE_EQ(t->total_usd_per_gpu_hour, 6.88);
+  EXPECT_NEAR(t->usd_per_pflop_hour, 6.88 / 0.49475, 1e-9);
   EXPECT_EQ(t->power_usd_per_gpu_hour, 0);  // in the rent
   // Power: 700 W TDP (idle fraction 1), no other load, PUE 1.28: 896 W per GPU.
   EXPECT_NEAR(t->facility_watts_per_gpu, 896, 1e-9);
   auto report = TcoReport(*spec, Catalog());
   EXPECT_EQ((*report)["inputs"]["price_kind"], "on-demand");
-  EXPECT_EQ((*report)["inputs"]["price_date"], "2026-06-24");
+  EXPECT_EQ((*report)["inputs"]["price_date"], "2026-08-01");
 }
 
 // Inputs inside their ranges that divide past a double (subnormal, tiny): an error naming the
@@ -68,10 +68,37 @@ TEST(TcoTest, OwnedDepreciationPowerAndServing) {
   // = 780 W; 0.78 kWh per hour at $0.1: 0.078 USD.
   EXPECT_NEAR(t->facility_watts_per_gpu, 780, 1e-9);
   EXPECT_NEAR(t->power_usd_per_gpu_hour, 0.078, 1e-12);
-  EXPECT_NEAR(t->total_usd_per_gpu_hour, 0.8 + 0.078 + 0.1 + 0.05 + 0.25, 1e-12);
+  // The host: 0.40 of the GPU's price, depreciated alike: 0.32. Colocation: 780 W / 1.5 PUE =
+  // 0.52 kW of IT load at $184.06 per kW-month, 12 months over 8760 hours.
+  EXPECT_NEAR(t->host_usd_per_gpu_hour, 0.32, 1e-12);
+  EXPECT_NEAR(t->colocation_usd_per_gpu_hour, 0.52 * 184.06 * 12 / 8760, 1e-12);
+  // Network and storage given per hour replace their capex shares.
+  EXPECT_NEAR(t->network_usd_per_gpu_hour, 0.1, 1e-12);
+  EXPECT_NEAR(t->total_usd_per_gpu_hour,
+              0.8 + 0.32 + 0.52 * 184.06 * 12 / 8760 + 0.078 + 0.1 + 0.05 + 0.25, 1e-12);
   // 1000 tokens/s = 3.6M tokens/h = 7200 requests/h: per 1000 requests total / 7.2.
   EXPECT_NEAR(*t->usd_per_1k_requests, t->total_usd_per_gpu_hour / 7.2, 1e-12);
   EXPECT_NEAR(*t->usd_per_million_tokens, t->total_usd_per_gpu_hour / 3.6, 1e-12);
+}
+
+// Owned without network or storage per hour: their shares of the server's price, depreciated;
+// without operations: an error, never a silent 0.
+TEST(TcoTest, OwnedNetworkAndStorageFromTheirShares) {
+  auto spec = ParseTcoSpec(
+      "ownership: owned\nowned: {purchase_price_usd: 30000, life_years: 5}\n"
+      "other_usd_per_gpu_hour: {operations: 0.1}\n",
+      "t.yaml", Catalog());
+  ASSERT_TRUE(spec.ok()) << spec.status().ToString();
+  auto t = ComputeTco(*spec, Catalog());
+  ASSERT_TRUE(t.ok());
+  const double per_hour = 1.0 / (5 * 8760);
+  EXPECT_NEAR(t->network_usd_per_gpu_hour, 30000 * 1.4 * 0.235 * per_hour, 1e-12);
+  EXPECT_NEAR(t->storage_usd_per_gpu_hour, 30000 * 1.4 * 0.015 * per_hour, 1e-12);
+  auto no_ops = ParseTcoSpec(
+      "ownership: owned\nowned: {purchase_price_usd: 30000, life_years: 5}\n", "t.yaml", Catalog());
+  ASSERT_FALSE(no_ops.ok());
+  EXPECT_NE(no_ops.status().message().find("other_usd_per_gpu_hour.operations"), std::string::npos);
+  EXPECT_EQ(no_ops.status().where(), "t.yaml:1: ownership");
 }
 
 struct BadCase {

@@ -1,9 +1,88 @@
 #include "seedance/cost/cost_page.h"
 
+#include <cstdio>
+#include <string>
+
 #include "seedance/cost/html_report.h"
 #include "seedance/cost/reports.h"
 
 namespace seedance::cost {
+namespace {
+
+std::string Usd(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "$%.4g", v);
+  return buf;
+}
+
+// One page, one price of a GPU-hour. With a TCO, the ROI and the breakdown take its total where
+// they state no price of their own (a catalog price beside an owned TCO would compare an owned
+// cluster with a rented one); one that states another price, or prices another GPU, is an error.
+// Without a TCO, the ROI and the breakdown must agree with each other the same way.
+base::Status OnePriceBasis(const CostPageRequest& q, CostPageInput& page,
+                           const GpuCatalog& catalog) {
+  std::string gpu, origin;
+  double price = 0;
+  if (page.tco) {
+    gpu = page.tco->spec.gpu;
+    price = page.tco->result.total_usd_per_gpu_hour;
+    origin = "the TCO's " + std::string(OwnershipName(page.tco->spec.ownership)) + " total";
+  }
+  auto join = [&](const std::string& named, double& their_price, bool stated,
+                  const std::string& what, const std::string& where) -> base::Status {
+    const GpuSpec* found = catalog.Find(named);
+    const std::string their_gpu = found != nullptr ? found->id : named;
+    if (gpu.empty()) {
+      gpu = their_gpu;
+      price = their_price;
+      origin = stated ? what + "'s own price" : "the catalog's price";
+      return base::OkStatus();
+    }
+    if (their_gpu != gpu) {
+      return base::InvalidArgumentError("one page prices one GPU: the " + what + " is for " +
+                                            their_gpu + ", the page's other costs for " + gpu,
+                                        where);
+    }
+    if (!stated) {
+      their_price = price;
+      return base::OkStatus();
+    }
+    if (their_price != price) {
+      return base::InvalidArgumentError("one page uses one price basis: the " + what +
+                                            " prices a GPU-hour at " + Usd(their_price) + ", " +
+                                            origin + " is " + Usd(price) +
+                                            "; give the same price, or none to take " + origin,
+                                        where);
+    }
+    return base::OkStatus();
+  };
+  if (page.breakdown) {
+    BreakdownView& b = *page.breakdown;
+    const bool stated = b.spec.usd_per_gpu_hour > 0;
+    double their = stated ? b.spec.usd_per_gpu_hour : catalog.Find(b.spec.gpu)->price_per_hour_usd;
+    SEEDANCE_RETURN_IF_ERROR(join(b.spec.gpu, their, stated, "breakdown", q.breakdown));
+    if (b.spec.usd_per_gpu_hour != their) {
+      b.spec.usd_per_gpu_hour = their;
+      b.result = ComputeBreakdown(b.spec, catalog);
+    }
+  }
+  if (page.roi) {
+    RoiView& r = *page.roi;
+    double their = r.spec.usd_per_gpu_hour;
+    SEEDANCE_RETURN_IF_ERROR(join(r.spec.gpu, their, !r.spec.price_from_catalog, "ROI", q.roi));
+    if (their != r.spec.usd_per_gpu_hour) {
+      r.spec.usd_per_gpu_hour = their;
+      r.result = ComputeRoi(r.spec);
+    }
+  }
+  if (!gpu.empty()) {
+    page.price_basis = "Every cost on this page prices a " + gpu + " GPU-hour at " + Usd(price) +
+                       " (" + origin + ").";
+  }
+  return base::OkStatus();
+}
+
+}  // namespace
 
 base::StatusOr<CostPage> BuildCostPage(base::Env& env, const CostPageRequest& q,
                                        const GpuCatalog& catalog) {
@@ -46,6 +125,7 @@ base::StatusOr<CostPage> BuildCostPage(base::Env& env, const CostPageRequest& q,
     page.roi = std::move(v);
     out.sections.emplace_back("roi");
   }
+  SEEDANCE_RETURN_IF_ERROR(OnePriceBasis(q, page, catalog));
   if (!q.pareto.empty()) {
     ParetoView v;
     SEEDANCE_ASSIGN_OR_RETURN(v.objectives, ParseObjectives(q.objectives, "objectives"));

@@ -42,6 +42,9 @@ TEST(CostPageTest, IsTheVerbsResultsRendered) {
   pareto.points = *ParetoCsvValues(kPoints, "points.csv", pareto.objectives);
   pareto.front = {0, 1, 3};  // a (10, 5), b (8, 3), d (12, 9); c (7, 6) is dominated by a
   input.pareto = pareto;
+  input.price_basis =
+      "Every cost on this page prices a H100-SXM GPU-hour at $6.88 (the TCO's "
+      "rented total).";
   EXPECT_EQ(page->html, RenderCostHtml(input));
 }
 

@@ -33,8 +33,9 @@ std::vector<GpuSpec> BuiltInGpus() {
       .tdp_watts = 300,
       .price_per_hour_usd = 3.06,
       .price_kind = PriceKind::kOnDemand,
-      .price_date = "2024-06-01",
-      .price_source = "AWS EC2 on-demand, p3.2xlarge (1x V100 16GB), us-east-1",
+      .price_date = "2026-01-21",
+      .price_source = "AWS EC2 on-demand, p3.2xlarge (1x V100 16GB), us-east-1 (AWS Price List, as "
+                      "copied by instances.vantage.sh)",
       .datasheet = "NVIDIA Tesla V100 GPU Accelerator datasheet (SXM2 column)",
   });
 
@@ -49,10 +50,11 @@ std::vector<GpuSpec> BuiltInGpus() {
       .dense_tflops = P{9.7, 19.5, 156, 312, 312, kNone, 624},
       .sparse_tflops = P{kNone, kNone, 312, 624, 624, kNone, 1248},
       .tdp_watts = 400,
-      .price_per_hour_usd = 4.096,
+      .price_per_hour_usd = 2.7447,
       .price_kind = PriceKind::kOnDemand,
-      .price_date = "2026-06-24",
-      .price_source = "AWS EC2 on-demand, p4d.24xlarge $32.77/h for 8 GPUs, us-east-1",
+      .price_date = "2026-08-01",
+      .price_source = "AWS EC2 on-demand, p4d.24xlarge $21.957642/h for 8 GPUs, us-east-1, after "
+                      "the June 2025 cut (AWS Price List)",
       .datasheet = "NVIDIA A100 Tensor Core GPU datasheet (A100 40GB SXM column)",
   });
 
@@ -67,10 +69,11 @@ std::vector<GpuSpec> BuiltInGpus() {
       .dense_tflops = P{9.7, 19.5, 156, 312, 312, kNone, 624},
       .sparse_tflops = P{kNone, kNone, 312, 624, 624, kNone, 1248},
       .tdp_watts = 400,
-      .price_per_hour_usd = 5.12,
+      .price_per_hour_usd = 3.4309,
       .price_kind = PriceKind::kOnDemand,
-      .price_date = "2023-06-01",
-      .price_source = "AWS EC2 on-demand, p4de.24xlarge $40.97/h for 8 GPUs, us-east-1",
+      .price_date = "2026-08-01",
+      .price_source = "AWS EC2 on-demand, p4de.24xlarge $27.44705/h for 8 GPUs, us-east-1, after "
+                      "the June 2025 cut (AWS Price List)",
       .datasheet = "NVIDIA A100 Tensor Core GPU datasheet (A100 80GB SXM column)",
   });
 
@@ -85,10 +88,11 @@ std::vector<GpuSpec> BuiltInGpus() {
       .dense_tflops = P{34, 67, 494.5, 989.5, 989.5, 1979, 1979},
       .sparse_tflops = P{kNone, kNone, 989, 1979, 1979, 3958, 3958},
       .tdp_watts = 700,
-      .price_per_hour_usd = 12.29,
+      .price_per_hour_usd = 6.88,
       .price_kind = PriceKind::kOnDemand,
-      .price_date = "2026-06-24",
-      .price_source = "AWS EC2 on-demand, p5.48xlarge $98.32/h for 8 GPUs, us-east-1",
+      .price_date = "2026-08-01",
+      .price_source = "AWS EC2 on-demand, p5.48xlarge $55.04/h for 8 GPUs, us-east-1, after the "
+                      "June 2025 cut (AWS Price List)",
       .datasheet = "NVIDIA H100 Tensor Core GPU datasheet (H100 SXM column)",
   });
 
@@ -103,10 +107,11 @@ std::vector<GpuSpec> BuiltInGpus() {
       .dense_tflops = P{34, 67, 494.5, 989.5, 989.5, 1979, 1979},
       .sparse_tflops = P{kNone, kNone, 989, 1979, 1979, 3958, 3958},
       .tdp_watts = 700,
-      .price_per_hour_usd = 5.408,
-      .price_kind = PriceKind::kCapacityBlock,
-      .price_date = "2024-12-01",
-      .price_source = "AWS EC2 Capacity Blocks, p5e.48xlarge effective accelerator rate, us-east-2",
+      .price_per_hour_usd = 7.912,
+      .price_kind = PriceKind::kOnDemand,
+      .price_date = "2026-08-01",
+      .price_source =
+          "AWS EC2 on-demand, p5en.48xlarge $63.296/h for 8 GPUs, us-east-1 (AWS Price List)",
       .datasheet = "NVIDIA H200 Tensor Core GPU datasheet (H200 SXM column)",
   });
 
@@ -123,8 +128,9 @@ std::vector<GpuSpec> BuiltInGpus() {
       .tdp_watts = 350,
       .price_per_hour_usd = 1.861,
       .price_kind = PriceKind::kOnDemand,
-      .price_date = "2025-08-12",
-      .price_source = "AWS EC2 on-demand, g6e.xlarge (1x L40S), us-east-1",
+      .price_date = "2026-01-21",
+      .price_source = "AWS EC2 on-demand, g6e.xlarge (1x L40S), us-east-1 (AWS Price List, as "
+                      "copied by instances.vantage.sh)",
       .datasheet = "NVIDIA L40S GPU datasheet",
   });
 
@@ -141,8 +147,9 @@ std::vector<GpuSpec> BuiltInGpus() {
       .tdp_watts = 72,
       .price_per_hour_usd = 0.8048,
       .price_kind = PriceKind::kOnDemand,
-      .price_date = "2024-06-01",
-      .price_source = "AWS EC2 on-demand, g6.xlarge (1x L4), us-east-1",
+      .price_date = "2026-01-21",
+      .price_source = "AWS EC2 on-demand, g6.xlarge (1x L4), us-east-1 (AWS Price List, as copied "
+                      "by instances.vantage.sh)",
       .datasheet = "NVIDIA L4 Tensor Core GPU datasheet",
   });
 
@@ -159,8 +166,9 @@ std::vector<GpuSpec> BuiltInGpus() {
       .tdp_watts = 150,
       .price_per_hour_usd = 1.006,
       .price_kind = PriceKind::kOnDemand,
-      .price_date = "2026-06-17",
-      .price_source = "AWS EC2 on-demand, g5.xlarge (1x A10G, the AWS variant of A10), us-east-1",
+      .price_date = "2026-01-21",
+      .price_source = "AWS EC2 on-demand, g5.xlarge (1x A10G, the AWS variant of A10), us-east-1 "
+                      "(AWS Price List, as copied by instances.vantage.sh)",
       .datasheet = "NVIDIA A10 Tensor Core GPU datasheet",
   });
 
@@ -175,10 +183,10 @@ std::vector<GpuSpec> BuiltInGpus() {
       .dense_tflops = P{81.7, 163.4, 653.7, 1307.4, 1307.4, 2614.9, 2614.9},
       .sparse_tflops = P{kNone, kNone, 1307.4, 2614.9, 2614.9, 5229.8, 5229.8},
       .tdp_watts = 750,
-      .price_per_hour_usd = 1.50,
+      .price_per_hour_usd = 3.45,
       .price_kind = PriceKind::kOnDemand,
-      .price_date = "2026-05-18",
-      .price_source = "TensorWave on-demand, per GPU (as reported in a public price survey)",
+      .price_date = "2026-09-20",
+      .price_source = "Crusoe Cloud on-demand, AMD MI300X 192GB, per GPU (crusoe.ai/cloud/pricing)",
       .datasheet = "AMD Instinct MI300X accelerator data sheet",
   });
 

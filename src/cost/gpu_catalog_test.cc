@@ -101,15 +101,15 @@ TEST(GpuCatalogTest, OverrideChangesOnlyGivenFields) {
   EXPECT_DOUBLE_EQ(*g->DenseTflops(NumericFormat::kBf16), 989.5);  // untouched
   EXPECT_DOUBLE_EQ(g->memory_gb, 80);
   // The built-in table itself is unchanged.
-  EXPECT_DOUBLE_EQ(GpuCatalog::BuiltIn().Find("H100-SXM")->price_per_hour_usd, 12.29);
+  EXPECT_DOUBLE_EQ(GpuCatalog::BuiltIn().Find("H100-SXM")->price_per_hour_usd, 6.88);
 }
 
 // Every price says what kind it is; a price given without its kind is the user's own.
 TEST(GpuCatalogTest, PriceKinds) {
   const GpuCatalog& built_in = GpuCatalog::BuiltIn();
-  EXPECT_EQ(built_in.Find("H200")->price_kind, PriceKind::kCapacityBlock);
+  EXPECT_EQ(built_in.Find("H200")->price_kind, PriceKind::kOnDemand);
   EXPECT_EQ(built_in.Find("H100-SXM")->price_kind, PriceKind::kOnDemand);
-  EXPECT_EQ(PriceKinds(built_in.gpus()).size(), 2u);  // mixed: catalog list warns
+  EXPECT_EQ(PriceKinds(built_in.gpus()).size(), 1u);  // one kind: every row on-demand
   auto own = GpuCatalog::WithOverrides(built_in, "gpus:\n  - id: H200\n    price_per_hour_usd: 3\n",
                                        "cat.yaml");
   ASSERT_TRUE(own.ok()) << own.status().ToString();

@@ -169,6 +169,7 @@ void ParetoSection(base::HtmlPage& page, const ParetoView& v) {
 
 std::string RenderCostHtml(const CostPageInput& in) {
   base::HtmlPage page(in.title);
+  if (!in.price_basis.empty()) page.Paragraph(in.price_basis);
   if (in.tco) TcoSection(page, *in.tco);
   if (in.breakdown) BreakdownSection(page, *in.breakdown);
   if (in.roi) RoiSection(page, *in.roi);

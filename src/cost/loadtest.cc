@@ -494,7 +494,9 @@ base::StatusOr<base::Report> RunLoadTest(const LoadTestOptions& o) {
     level["steady"] = level["p99_drift"].get<double>() <= o.drift;
     r["levels"].push_back(level);
   }
-  return r;
+  base::Report out{{"verdict", LoadTestVerdict(r)}};
+  out.update(r);
+  return out;
 }
 
 }  // namespace seedance::cost

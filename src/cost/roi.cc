@@ -89,6 +89,7 @@ base::StatusOr<RoiSpec> ParseRoiSpec(std::string_view yaml, const std::string& f
     }
     s.gpu = (*gpu)->id;
     s.usd_per_gpu_hour = (*gpu)->price_per_hour_usd;
+    s.price_from_catalog = true;
   }
   SEEDANCE_ASSIGN_OR_RETURN(auto sens, doc.GetOptionalMap("sensitivity"));
   if (sens) {

@@ -1,6 +1,10 @@
 #include "seedance/cost/tco.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <utility>
+#include <vector>
 
 #include "seedance/base/enum_names.h"
 #include "seedance/base/yaml_map.h"
@@ -28,7 +32,8 @@ base::StatusOr<double> Positive(const YamlMap& m, std::string_view key,
 
 base::Status ReadOwned(const YamlMap& m, TcoSpec& s) {
   SEEDANCE_RETURN_IF_ERROR(
-      m.CheckKeys({"purchase_price_usd", "life_years", "residual_fraction", "hours_per_year"}));
+      m.CheckKeys({"purchase_price_usd", "life_years", "residual_fraction", "hours_per_year",
+                   "host_share", "network_share", "storage_share", "colocation_usd_per_kw_month"}));
   SEEDANCE_ASSIGN_OR_RETURN(s.purchase_price_usd,
                             Positive(m, "purchase_price_usd", std::nullopt, kMaxTcoUsd));
   SEEDANCE_ASSIGN_OR_RETURN(s.life_years, Positive(m, "life_years", std::nullopt, 100));
@@ -36,6 +41,12 @@ base::Status ReadOwned(const YamlMap& m, TcoSpec& s) {
                             m.GetNumber("residual_fraction", s.residual_fraction, 0, 1));
   SEEDANCE_ASSIGN_OR_RETURN(s.hours_per_year,
                             Positive(m, "hours_per_year", s.hours_per_year, 8784));
+  SEEDANCE_ASSIGN_OR_RETURN(s.host_share, m.GetNumber("host_share", s.host_share, 0, 100));
+  SEEDANCE_ASSIGN_OR_RETURN(s.network_share, m.GetNumber("network_share", s.network_share, 0, 100));
+  SEEDANCE_ASSIGN_OR_RETURN(s.storage_share, m.GetNumber("storage_share", s.storage_share, 0, 100));
+  SEEDANCE_ASSIGN_OR_RETURN(
+      s.colocation_usd_per_kw_month,
+      m.GetNumber("colocation_usd_per_kw_month", s.colocation_usd_per_kw_month, 0, kMaxTcoUsd));
   return base::OkStatus();
 }
 
@@ -60,6 +71,116 @@ base::Status ReadPower(const YamlMap& m, TcoSpec& s) {
     SEEDANCE_ASSIGN_OR_RETURN(s.power, ReadPowerCoefficients(*coefficients));
   }
   return base::OkStatus();
+}
+
+// The breakdown per GPU-hour and what each term rests on: no term is 0 without saying why.
+void AddBreakdown(const TcoSpec& s, const TcoBreakdown& t, Report& r) {
+  Report usd = Report::object(), basis = Report::object();
+  auto add = [&](const char* term, double value, const std::string& why) {
+    usd[std::string(term) + "_usd"] = value;
+    basis[term] = why;
+  };
+  auto given = [](const std::optional<double>& v) { return v.has_value(); };
+  if (s.ownership == Ownership::kRented) {
+    add("rent", t.compute_usd_per_gpu_hour,
+        s.price_per_gpu_hour_usd ? "your price" : "the catalog's price");
+    add("power", 0, "in the rent (its energy is under derived)");
+    add("network", t.network_usd_per_gpu_hour,
+        given(s.network_usd_per_gpu_hour) ? "other_usd_per_gpu_hour.network"
+                                          : "in the instance price (its fabric)");
+    add("storage", t.storage_usd_per_gpu_hour,
+        given(s.storage_usd_per_gpu_hour) ? "other_usd_per_gpu_hour.storage"
+                                          : "not charged: local disk is in the price; shared "
+                                            "storage is other_usd_per_gpu_hour.storage");
+    add("operations", t.operations_usd_per_gpu_hour,
+        given(s.operations_usd_per_gpu_hour)
+            ? "other_usd_per_gpu_hour.operations"
+            : "not charged: give other_usd_per_gpu_hour.operations");
+  } else {
+    add("depreciation", t.compute_usd_per_gpu_hour, "the GPU: purchase_price_usd, depreciated");
+    add("host", t.host_usd_per_gpu_hour, "owned.host_share of the GPU's price, depreciated");
+    add("network", t.network_usd_per_gpu_hour,
+        given(s.network_usd_per_gpu_hour) ? "other_usd_per_gpu_hour.network"
+                                          : "owned.network_share of the server, depreciated");
+    add("storage", t.storage_usd_per_gpu_hour,
+        given(s.storage_usd_per_gpu_hour) ? "other_usd_per_gpu_hour.storage"
+                                          : "owned.storage_share of the server, depreciated");
+    add("colocation", t.colocation_usd_per_gpu_hour,
+        "IT kW per GPU x owned.colocation_usd_per_kw_month");
+    add("power", t.power_usd_per_gpu_hour, "facility kWh per GPU-hour x price_per_kwh_usd");
+    add("operations", t.operations_usd_per_gpu_hour, "other_usd_per_gpu_hour.operations");
+  }
+  usd["total_usd"] = t.total_usd_per_gpu_hour;
+  r["per_gpu_hour"] = std::move(usd);
+  r["basis"] = std::move(basis);
+}
+
+// "$0.514", "$6.88", "$699,911", "$1.25 million".
+std::string Usd(double v) {
+  char buf[64];
+  if (v >= 1e6) {
+    std::snprintf(buf, sizeof(buf), "$%.2f million", v / 1e6);
+    return buf;
+  }
+  if (v >= 1000) {
+    std::snprintf(buf, sizeof(buf), "%.0f", v);
+    std::string digits = buf, out;
+    for (size_t i = 0; i < digits.size(); ++i) {
+      if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+      out += digits[i];
+    }
+    return "$" + out;
+  }
+  std::snprintf(buf, sizeof(buf), v >= 100 ? "$%.0f" : v >= 1 ? "$%.2f" : "$%.3g", v);
+  return buf;
+}
+
+// The answer in a few lines: the cost of a GPU-hour, of a PFLOP-hour at the stated utilization,
+// of the cluster for a year, and the terms that weigh most.
+Report TcoVerdict(const TcoSpec& s, const TcoBreakdown& t, const GpuSpec& gpu) {
+  Report out = Report::array();
+  const bool owned = s.ownership == Ownership::kOwned;
+  char buf[256];
+  std::snprintf(buf, sizeof(buf),
+                "%s %s: %s per GPU-hour; %s per PFLOP-hour at %.0f%% of the %s "
+                "dense peak.",
+                owned ? "Owned" : "Rented", gpu.id.c_str(), Usd(t.total_usd_per_gpu_hour).c_str(),
+                Usd(t.usd_per_pflop_hour).c_str(), s.utilization * 100,
+                std::string(base::NumericFormatName(s.precision)).c_str());
+  out.push_back(buf);
+  std::snprintf(buf, sizeof(buf), "%lld GPU%s: %s per hour, %s per year (8,760 hours).",
+                static_cast<long long>(s.gpus), s.gpus == 1 ? "" : "s",
+                Usd(t.total_usd_per_gpu_hour * static_cast<double>(s.gpus)).c_str(),
+                Usd(t.total_usd_per_gpu_hour * static_cast<double>(s.gpus) * 8760).c_str());
+  out.push_back(buf);
+  if (t.usd_per_million_tokens) {
+    out.push_back("Serving: " + Usd(*t.usd_per_million_tokens) + " per million tokens, " +
+                  Usd(*t.usd_per_1k_requests) + " per 1,000 requests.");
+  }
+  std::vector<std::pair<double, const char*>> terms = {
+      {t.compute_usd_per_gpu_hour, owned ? "GPU depreciation" : "rent"},
+      {t.host_usd_per_gpu_hour, "host"},
+      {t.network_usd_per_gpu_hour, "network"},
+      {t.storage_usd_per_gpu_hour, "storage"},
+      {t.colocation_usd_per_gpu_hour, "colocation"},
+      {t.power_usd_per_gpu_hour, "power"},
+      {t.operations_usd_per_gpu_hour, "operations"}};
+  std::sort(terms.begin(), terms.end(),
+            [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::string line = "Largest terms:";
+  for (size_t i = 0; i < 3 && i < terms.size() && terms[i].first > 0; ++i) {
+    std::snprintf(buf, sizeof(buf), "%s %s %s (%.0f%%)", i == 0 ? "" : ",", terms[i].second,
+                  Usd(terms[i].first).c_str(), 100 * terms[i].first / t.total_usd_per_gpu_hour);
+    line += buf;
+  }
+  out.push_back(line + ".");
+  if (!owned) {
+    out.push_back(s.price_per_gpu_hour_usd
+                      ? std::string("Price: yours (the input file).")
+                      : "Price: the catalog's " + std::string(PriceKindName(gpu.price_kind)) +
+                            " price of " + gpu.price_date + " (" + gpu.price_source + ").");
+  }
+  return out;
 }
 
 }  // namespace
@@ -121,12 +242,23 @@ base::StatusOr<TcoSpec> ParseTcoSpec(std::string_view yaml, const std::string& f
   SEEDANCE_ASSIGN_OR_RETURN(auto other, doc.GetOptionalMap("other_usd_per_gpu_hour"));
   if (other) {
     SEEDANCE_RETURN_IF_ERROR(other->CheckKeys({"network", "storage", "operations"}));
-    SEEDANCE_ASSIGN_OR_RETURN(s.network_usd_per_gpu_hour,
-                              other->GetNumber("network", 0.0, 0, kMaxTcoUsd));
-    SEEDANCE_ASSIGN_OR_RETURN(s.storage_usd_per_gpu_hour,
-                              other->GetNumber("storage", 0.0, 0, kMaxTcoUsd));
-    SEEDANCE_ASSIGN_OR_RETURN(s.operations_usd_per_gpu_hour,
-                              other->GetNumber("operations", 0.0, 0, kMaxTcoUsd));
+    const struct {
+      const char* key;
+      std::optional<double>* value;
+    } terms[] = {{"network", &s.network_usd_per_gpu_hour},
+                 {"storage", &s.storage_usd_per_gpu_hour},
+                 {"operations", &s.operations_usd_per_gpu_hour}};
+    for (const auto& term : terms) {
+      if (!other->Has(term.key)) continue;
+      SEEDANCE_ASSIGN_OR_RETURN(*term.value,
+                                other->GetNumber(term.key, std::nullopt, 0, kMaxTcoUsd));
+    }
+  }
+  if (s.ownership == Ownership::kOwned && !s.operations_usd_per_gpu_hour) {
+    return base::InvalidArgumentError(
+        "an owned GPU's operations (staff, support contracts, spares) have no neutral published "
+        "figure: give other_usd_per_gpu_hour.operations (0 if you truly count none)",
+        other ? other->WhereSelf() : doc.Where("ownership"));
   }
   SEEDANCE_ASSIGN_OR_RETURN(auto serving, doc.GetOptionalMap("serving"));
   if (serving) {
@@ -159,17 +291,28 @@ base::StatusOr<TcoBreakdown> ComputeTco(const TcoSpec& s, const GpuCatalog& cata
   const PowerBreakdown node = NodePower(s.power, load);
   t.facility_watts_per_gpu = node.facility_watts / s.gpus_per_node;
   t.energy_kwh_per_gpu_hour = t.facility_watts_per_gpu / 1000.0;
+  t.network_usd_per_gpu_hour = s.network_usd_per_gpu_hour.value_or(0);
+  t.storage_usd_per_gpu_hour = s.storage_usd_per_gpu_hour.value_or(0);
+  t.operations_usd_per_gpu_hour = s.operations_usd_per_gpu_hour.value_or(0);
   if (s.ownership == Ownership::kRented) {
     t.compute_usd_per_gpu_hour = s.price_per_gpu_hour_usd.value_or(gpu->price_per_hour_usd);
   } else {
-    t.compute_usd_per_gpu_hour =
-        s.purchase_price_usd * (1.0 - s.residual_fraction) / (s.life_years * s.hours_per_year);
+    // Capital, depreciated over the life to its residual value.
+    const double per_hour = (1.0 - s.residual_fraction) / (s.life_years * s.hours_per_year);
+    const double server = s.purchase_price_usd * (1 + s.host_share);
+    t.compute_usd_per_gpu_hour = s.purchase_price_usd * per_hour;
+    t.host_usd_per_gpu_hour = s.purchase_price_usd * s.host_share * per_hour;
+    if (!s.network_usd_per_gpu_hour)
+      t.network_usd_per_gpu_hour = server * s.network_share * per_hour;
+    if (!s.storage_usd_per_gpu_hour)
+      t.storage_usd_per_gpu_hour = server * s.storage_share * per_hour;
+    // Space and cooling are rented by the kW of IT load (the facility's draw less its PUE).
+    const double it_kw = t.facility_watts_per_gpu / s.power.pue / 1000.0;
+    t.colocation_usd_per_gpu_hour = it_kw * s.colocation_usd_per_kw_month * 12 / s.hours_per_year;
     t.power_usd_per_gpu_hour = t.energy_kwh_per_gpu_hour * s.price_per_kwh_usd;
   }
-  t.network_usd_per_gpu_hour = s.network_usd_per_gpu_hour;
-  t.storage_usd_per_gpu_hour = s.storage_usd_per_gpu_hour;
-  t.operations_usd_per_gpu_hour = s.operations_usd_per_gpu_hour;
-  t.total_usd_per_gpu_hour = t.compute_usd_per_gpu_hour + t.power_usd_per_gpu_hour +
+  t.total_usd_per_gpu_hour = t.compute_usd_per_gpu_hour + t.host_usd_per_gpu_hour +
+                             t.colocation_usd_per_gpu_hour + t.power_usd_per_gpu_hour +
                              t.network_usd_per_gpu_hour + t.storage_usd_per_gpu_hour +
                              t.operations_usd_per_gpu_hour;
   t.usd_per_pflop_hour = t.total_usd_per_gpu_hour / (*peak * s.utilization / 1000.0);
@@ -211,6 +354,7 @@ base::StatusOr<base::Report> TcoReport(const TcoSpec& s, const GpuCatalog& catal
   SEEDANCE_ASSIGN_OR_RETURN(const GpuSpec* gpu, catalog.Get(s.gpu));
   SEEDANCE_ASSIGN_OR_RETURN(const TcoBreakdown t, ComputeTco(s, catalog));
   Report r = Report::object();
+  r["verdict"] = TcoVerdict(s, t, *gpu);
   Report in = Report::object();
   in["gpu"] = gpu->id;
   in["gpus"] = s.gpus;
@@ -233,21 +377,17 @@ base::StatusOr<base::Report> TcoReport(const TcoSpec& s, const GpuCatalog& catal
     in["life_years"] = s.life_years;
     in["residual_fraction"] = s.residual_fraction;
     in["hours_per_year"] = s.hours_per_year;
+    in["host_share"] = s.host_share;
+    in["network_share"] = s.network_share;
+    in["storage_share"] = s.storage_share;
+    in["colocation_usd_per_kw_month"] = s.colocation_usd_per_kw_month;
     in["price_per_kwh_usd"] = s.price_per_kwh_usd;
   }
   in["pue"] = s.power.pue;
   in["busy_fraction"] = s.busy_fraction;
   in["gpu_idle_fraction"] = s.power.gpu_idle_fraction;
   r["inputs"] = std::move(in);
-  Report b = Report::object();
-  b[s.ownership == Ownership::kRented ? "rent_usd" : "depreciation_usd"] =
-      t.compute_usd_per_gpu_hour;
-  b["power_usd"] = t.power_usd_per_gpu_hour;
-  b["network_usd"] = t.network_usd_per_gpu_hour;
-  b["storage_usd"] = t.storage_usd_per_gpu_hour;
-  b["operations_usd"] = t.operations_usd_per_gpu_hour;
-  b["total_usd"] = t.total_usd_per_gpu_hour;
-  r["per_gpu_hour"] = std::move(b);
+  AddBreakdown(s, t, r);
   Report d = Report::object();
   d["facility_watts_per_gpu"] = t.facility_watts_per_gpu;
   d["energy_kwh_per_gpu_hour"] = t.energy_kwh_per_gpu_hour;

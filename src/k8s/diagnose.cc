@@ -50,7 +50,7 @@ const std::vector<DiagnoseCheck>& DiagnoseChecks() {
        0,
        0,
        1},
-      {"etcd_no_leader",
+      {"etcd_has_leader",
        "etcd",
        DiagnoseCheckKind::kGaugeZero,
        {"etcd_server_has_leader"},
@@ -189,7 +189,7 @@ const std::vector<DiagnosePattern>& DiagnosePatterns() {
       {"etcd-leader-churn",
        "critical",
        "etcd changes leader (checkpoint timeouts)",
-       {"etcd_leader_changes", "etcd_no_leader", "etcd_heartbeat_failures"},
+       {"etcd_leader_changes", "etcd_has_leader", "etcd_heartbeat_failures"},
        "while etcd elects a leader, lease renewals fail: leases expire, controllers lose their "
        "leader election, and jobs that checkpoint through the API time out",
        {"kubectl logs -n kube-system etcd-0 | grep \"lease expired\"",
@@ -421,7 +421,7 @@ base::StatusOr<Diagnosis> DiagnoseCluster(const std::vector<MetricsSource>& sour
                      }) == p.checks.end()) {
         continue;
       }
-      std::string rel = m.check == "etcd_no_leader" ? " < " : " > ";
+      std::string rel = m.check == "etcd_has_leader" ? " < " : " > ";
       f.evidence.push_back(m.source + ": " + m.what + " " + DiagnoseFigure(m.value, m.unit) + rel +
                            DiagnoseFigure(m.threshold, m.unit));
     }
@@ -501,7 +501,7 @@ base::Report DiagnosisToReport(const Diagnosis& d) {
     base::Report j;
     j["severity"] = f.severity;
     j["title"] = f.title;
-    j["consequence_of"] = f.consequence_of;
+    if (!f.consequence_of.empty()) j["consequence_of"] = f.consequence_of;  // no empty row
     j["evidence"] = f.evidence;
     j["cause"] = f.cause;
     j["confirm"] = f.confirm;

@@ -93,6 +93,19 @@ TEST(Diagnose, ASlowDiskIsTheRootOfTheApiServersSlowWrites) {
   EXPECT_NE(d->findings[0].confirm[0].find("fio"), std::string::npos);
   // Only mutating verbs count: the GETs stay fast.
   EXPECT_NE(d->findings[2].evidence[0].find("mutating"), std::string::npos);
+  // The report: a root cause has no consequence_of row at all; a consequence names its root.
+  const base::Report r = DiagnosisToReport(*d);
+  EXPECT_FALSE(r["findings"]["etcd-slow-disk"].contains("consequence_of"));
+  EXPECT_EQ(r["findings"]["etcd-slow-apply"]["consequence_of"], "etcd-slow-disk");
+  // A measurement row shows the value of what it is named for: etcd has a leader (1).
+  bool seen = false;
+  for (const base::Report& m : r["measurements"]) {
+    if (m["source"] != "etcd.txt" || m["check"] != "etcd_has_leader") continue;
+    seen = true;
+    EXPECT_EQ(m["value"], 1.0);
+    EXPECT_EQ(m["over"], false);
+  }
+  EXPECT_TRUE(seen);
 }
 
 // A histogram that is malformed hides what the well-formed one shows (a slow disk here): each

@@ -134,6 +134,31 @@ base::StatusOr<base::Report> ServeBench(const LlamaModel& model, const ServeOpti
   return r;
 }
 
+namespace {
+
+std::string Num(double v) { return base::SignificantText(v); }
+
+// The answer of a batched-against-unbatched comparison in three lines.
+base::Report ServeVerdict(const base::Report& r) {
+  const base::Report& b = r["batched"];
+  const base::Report& u = r["unbatched"];
+  const double tb = b["tokens_per_s"].get<double>(), tu = u["tokens_per_s"].get<double>();
+  const double lb = b["latency_ms"]["p99"].get<double>(), lu = u["latency_ms"]["p99"].get<double>();
+  base::Report out = base::Report::array();
+  out.push_back("Dynamic batching: " + Num(tb) + " tokens/s against " + Num(tu) + " unbatched (" +
+                Num(tu > 0 ? tb / tu : 0) + "x), at " + Num(r["rate_per_s"].get<double>()) +
+                " requests/s offered.");
+  out.push_back("P99 latency " + Num(lb) + " ms batched against " + Num(lu) +
+                " ms unbatched; mean batch " + Num(b["batch_size_mean"].get<double>()) +
+                " of at most " + b["max_batch"].dump() + ".");
+  out.push_back("Completed " + b["completed"].dump() + " of " + b["requests"].dump() +
+                " requests batched, " + u["completed"].dump() + " of " + u["requests"].dump() +
+                " unbatched (one run each, this machine).");
+  return out;
+}
+
+}  // namespace
+
 base::StatusOr<base::Report> CompareBatching(
     const LlamaModel& model, const ServeOptions& options,
     const std::function<void(std::string_view run, int64_t completed)>& on_progress) {
@@ -154,7 +179,9 @@ base::StatusOr<base::Report> CompareBatching(
   r["batched"]["max_delay_ms"] =
       std::chrono::duration<double, std::milli>(options.batcher.max_queue_delay).count();
   r["unbatched"] = std::move(unbatched);
-  return r;
+  base::Report out{{"verdict", ServeVerdict(r)}};
+  out.update(r);
+  return out;
 }
 
 }  // namespace seedance::kv

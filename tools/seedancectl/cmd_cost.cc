@@ -1,11 +1,13 @@
 // `seedancectl cost tco|roi|power|power-fit|breakdown|compare|pareto|report`: the cost model
 // (features COST-2, COST-3, COST-6, COST-7), Pareto fronts (COST-4) and statistics for A/B
 // comparisons (COST-5).
+#include <iostream>
 #include <limits>
 
 #include "seedance/base/env.h"
 #include "seedance/cost/bench_compare.h"
 #include "seedance/cost/cost_page.h"
+#include "seedance/cost/input_examples.h"
 #include "seedance/cost/model_reports.h"
 #include "seedance/cost/reports.h"
 #include "tools/seedancectl/cli.h"
@@ -113,13 +115,30 @@ void RegisterModelVerb(CLI::App* noun, Context& context, const char* name, const
                                                              const cost::GpuCatalog&)) {
   struct Flags {
     std::string input, output;
+    bool example = false;
   };
   auto f = std::make_shared<Flags>();
   CLI::App* cmd = noun->add_subcommand(name, help);
   auto* input = cmd->add_option("--input", f->input, input_help);
-  if (input_required) input->required();
+  cmd->add_flag("--example", f->example,
+                "Print a commented template of the input, every key with its unit, default and "
+                "source, that --input accepts as it is")
+      ->excludes(input);
   AddOutputFlag(cmd, &f->output);
-  cmd->callback([f, build, &context] {
+  const std::string verb = name;
+  cmd->callback([f, build, verb, input_required, &context] {
+    if (f->example) {
+      std::cout << *cost::InputExample(verb);
+      context.exit_code = StdoutWritten() ? 0 : kExitFailure;
+      return;
+    }
+    if (input_required && f->input.empty()) {
+      PrintError(base::InvalidArgumentError(
+          "--input is required (`seedancectl cost " + verb + " --example` prints a template)",
+          "--input"));
+      context.exit_code = kExitUsage;
+      return;
+    }
     auto catalog = LoadCatalog(context);
     if (Failed(catalog.status(), context)) return;
     std::string yaml = "{}";

@@ -71,7 +71,8 @@ void RegisterLoadTest(CLI::App& app, Context& context) {
                context)) {
       return;
     }
-    context.exit_code = PrintReport(*r, f->output);
+    context.exit_code =
+        PrintReport(f->output == "table" ? cost::LoadTestTableView(*r) : *r, f->output);
   });
 }
 

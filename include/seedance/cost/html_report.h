@@ -47,6 +47,8 @@ struct CostPageInput {
   std::optional<BreakdownView> breakdown;
   std::optional<RoiView> roi;
   std::optional<ParetoView> pareto;
+  // What every cost on the page prices a GPU-hour at (one basis per page), in words.
+  std::string price_basis;
 };
 
 std::string RenderCostHtml(const CostPageInput& input);

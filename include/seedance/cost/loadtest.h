@@ -89,4 +89,12 @@ base::Report SummarizeLevel(std::vector<RequestSample> samples, int concurrency,
 
 base::StatusOr<base::Report> RunLoadTest(const LoadTestOptions& options);
 
+// The first screen of `loadtest` (loadtest_view.cc): at most ten sentences — the highest steady
+// throughput with its interval and the latency there, where P99 latency first more than doubles
+// against the first level (the knee), errors, and the cost per 1,000 requests when priced.
+base::Report LoadTestVerdict(const base::Report& report);
+// The verdict, then the levels with their headline figures (intervals beside them), in 100
+// columns; `-o wide` and JSON give the whole report.
+base::Report LoadTestTableView(const base::Report& report);
+
 }  // namespace seedance::cost

@@ -50,7 +50,8 @@ struct RoiSpec {
   // the baseline cluster
   std::string gpu = "H100-SXM";
   int64_t gpus = 64;
-  double usd_per_gpu_hour = 0;  // 0 in the file: the catalog's price for `gpu`
+  double usd_per_gpu_hour = 0;      // 0 in the file: the catalog's price for `gpu`
+  bool price_from_catalog = false;  // set by ParseRoiSpec when the file gave no price
   // sensitivity
   Grid utilization{0.4, 0.9, 6};
   Grid scale_out{1.0, 2.5, 5};

@@ -5,16 +5,29 @@
 // Per GPU-hour, in USD:
 //   rented:  price            the catalog's dated hourly price (with its kind) or your own;
 //                             power is in the price: its energy is reported, not charged again
-//   owned:   depreciation     purchase * (1 - residual_fraction) / (life_years * hours_per_year)
+//   owned:   capex terms, each depreciated as  C * (1 - residual_fraction) / (life_years *
+//            hours_per_year):
+//              gpu            purchase_price_usd (the accelerator alone)
+//              host           host_share * gpu (CPUs, memory, board, chassis: default 0.40)
+//              network        network_share * (gpu + host) (default 0.235), unless
+//                             other_usd_per_gpu_hour.network gives it per hour
+//              storage        storage_share * (gpu + host) (default 0.015), unless
+//                             other_usd_per_gpu_hour.storage gives it per hour
+//            colocation       IT kW per GPU * colocation_usd_per_kw_month * 12 / hours_per_year
+//                             (default 184.06 USD per kW-month)
 //            power            P_gpu_share / 1000 * pue * price_per_kwh_usd, where P_gpu_share is
 //                             one GPU's draw at busy_fraction plus its share of the node's other
 //                             terms (power.h's model, gpus_per_node GPUs to a node)
-//   both:    network + storage + operations   (USD per GPU-hour, yours; default 0)
+//            operations       other_usd_per_gpu_hour.operations: staff and support, required
+//                             (no neutral published figure)
+//   rented:  the instance price holds host, network and local disk; storage and operations
+//            beyond it are other_usd_per_gpu_hour's (0 unless given, and the report says so)
 // per PFLOP-hour      = per GPU-hour / (dense peak TFLOPS at `precision` * utilization / 1000)
 // per 1,000 requests  = per GPU-hour / (tokens_per_s_per_gpu * 3600 / tokens_per_request / 1000)
 //
-// Defaults and their sources are in docs/design/cost.md; inputs without a neutral published
-// figure (the purchase price and life of an owned GPU) have no default and must be given.
+// Defaults and their sources are in docs/design/cost.md and docs/inputs.md; inputs without a
+// neutral published figure (the purchase price and life of an owned GPU, its operations) have no
+// default and must be given. Every term of the breakdown says what it rests on (`basis`).
 //
 // Thread safety: plain values and pure functions.
 #pragma once
@@ -43,10 +56,14 @@ struct TcoSpec {
   // rented: the price; nullopt = the catalog's
   std::optional<double> price_per_gpu_hour_usd;
   // owned
-  double purchase_price_usd = 0;  // per GPU, with its share of server, network and install
+  double purchase_price_usd = 0;  // per GPU: the accelerator alone
   double life_years = 0;
   double residual_fraction = 0;
   double hours_per_year = 8760;
+  double host_share = 0.40;      // the server beyond its GPUs, per unit of GPU price
+  double network_share = 0.235;  // the cluster network, per unit of server (GPU + host) price
+  double storage_share = 0.015;  // shared storage, per unit of server price
+  double colocation_usd_per_kw_month = 184.06;  // per kW of IT load
   // power (owned: charged; rented: energy only)
   PowerCoefficients power;
   int gpus_per_node = 8;
@@ -55,10 +72,10 @@ struct TcoSpec {
   double memory_bandwidth_gbytes_per_s = 0;
   double nvme_kiops = 0;
   double price_per_kwh_usd = 0.0806;  // US industrial average 2023 (EIA)
-  // other running costs per GPU-hour
-  double network_usd_per_gpu_hour = 0;
-  double storage_usd_per_gpu_hour = 0;
-  double operations_usd_per_gpu_hour = 0;
+  // other running costs per GPU-hour (given: they replace the owned capex shares above)
+  std::optional<double> network_usd_per_gpu_hour;
+  std::optional<double> storage_usd_per_gpu_hour;
+  std::optional<double> operations_usd_per_gpu_hour;
   // serving: per 1,000 requests when both are given
   double tokens_per_request = 0;
   double tokens_per_s_per_gpu = 0;
@@ -72,7 +89,9 @@ struct TcoSpec {
 //   ownership: owned              # or rented
 //   price_per_gpu_hour_usd: 2.5   # rented only
 //   owned: {purchase_price_usd: 30000, life_years: 5, residual_fraction: 0.1,
-//           hours_per_year: 8760}           # purchase price and life required when owned
+//           hours_per_year: 8760, host_share: 0.4, network_share: 0.235, storage_share: 0.015,
+//           colocation_usd_per_kw_month: 184.06}   # purchase price and life required
+//   (owned also requires other_usd_per_gpu_hour.operations)
 //   power: {busy_fraction: 0.8, gpus_per_node: 8, cpu_utilization_pct: 20,
 //           memory_bandwidth_gbytes_per_s: 0, nvme_kiops: 0, price_per_kwh_usd: 0.0806,
 //           coefficients: {...}}    # power.h's PowerCoefficients
@@ -84,8 +103,10 @@ base::StatusOr<TcoSpec> ParseTcoSpec(std::string_view yaml, const std::string& f
                                      const GpuCatalog& catalog);
 
 struct TcoBreakdown {
-  double compute_usd_per_gpu_hour = 0;  // rent or depreciation
-  double power_usd_per_gpu_hour = 0;    // 0 when rented
+  double compute_usd_per_gpu_hour = 0;     // rent, or the GPU's depreciation
+  double host_usd_per_gpu_hour = 0;        // owned
+  double colocation_usd_per_gpu_hour = 0;  // owned
+  double power_usd_per_gpu_hour = 0;       // 0 when rented
   double network_usd_per_gpu_hour = 0;
   double storage_usd_per_gpu_hour = 0;
   double operations_usd_per_gpu_hour = 0;
