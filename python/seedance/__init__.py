@@ -29,6 +29,7 @@ Submodules (each is imported when first used, ``seedance.cost`` as well as
 from __future__ import annotations
 
 import importlib as _importlib
+import importlib.util  # noqa: F401  (importlib.util.find_spec)
 import json as _json
 import os as _os
 import types as _types
@@ -51,15 +52,29 @@ _SUBMODULES = ("comm", "cost", "errors", "hf", "kv", "mem", "precision", "probe"
 PathLike = Union[str, "_os.PathLike[str]"]
 
 
+# Those that need an optional dependency (torch: the seedance[torch] extra; hf: Transformers).
+_NEEDS = {"torch": "torch", "hf": "transformers"}
+
+
+def _available(name: str) -> bool:
+    needed = _NEEDS.get(name)
+    return needed is None or _importlib.util.find_spec(needed) is not None
+
+
 def __getattr__(name: str) -> _types.ModuleType:
     if name in _SUBMODULES:
-        return _importlib.import_module(f"seedance.{name}")
+        try:
+            return _importlib.import_module(f"seedance.{name}")
+        except ImportError as e:  # an optional dependency missing: no such attribute here
+            raise AttributeError(f"module 'seedance' has no attribute {name!r} here: it needs "
+                                 f"{_NEEDS.get(name, 'a module')} ({e})") from e
     raise AttributeError(f"module 'seedance' has no attribute {name!r}")
 
 
 def __dir__() -> list[str]:
-    """The API only: what ``__all__`` names and the submodules (no imported helper)."""
-    return sorted(set(__all__) | set(_SUBMODULES))
+    """The API only: what ``__all__`` names and the submodules this installation can import
+    (no imported helper)."""
+    return sorted(set(__all__) | {m for m in _SUBMODULES if _available(m)})
 
 
 def _read(path: PathLike) -> str:
@@ -71,7 +86,9 @@ def _job_text(job: Union[PathLike, _Mapping[str, Any]]) -> tuple[str, str]:
     (YAML text, the name errors use)."""
     if isinstance(job, _Mapping):
         try:
-            return _json.dumps(job, allow_nan=False), "<dict>"  # JSON is YAML
+            # JSON is YAML; characters past U+FFFF stay characters (YAML refuses the surrogate
+            # pairs ensure_ascii would write).
+            return _json.dumps(job, allow_nan=False, ensure_ascii=False), "<dict>"
         except (TypeError, ValueError) as e:
             raise TypeError(f"optimize(): job: a dict of YAML values (strings, numbers, lists, "
                             f"dicts) expected: {e}") from None
@@ -135,9 +152,15 @@ def optimize(job: Union[PathLike, _Mapping[str, Any], None] = None, *,
             _check_type("optimize", "overrides' keys", key, str, "dotted strings")
         if yaml is None:
             yaml, source = _core.default_job_yaml(), "<default job>"
-        pairs = [(k, _json.dumps(v, allow_nan=False)) for k, v in overrides.items()]
+        pairs = []
+        for key, value in overrides.items():
+            try:
+                pairs.append((key, _json.dumps(value, allow_nan=False, ensure_ascii=False)))
+            except (TypeError, ValueError) as e:
+                raise TypeError(f"optimize(): overrides[{key!r}]: a YAML value (a string, "
+                                f"number, bool, None, list or dict) expected: {e}") from None
         yaml = _core.apply_yaml_overrides(yaml, source, pairs)
-        source += " (with overrides)"
+        source += " (rewritten by overrides)"
     catalog_yaml, catalog_source = _catalog(catalog)
     calibrate_csv, calibrate_source = None, ""
     if calibrate is not None:

@@ -201,10 +201,11 @@ std::string Cut(const std::string& text, size_t columns) {
 // `line` broken at spaces into lines of at most `max` columns, each continuation indented by
 // `hang` spaces (a word longer than a line is broken where it must be).
 void AppendWrapped(const std::string& line, size_t max, size_t hang, std::string& out) {
-  if (max == 0 || DisplayWidth(line) <= max || hang + 8 >= max) {
+  if (max == 0 || DisplayWidth(line) <= max) {
     out += line + "\n";
     return;
   }
+  if (hang + 8 >= max) hang = std::min<size_t>(4, max / 2);  // deep nesting: a short hang
   std::string_view rest(line);
   bool first = true;
   while (!rest.empty()) {
@@ -276,6 +277,15 @@ class Renderer {
           return DisplayWidth(l[c]) > kMaxCellColumns && l[c].find(' ') != std::string::npos;
         });
       }
+    }
+    // Columns with the same value in every row (compared before any cell is cut).
+    std::vector<bool> constant(keys.size(), false);
+    for (size_t c = 1; c < keys.size(); ++c) {
+      constant[c] = limited && !prose[c] && cells.size() >= 3 &&
+                    std::all_of(cells.begin(), cells.end(),
+                                [&](const auto& l) { return l[c] == cells[0][c]; });
+    }
+    if (limited) {
       for (auto& line : cells) {
         for (size_t c = 0; c < keys.size(); ++c) {
           if (!prose[c]) line[c] = Cut(line[c], kMaxCellColumns);
@@ -288,10 +298,7 @@ class Renderer {
     std::vector<std::string> same;
     for (size_t c = 0; c < keys.size(); ++c) {
       if (prose[c]) continue;
-      const bool constant = limited && c > 0 && cells.size() >= 3 &&
-                            std::all_of(cells.begin(), cells.end(),
-                                        [&](const auto& l) { return l[c] == cells[0][c]; });
-      if (!constant) {
+      if (!constant[c]) {
         shown.push_back(c);
       } else if (cells[0][c] != "-") {
         same.push_back(Title(keys[c]) + " " + cells[0][c]);

@@ -30,6 +30,38 @@ StatusOr<YAML::Node> LoadValue(const std::string& text, const std::string& where
   }
 }
 
+// Writes `node` as YAML, keeping what the reader would otherwise lose: a scalar that was quoted
+// (its tag "!") is written quoted, so `"8"` stays a string that a strict reader refuses where a
+// number belongs, as it refuses it in the original file.
+void Emit(const YAML::Node& node, YAML::Emitter& out) {
+  switch (node.Type()) {
+    case YAML::NodeType::Map:
+      out << YAML::BeginMap;
+      for (const auto& kv : node) {
+        out << YAML::Key;
+        Emit(kv.first, out);
+        out << YAML::Value;
+        Emit(kv.second, out);
+      }
+      out << YAML::EndMap;
+      break;
+    case YAML::NodeType::Sequence:
+      out << YAML::BeginSeq;
+      for (const auto& item : node) Emit(item, out);
+      out << YAML::EndSeq;
+      break;
+    case YAML::NodeType::Scalar:
+      if (node.Tag() == "!") {
+        out << YAML::DoubleQuoted << node.Scalar();
+      } else {
+        out << node.Scalar();
+      }
+      break;
+    default:
+      out << YAML::Null;
+  }
+}
+
 }  // namespace
 
 StatusOr<YamlOverride> ParseYamlOverride(std::string_view text, std::string_view where) {
@@ -77,7 +109,7 @@ StatusOr<std::string> ApplyYamlOverrides(std::string_view text, const std::strin
     node[path.back()] = *value;
   }
   YAML::Emitter out;
-  out << root;
+  Emit(root, out);
   if (!out.good()) {
     return InvalidArgumentError("cannot write the document back: " + out.GetLastError(), file);
   }

@@ -30,6 +30,21 @@ TEST(YamlOverrideTest, SetsReplacesAndMakesMappings) {
   EXPECT_EQ(doc.begin()->first.as<std::string>(), "model");
 }
 
+// A quoted number stays quoted in the document written back (a strict reader refuses "8192"
+// where a number belongs, with or without --set), and an unquoted one stays a plain scalar.
+TEST(YamlOverrideTest, QuotedScalarsStayQuoted) {
+  auto out = ApplyYamlOverrides("a: \"8192\"\nb: 8192\nc: [\"x\", 1]\n", "job.yaml",
+                                {{"d", "\"true\""}, {"e", "true"}});
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  YAML::Node doc = YAML::Load(*out);
+  EXPECT_EQ(doc["a"].Tag(), "!") << *out;
+  EXPECT_EQ(doc["b"].Tag(), "?") << *out;
+  EXPECT_EQ(doc["c"][0].Tag(), "!") << *out;
+  EXPECT_EQ(doc["d"].Tag(), "!") << *out;
+  EXPECT_EQ(doc["e"].Tag(), "?") << *out;
+  EXPECT_EQ(doc["a"].as<std::string>(), "8192");
+}
+
 TEST(YamlOverrideTest, LaterOverridesWinAndEmptyIsNull) {
   YAML::Node doc = Apply("x: 1\n", {{"x", "2"}, {"x", "3"}, {"y", ""}});
   EXPECT_EQ(doc["x"].as<int>(), 3);

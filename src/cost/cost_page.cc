@@ -9,7 +9,7 @@
 namespace seedance::cost {
 namespace {
 
-std::string Usd(double v) {
+std::string BasisUsd(double v) {
   char buf[64];
   std::snprintf(buf, sizeof(buf), "$%.4g", v);
   return buf;
@@ -43,41 +43,51 @@ base::Status OnePriceBasis(const CostPageRequest& q, CostPageInput& page,
                                             their_gpu + ", the page's other costs for " + gpu,
                                         where);
     }
-    if (!stated) {
-      their_price = price;
+    if (!stated || BasisUsd(their_price) == BasisUsd(price)) {
+      their_price = price;  // the basis exactly, not a rounded copy of it
       return base::OkStatus();
     }
-    if (their_price != price) {
+    if (BasisUsd(their_price) != BasisUsd(price)) {  // equal at the precision the page prints
       return base::InvalidArgumentError("one page uses one price basis: the " + what +
-                                            " prices a GPU-hour at " + Usd(their_price) + ", " +
-                                            origin + " is " + Usd(price) +
+                                            " prices a GPU-hour at " + BasisUsd(their_price) +
+                                            ", " + origin + " is " + BasisUsd(price) +
                                             "; give the same price, or none to take " + origin,
                                         where);
     }
     return base::OkStatus();
   };
-  if (page.breakdown) {
+  // The parts that state a price set the basis before those that take one (so the files' order
+  // does not matter).
+  const bool breakdown_states = page.breakdown && page.breakdown->spec.usd_per_gpu_hour > 0;
+  const bool roi_states = page.roi && !page.roi->spec.price_from_catalog;
+  auto join_breakdown = [&]() -> base::Status {
     BreakdownView& b = *page.breakdown;
-    const bool stated = b.spec.usd_per_gpu_hour > 0;
-    double their = stated ? b.spec.usd_per_gpu_hour : catalog.Find(b.spec.gpu)->price_per_hour_usd;
-    SEEDANCE_RETURN_IF_ERROR(join(b.spec.gpu, their, stated, "breakdown", q.breakdown));
+    double their =
+        breakdown_states ? b.spec.usd_per_gpu_hour : catalog.Find(b.spec.gpu)->price_per_hour_usd;
+    SEEDANCE_RETURN_IF_ERROR(join(b.spec.gpu, their, breakdown_states, "breakdown", q.breakdown));
     if (b.spec.usd_per_gpu_hour != their) {
       b.spec.usd_per_gpu_hour = their;
       b.result = ComputeBreakdown(b.spec, catalog);
     }
-  }
-  if (page.roi) {
+    return base::OkStatus();
+  };
+  auto join_roi = [&]() -> base::Status {
     RoiView& r = *page.roi;
     double their = r.spec.usd_per_gpu_hour;
-    SEEDANCE_RETURN_IF_ERROR(join(r.spec.gpu, their, !r.spec.price_from_catalog, "ROI", q.roi));
+    SEEDANCE_RETURN_IF_ERROR(join(r.spec.gpu, their, roi_states, "ROI", q.roi));
     if (their != r.spec.usd_per_gpu_hour) {
       r.spec.usd_per_gpu_hour = their;
       r.result = ComputeRoi(r.spec);
     }
+    return base::OkStatus();
+  };
+  for (const bool stating : {true, false}) {
+    if (page.breakdown && breakdown_states == stating) SEEDANCE_RETURN_IF_ERROR(join_breakdown());
+    if (page.roi && roi_states == stating) SEEDANCE_RETURN_IF_ERROR(join_roi());
   }
   if (!gpu.empty()) {
-    page.price_basis = "Every cost on this page prices a " + gpu + " GPU-hour at " + Usd(price) +
-                       " (" + origin + ").";
+    page.price_basis = "Every cost on this page prices a " + gpu + " GPU-hour at " +
+                       BasisUsd(price) + " (" + origin + ").";
   }
   return base::OkStatus();
 }

@@ -36,13 +36,17 @@ void TcoSection(base::HtmlPage& page, const TcoView& v) {
        base::Plain(" per GPU-hour, " + Money(t.usd_per_pflop_hour) + " per PFLOP-hour at " +
                    FixedNumber(v.spec.utilization * 100, 0) + "% of the " +
                    std::string(base::NumericFormatName(v.spec.precision)) + " peak.")});
-  const std::pair<std::string, double> terms[] = {
-      {v.spec.ownership == Ownership::kRented ? "rent" : "depreciation",
-       t.compute_usd_per_gpu_hour},
-      {"power", t.power_usd_per_gpu_hour},
-      {"network", t.network_usd_per_gpu_hour},
-      {"storage", t.storage_usd_per_gpu_hour},
-      {"operations", t.operations_usd_per_gpu_hour}};
+  const bool owned = v.spec.ownership == Ownership::kOwned;
+  std::vector<std::pair<std::string, double>> terms = {
+      {owned ? "depreciation" : "rent", t.compute_usd_per_gpu_hour}};
+  if (owned) {  // the terms only an owned GPU has
+    terms.emplace_back("host", t.host_usd_per_gpu_hour);
+    terms.emplace_back("colocation", t.colocation_usd_per_gpu_hour);
+  }
+  terms.emplace_back("power", t.power_usd_per_gpu_hour);
+  terms.emplace_back("network", t.network_usd_per_gpu_hour);
+  terms.emplace_back("storage", t.storage_usd_per_gpu_hour);
+  terms.emplace_back("operations", t.operations_usd_per_gpu_hour);
   base::BarChart c;
   c.title = "Cost per GPU-hour by term";
   c.unit = "USD per GPU-hour";

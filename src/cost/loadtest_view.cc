@@ -9,19 +9,19 @@ namespace {
 
 using base::Report;
 
-std::string Num(double v) { return base::SignificantText(v); }
+std::string Sig3(double v) { return base::SignificantText(v); }
 
 std::string LevelName(const Report& level) {
   if (level.contains("offered_rps"))
-    return Num(level["offered_rps"].get<double>()) + " req/s offered";
+    return Sig3(level["offered_rps"].get<double>()) + " req/s offered";
   return "concurrency " + level["concurrency"].dump();
 }
 
 // {"estimate", "low", "high"} as "x (lo to hi)".
 std::string WithCi(const Report& ci, const char* unit) {
   if (!ci.is_object()) return "-";
-  return Num(ci["estimate"].get<double>()) + unit + " (95% CI " + Num(ci["low"].get<double>()) +
-         " to " + Num(ci["high"].get<double>()) + ")";
+  return Sig3(ci["estimate"].get<double>()) + unit + " (95% CI " + Sig3(ci["low"].get<double>()) +
+         " to " + Sig3(ci["high"].get<double>()) + ")";
 }
 
 double P99(const Report& level) {
@@ -49,12 +49,12 @@ Report LoadTestVerdict(const Report& report) {
   for (size_t i = 1; i < levels.size() && std::isfinite(first); ++i) {
     if (P99(levels[i]) > 2 * first) {
       knee = "P99 latency first more than doubles at " + LevelName(levels[i]) + " (" +
-             Num(P99(levels[i])) + " ms against " + Num(first) + " ms at " + LevelName(levels[0]) +
-             ").";
+             Sig3(P99(levels[i])) + " ms against " + Sig3(first) + " ms at " +
+             LevelName(levels[0]) + ").";
       break;
     }
   }
-  out.push_back(knee.empty() ? "P99 latency stays within twice the first level's (" + Num(first) +
+  out.push_back(knee.empty() ? "P99 latency stays within twice the first level's (" + Sig3(first) +
                                    " ms) at every level."
                              : knee);
   int64_t errors = 0, unsteady = 0;
@@ -68,7 +68,7 @@ Report LoadTestVerdict(const Report& report) {
                 base::FixedText(report["drift_threshold"].get<double>() * 100, 0) + "%).");
   if ((*best)["usd_per_1k_requests"].is_number()) {
     out.push_back("Cost at the highest throughput: $" +
-                  Num((*best)["usd_per_1k_requests"].get<double>()) + " per 1,000 requests.");
+                  Sig3((*best)["usd_per_1k_requests"].get<double>()) + " per 1,000 requests.");
   }
   return out;
 }

@@ -115,8 +115,14 @@ void AddBreakdown(const TcoSpec& s, const TcoBreakdown& t, Report& r) {
   r["basis"] = std::move(basis);
 }
 
+// The hours a year's cost counts: an owned GPU's hours_per_year (its capital is spread over
+// them), a rented one's whole year.
+double YearHours(const TcoSpec& s) {
+  return s.ownership == Ownership::kOwned ? s.hours_per_year : 8760.0;
+}
+
 // "$0.514", "$6.88", "$699,911", "$1.25 million".
-std::string Usd(double v) {
+std::string UsdText(double v) {
   char buf[64];
   if (v >= 1e6) {
     std::snprintf(buf, sizeof(buf), "$%.2f million", v / 1e6);
@@ -144,18 +150,20 @@ Report TcoVerdict(const TcoSpec& s, const TcoBreakdown& t, const GpuSpec& gpu) {
   std::snprintf(buf, sizeof(buf),
                 "%s %s: %s per GPU-hour; %s per PFLOP-hour at %.0f%% of the %s "
                 "dense peak.",
-                owned ? "Owned" : "Rented", gpu.id.c_str(), Usd(t.total_usd_per_gpu_hour).c_str(),
-                Usd(t.usd_per_pflop_hour).c_str(), s.utilization * 100,
-                std::string(base::NumericFormatName(s.precision)).c_str());
+                owned ? "Owned" : "Rented", gpu.id.c_str(),
+                UsdText(t.total_usd_per_gpu_hour).c_str(), UsdText(t.usd_per_pflop_hour).c_str(),
+                s.utilization * 100, std::string(base::NumericFormatName(s.precision)).c_str());
   out.push_back(buf);
-  std::snprintf(buf, sizeof(buf), "%lld GPU%s: %s per hour, %s per year (8,760 hours).",
+  const double hours = YearHours(s);
+  std::snprintf(buf, sizeof(buf), "%lld GPU%s: %s per hour, %s per year (%s hours).",
                 static_cast<long long>(s.gpus), s.gpus == 1 ? "" : "s",
-                Usd(t.total_usd_per_gpu_hour * static_cast<double>(s.gpus)).c_str(),
-                Usd(t.total_usd_per_gpu_hour * static_cast<double>(s.gpus) * 8760).c_str());
+                UsdText(t.total_usd_per_gpu_hour * static_cast<double>(s.gpus)).c_str(),
+                UsdText(t.total_usd_per_gpu_hour * static_cast<double>(s.gpus) * hours).c_str(),
+                UsdText(hours).substr(1).c_str());
   out.push_back(buf);
   if (t.usd_per_million_tokens) {
-    out.push_back("Serving: " + Usd(*t.usd_per_million_tokens) + " per million tokens, " +
-                  Usd(*t.usd_per_1k_requests) + " per 1,000 requests.");
+    out.push_back("Serving: " + UsdText(*t.usd_per_million_tokens) + " per million tokens, " +
+                  UsdText(*t.usd_per_1k_requests) + " per 1,000 requests.");
   }
   std::vector<std::pair<double, const char*>> terms = {
       {t.compute_usd_per_gpu_hour, owned ? "GPU depreciation" : "rent"},
@@ -170,7 +178,7 @@ Report TcoVerdict(const TcoSpec& s, const TcoBreakdown& t, const GpuSpec& gpu) {
   std::string line = "Largest terms:";
   for (size_t i = 0; i < 3 && i < terms.size() && terms[i].first > 0; ++i) {
     std::snprintf(buf, sizeof(buf), "%s %s %s (%.0f%%)", i == 0 ? "" : ",", terms[i].second,
-                  Usd(terms[i].first).c_str(), 100 * terms[i].first / t.total_usd_per_gpu_hour);
+                  UsdText(terms[i].first).c_str(), 100 * terms[i].first / t.total_usd_per_gpu_hour);
     line += buf;
   }
   out.push_back(line + ".");
@@ -397,9 +405,9 @@ base::StatusOr<base::Report> TcoReport(const TcoSpec& s, const GpuCatalog& catal
   d["usd_per_million_tokens"] =
       t.usd_per_million_tokens ? Report(*t.usd_per_million_tokens) : Report();
   d["cluster_usd_per_hour"] = t.total_usd_per_gpu_hour * static_cast<double>(s.gpus);
-  d["cluster_usd_per_year"] = t.total_usd_per_gpu_hour * static_cast<double>(s.gpus) * 8760.0;
+  d["cluster_usd_per_year"] = t.total_usd_per_gpu_hour * static_cast<double>(s.gpus) * YearHours(s);
   d["cluster_energy_mwh_per_year"] =
-      t.energy_kwh_per_gpu_hour * static_cast<double>(s.gpus) * 8760.0 / 1000.0;
+      t.energy_kwh_per_gpu_hour * static_cast<double>(s.gpus) * YearHours(s) / 1000.0;
   r["derived"] = std::move(d);
   return r;
 }

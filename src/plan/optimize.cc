@@ -113,13 +113,13 @@ Report Saving(const Evaluation& before, const Evaluation& after, const SavingFig
 // The Pareto front of the fitting layouts over (throughput max, memory min, power min), less the
 // axes on which every layout is the same (power, when the layouts differ only in how they
 // split the same GPUs' work): indexes into `fitting`, ascending (fastest first), and the axes.
-struct Front {
+struct FrontAxes {
   std::vector<size_t> layouts;
   std::vector<std::string> objectives;  // "tokens_per_s_per_gpu max", ...
   Report constant = Report::object();   // axis -> the value every layout has
 };
 
-base::StatusOr<Front> FrontOf(const std::vector<Evaluation>& fitting) {
+base::StatusOr<FrontAxes> FrontOf(const std::vector<Evaluation>& fitting) {
   struct Axis {
     const char* name;
     cost::Direction direction;
@@ -131,7 +131,7 @@ base::StatusOr<Front> FrontOf(const std::vector<Evaluation>& fitting) {
       {"memory_bytes_per_gpu", cost::Direction::kMin,
        [](const Evaluation& e) { return static_cast<double>(e.memory.total_bytes); }},
       {"power_w", cost::Direction::kMin, [](const Evaluation& e) { return e.power_w; }}};
-  Front f;
+  FrontAxes f;
   std::vector<const Axis*> used;
   for (const Axis& axis : kAxes) {
     const double first = axis.of(fitting.front());
@@ -161,7 +161,7 @@ base::StatusOr<Front> FrontOf(const std::vector<Evaluation>& fitting) {
   return f;
 }
 
-Report FrontToReport(const std::vector<Evaluation>& fitting, const Front& front,
+Report FrontToReport(const std::vector<Evaluation>& fitting, const FrontAxes& front,
                      const JobSpec& spec) {
   Report r = Report::object();
   r["objectives"] = front.objectives;
@@ -501,7 +501,7 @@ base::Status PlanTraining(const JobSpec& spec, const cost::GpuSpec& gpu,
     SEEDANCE_ASSIGN_OR_RETURN(report["recompute_plan"],
                               RecomputeSection(spec, gpu, best, settings));
   }
-  SEEDANCE_ASSIGN_OR_RETURN(const Front front, FrontOf(found.fitting));
+  SEEDANCE_ASSIGN_OR_RETURN(const FrontAxes front, FrontOf(found.fitting));
   report["pareto_front"] = FrontToReport(found.fitting, front, spec);
   if (spec.reliability.given) report["checkpoint"] = CheckpointSection(spec, best);
   if (options.emit) {

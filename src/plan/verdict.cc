@@ -45,7 +45,7 @@ void AddReasons(const Report& report, Report& out) {
   for (size_t i = 0; i < informative.size() && i < 3; ++i) out.push_back("Why: " + informative[i]);
 }
 
-std::string SmallestChange(const Report& does_not_fit) {
+std::string SmallestChangeText(const Report& does_not_fit) {
   if (!does_not_fit.contains("smallest_change")) return "";
   std::string out;
   for (auto it = does_not_fit["smallest_change"].begin();
@@ -71,7 +71,7 @@ Report TrainingVerdict(const Report& report) {
   }
   if (!report["fits"].get<bool>()) {
     out.push_back("Does not fit: " + Str(report["does_not_fit"], "reason") + "." +
-                  SmallestChange(report["does_not_fit"]));
+                  SmallestChangeText(report["does_not_fit"]));
     return out;
   }
   const Report& after = report["after"];

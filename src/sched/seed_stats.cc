@@ -103,7 +103,10 @@ PairedDifference PairedDifferenceOf(std::span<const double> a, std::span<const d
   std::vector<double> d(n);
   for (size_t i = 0; i < n; ++i) d[i] = a[i] - b[i];
   out.mean = MeanOf(d);
-  if (n < 2) return out;
+  // One seed, or a figure that is not a number: no interval and no test.
+  if (n < 2 || !std::all_of(d.begin(), d.end(), [](double x) { return std::isfinite(x); })) {
+    return out;
+  }
   out.has_test = MeanInterval(d, out.low, out.high);
   out.p_value = SignFlipPValue(d, out.exact);
   return out;

@@ -256,3 +256,21 @@ def test_cost_report_one_price_basis(seedancectl, tmp_path):
                    "baseline: {gpu: H100-SXM, gpus: 64, usd_per_gpu_hour: 2.5}\n")
     r = run(seedancectl, "cost", "report", "--tco", tco, "--roi", roi, "--out", page)
     assert r.returncode == 1 and "one price basis" in r.stderr and f"({roi})" in r.stderr
+
+
+def test_cost_report_basis_is_the_stated_price_whatever_the_order(seedancectl, tmp_path):
+    """Without a TCO, a price one part states is the page's basis and the part that states none
+    takes it, whichever file would come first; the same price written as printed is accepted."""
+    roi = tmp_path / "roi.yaml"
+    roi.write_text("optimization: {one_off_cost_usd: 20000, saving_fraction: 0.15}\n"
+                   "baseline: {gpu: H100-SXM, gpus: 64, usd_per_gpu_hour: 2.5}\n")
+    breakdown = tmp_path / "run.yaml"
+    breakdown.write_text("gpu: H100-SXM\ngpus: 64\nrun: {steps: 1000, step_time_s: 1.3}\n")
+    page = tmp_path / "page.html"
+    r = run(seedancectl, "cost", "report", "--breakdown", breakdown, "--roi", roi, "--out", page)
+    assert r.returncode == 0, r.stderr
+    assert "GPU-hour at $2.5 (ROI&#39;s own price)" in page.read_text()
+    breakdown.write_text("gpu: H100-SXM\ngpus: 64\nusd_per_gpu_hour: 2.5\n"
+                         "run: {steps: 1000, step_time_s: 1.3}\n")
+    r = run(seedancectl, "cost", "report", "--breakdown", breakdown, "--roi", roi, "--out", page)
+    assert r.returncode == 0, r.stderr

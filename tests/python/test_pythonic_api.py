@@ -121,3 +121,14 @@ def test_numa_worker_init_warns_without_the_gpu(tmp_path):
         init(3)
     assert called == [3]
     assert any("worker 3 left unbound" in str(w.message) for w in caught)
+
+
+def test_dict_values_beyond_the_basic_plane_and_bad_override_values():
+    spec = pyyaml.safe_load(seedance.default_job_yaml())
+    spec["name"] = "run \N{ROCKET}"  # past U+FFFF: JSON's surrogate pairs would not be YAML
+    assert seedance.optimize(spec, dry_run=True)["job"]["name"] == "run \N{ROCKET}"
+    with pytest.raises(TypeError, match=r"overrides\['hardware.nodes'\]"):
+        seedance.optimize(spec, overrides={"hardware.nodes": object()}, dry_run=True)
+    # A quoted number stays a string through overrides, and the spec's reader refuses it.
+    with pytest.raises(seedance.SeedanceError):
+        seedance.optimize(spec, overrides={"hardware.nodes": "4"}, dry_run=True)

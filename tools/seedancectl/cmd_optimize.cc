@@ -105,7 +105,7 @@ void RegisterOptimize(CLI::App& app, Context& context) {
       auto applied = base::ApplyYamlOverrides(yaml, source, overrides);
       if (Failed(applied.status(), context)) return;
       yaml = std::move(*applied);
-      source += " (with --set)";
+      source += " (rewritten by --set: lines are the rewritten text's)";
     }
     plan::OptimizeOptions options;
     options.profile = *plan::ParseProfile(flags->profile);  // checked by CLI11 above
