@@ -105,13 +105,50 @@ struct Plot {
 };
 
 // A legend entry at (x, y): a sample line (or marker) and the name.
-std::string LegendLine(int x, int y, const char* colour, const char* dash,
-                       const std::string& name) {
+// The k-th line series' marker at (x, y): a circle, a square, a diamond or a triangle (hollow
+// after the first four), so that series lying on each other stay told apart by their points.
+std::string SeriesMarker(size_t k, double x, double y, const char* colour,
+                         const std::string& title) {
+  std::ostringstream s;
+  const double r = 3.5;
+  const bool hollow = k % 8 >= 4;
+  const std::string paint = hollow ? std::string("fill=\"white\" stroke=\"") + colour + "\""
+                                   : std::string("fill=\"") + colour + "\"";
+  switch (k % 4) {
+    case 0:
+      s << "<circle class=\"marker\" cx=\"" << Num(x) << "\" cy=\"" << Num(y) << "\" r=\"" << r
+        << "\" " << paint << ">";
+      break;
+    case 1:
+      s << "<rect class=\"marker\" x=\"" << Num(x - r) << "\" y=\"" << Num(y - r) << "\" width=\""
+        << 2 * r << "\" height=\"" << 2 * r << "\" " << paint << ">";
+      break;
+    case 2:
+      s << "<polygon class=\"marker\" points=\"" << Num(x) << "," << Num(y - r - 1) << " "
+        << Num(x + r + 1) << "," << Num(y) << " " << Num(x) << "," << Num(y + r + 1) << " "
+        << Num(x - r - 1) << "," << Num(y) << "\" " << paint << ">";
+      break;
+    default:
+      s << "<polygon class=\"marker\" points=\"" << Num(x) << "," << Num(y - r - 1) << " "
+        << Num(x + r + 1) << "," << Num(y + r) << " " << Num(x - r - 1) << "," << Num(y + r)
+        << "\" " << paint << ">";
+  }
+  s << "<title>" << HtmlEscape(title) << "</title></"
+    << (k % 4 == 0   ? "circle"
+        : k % 4 == 1 ? "rect"
+                     : "polygon")
+    << ">";
+  return s.str();
+}
+
+std::string LegendLine(int x, int y, const char* colour, const char* dash, const std::string& name,
+                       size_t k) {
   std::ostringstream s;
   s << "<line x1=\"" << x << "\" x2=\"" << x + 24 << "\" y1=\"" << y - 4 << "\" y2=\"" << y - 4
     << "\" stroke=\"" << colour << "\" stroke-width=\"3\"";
   if (*dash != '\0') s << " stroke-dasharray=\"" << dash << "\"";
-  s << "/><text x=\"" << x + 30 << "\" y=\"" << y << "\">" << HtmlEscape(name) << "</text>\n";
+  s << "/>" << SeriesMarker(k, x + 12, y - 4, colour, name) << "<text x=\"" << x + 30 << "\" y=\""
+    << y << "\">" << HtmlEscape(name) << "</text>\n";
   return s.str();
 }
 
@@ -208,8 +245,13 @@ std::string RenderLineChart(const LineChart& c) {
       s << Num(p.X(line.x[i])) << "," << Num(p.Y(line.y[i])) << " ";
     }
     s << "\"><title>" << HtmlEscape(line.name) << "</title></polyline>\n";
-    s << LegendLine(p.w - p.right + 14, p.top + 12 + 20 * static_cast<int>(k), SeriesColour(k),
-                    dash, line.name);
+    for (size_t i = 0; i < std::min(line.x.size(), line.y.size()); ++i) {
+      s << SeriesMarker(k, p.X(line.x[i]), p.Y(line.y[i]), SeriesColour(k),
+                        line.name + ": " + FixedNumber(line.y[i], 2));
+    }
+    s << "\n"
+      << LegendLine(p.w - p.right + 14, p.top + 12 + 20 * static_cast<int>(k), SeriesColour(k),
+                    dash, line.name, k);
   }
   s << "</svg>\n";
   return s.str();

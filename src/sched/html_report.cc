@@ -112,14 +112,20 @@ base::HeatMap UseMap(const PolicySeries& p, const std::vector<std::string>& mode
   return m;
 }
 
+// An input's file name: the page is read on another machine than the paths were.
+std::string PageFileName(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
 std::string Dash(double v, int digits) { return v < 0 ? std::string("-") : FixedNumber(v, digits); }
 
 }  // namespace
 
 std::string RenderHtmlReport(const HtmlReportInput& in) {
   base::HtmlPage page(in.title);
-  page.Paragraph({base::Plain("Nodes: "), base::Code(in.nodes_file), base::Plain("; pods: "),
-                  base::Code(in.pods_file),
+  page.Paragraph({base::Plain("Nodes: "), base::Code(PageFileName(in.nodes_file)),
+                  base::Plain("; pods: "), base::Code(PageFileName(in.pods_file)),
                   base::Plain("; " + std::to_string(in.seeds) +
                               " seed(s), FGD protocol (pods shuffled, topped up to 130% of GPU "
                               "capacity, no departures). Figures are means over the seeds.")});
@@ -160,8 +166,8 @@ std::string RenderHtmlReport(const HtmlReportInput& in) {
 std::string RenderEventHtmlReport(const EventReportInput& in) {
   base::HtmlPage page(in.title);
   page.Paragraph(
-      {base::Plain("Nodes: "), base::Code(in.nodes_file), base::Plain("; jobs: "),
-       base::Code(in.jobs_file),
+      {base::Plain("Nodes: "), base::Code(PageFileName(in.nodes_file)), base::Plain("; jobs: "),
+       base::Code(PageFileName(in.jobs_file)),
        base::Plain("; event mode (arrivals and departures at the trace's times). " + in.settings)});
   page.Heading("Figures");
   base::HtmlTable t{"summary",

@@ -179,6 +179,8 @@ def test_html_report_is_self_contained_and_renders(seedancectl, tmp_path):
     assert dom.stdout.count("<svg") == 6
     assert dom.stdout.count('class="series"') == 6  # a line per policy in each line chart
     assert dom.stdout.count('class="mean"') == 2 and dom.stdout.count('class="seed"') == 2
+    # A marker at every point of every line (9 marks, 5 from 90%, 9) and one in each legend entry.
+    assert dom.stdout.count('class="marker"') == 2 * (9 + 5 + 9) + 3 * 2
     for label in ("each seed", "mean, 95% interval", "from 90% arrived", "GPU in use"):
         assert label in dom.stdout, label
     assert dom.stdout.count("<tr>") == 3           # header + one row per policy

@@ -6,11 +6,13 @@
 //   - axes are linear, with "nice" ticks (1, 2, 2.5 or 5 times a power of ten: 40 / 60 / 80,
 //     never 47.7 / 60.2 / 72.7) covering the data, and a label;
 //   - series and point groups take the palette's colours in order (SeriesColour), line series a
-//     dash pattern as well, so lines that lie on each other stay told apart; every chart with
-//     more than one series has a legend;
+//     dash pattern and a marker shape at each point as well (circle, square, diamond, triangle),
+//     so lines that lie on each other stay told apart; every chart with more than one series
+//     has a legend;
 //   - a heat map always draws its colour scale, with ticks, and the swatches of any cell
 //     categories (cells that carry a category colour rather than a value).
 // CSS classes the pages and their tests rely on: `series` (one polyline per line series),
+// `marker` (a line series' point),
 // a point group's own class on each of its markers, `interval` (a point's interval bar),
 // `limit` (a reference line), `cell` (a heat-map cell), and a bar chart's class on each segment.
 #pragma once
