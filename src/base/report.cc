@@ -216,15 +216,12 @@ void AppendWrapped(const std::string& line, size_t max, size_t hang, std::string
       break;
     }
     const std::string head = Prefix(rest, room + 1);  // a space just past the room still breaks
-    size_t cut = head.rfind(' ');
+    const size_t space = head.rfind(' ');
     const size_t floor = first ? hang : 0;  // never break inside the first line's key
-    size_t next = cut;
-    if (cut == std::string::npos || cut <= floor) {
-      cut = Prefix(rest, room).size();
-      next = cut;
-    } else {
-      next = cut + 1;
-    }
+    // At the last space that fits (dropping it), else mid-word at the room's end.
+    const bool at_space = space != std::string::npos && space > floor;
+    const size_t cut = at_space ? space : Prefix(rest, room).size();
+    const size_t next = at_space ? cut + 1 : cut;
     out += lead + std::string(rest.substr(0, cut)) + "\n";
     rest.remove_prefix(next);
     while (!rest.empty() && rest.front() == ' ') rest.remove_prefix(1);

@@ -152,6 +152,7 @@ base::StatusOr<FrontAxes> FrontOf(const std::vector<Evaluation>& fitting) {
   std::vector<double> points;
   points.reserve(fitting.size() * used.size());
   std::vector<cost::Direction> dirs;
+  dirs.reserve(used.size());
   for (const Axis* axis : used) dirs.push_back(axis->direction);
   for (const Evaluation& e : fitting) {
     for (const Axis* axis : used) points.push_back(axis->of(e));

@@ -72,6 +72,7 @@ Report ExperimentVerdict(const Report& report) {
     const double b = (*best)["seed_spread"][h.metric]["mean"].get<double>();
     if (h.lower_is_better ? v < b : v > b) best = &p;
   }
+  if (best == nullptr) return out;
   const int seeds = report.value("seeds", 0);
   out.push_back("Best on " + std::string(h.words) + ": " + (*best)["policy"].get<std::string>() +
                 ", " + MeanWithInterval((*best)["seed_spread"][h.metric], h) + " over " +
