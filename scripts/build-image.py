@@ -80,20 +80,26 @@ def make_rootfs(binary: pathlib.Path, root: pathlib.Path) -> None:
     os.chmod(root / "tmp", 0o1777)
 
 
+def add_tree(tar: tarfile.TarFile, root: pathlib.Path) -> None:
+    """Every file and directory under `root`, in name order, owned by root, dated 0: the same
+    bytes from the same tree on any machine."""
+    for path in sorted(root.rglob("*")):
+        info = tar.gettarinfo(str(path), arcname=str(path.relative_to(root)))
+        info.uid = info.gid = 0
+        info.uname = info.gname = ""
+        info.mtime = 0
+        if info.isfile():
+            with open(path, "rb") as f:
+                tar.addfile(info, f)
+        else:
+            tar.addfile(info)
+
+
 def layer_tar(root: pathlib.Path) -> bytes:
     """The root as an uncompressed tar: sorted, owner 0, times 0 (reproducible)."""
     buf = io.BytesIO()
     with tarfile.open(fileobj=buf, mode="w", format=tarfile.PAX_FORMAT) as tar:
-        for path in sorted(root.rglob("*")):
-            info = tar.gettarinfo(str(path), arcname=str(path.relative_to(root)))
-            info.uid = info.gid = 0
-            info.uname = info.gname = ""
-            info.mtime = 0
-            if info.isfile():
-                with open(path, "rb") as f:
-                    tar.addfile(info, f)
-            else:
-                tar.addfile(info)
+        add_tree(tar, root)
     return buf.getvalue()
 
 
@@ -146,16 +152,7 @@ def write_layout(root: pathlib.Path, layout: pathlib.Path, name: str = IMAGE,
 def write_archive(layout: pathlib.Path, archive: pathlib.Path) -> None:
     """The layout as one tar (an OCI archive), reproducibly."""
     with tarfile.open(archive, "w") as tar:
-        for path in sorted(layout.rglob("*")):
-            info = tar.gettarinfo(str(path), arcname=str(path.relative_to(layout)))
-            info.uid = info.gid = 0
-            info.uname = info.gname = ""
-            info.mtime = 0
-            if info.isfile():
-                with open(path, "rb") as f:
-                    tar.addfile(info, f)
-            else:
-                tar.addfile(info)
+        add_tree(tar, layout)
 
 
 def main() -> int:
