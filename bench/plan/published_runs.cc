@@ -123,7 +123,13 @@ int RunFit(const std::vector<plan::RunRecord>& records, const std::string& kerne
   }
   out.step_time_all = plan::QuantilesOf(cv->residuals);
   out.paired = plan::QuantilesOf(plan::PairedResiduals(rows, cv->residuals));
-  out.memory = plan::QuantilesOf(plan::MemoryResiduals(records, catalog));
+  // The frameworks' measured overheads first, then the memory interval around the estimate
+  // they make.
+  const plan::MemoryOverheadFit overhead = plan::FitMemoryOverhead(records, catalog);
+  out.memory_overhead = overhead.value;
+  out.memory_overhead_se = overhead.standard_error;
+  out.memory = plan::QuantilesOf(
+      plan::ResidualsOf(plan::MemoryResiduals(records, catalog, out.memory_overhead)));
   for (const plan::RunRecord& r : records) {
     // The framework each row was counted as (its own, else the first that runs its layout).
     if (r.kind == plan::RunKind::kRun) {

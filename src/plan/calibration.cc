@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <numbers>
 
 #include "seedance/base/quantile.h"
 #include "seedance/plan/links.h"
@@ -320,11 +321,13 @@ std::vector<double> PairedResiduals(const std::vector<FitRow>& rows,
   return out;
 }
 
-std::vector<double> MemoryResiduals(const std::vector<RunRecord>& records,
-                                    const cost::GpuCatalog& catalog) {
-  std::vector<double> out;
+std::vector<MemoryResidual> MemoryResiduals(
+    const std::vector<RunRecord>& records, const cost::GpuCatalog& catalog,
+    const std::array<double, kFrameworkCount>& measured_overhead) {
+  std::vector<MemoryResidual> out;
   for (const RunRecord& r : records) {
     if (!r.gb_per_gpu) continue;
+    MemoryResidual x;
     double predicted = 0;
     if (r.kind == RunKind::kModelStates) {
       predicted =
@@ -337,15 +340,53 @@ std::vector<double> MemoryResiduals(const std::vector<RunRecord>& records,
       // layout's replayed step's (the default where the replay fails).
       const ModelFigures figures = ComputeModelFigures(r.spec.model);
       MemorySettings settings;
+      settings.measured_overhead_fraction = measured_overhead;
       const auto replay = ReplayPlannedStep(r.spec, figures, r.spec.parallelism);
       if (replay.ok()) settings.fragmentation_fraction = replay->margin_fraction;
       predicted = static_cast<double>(
           EstimateMemory(r.spec, figures, r.spec.parallelism, (*gpu)->MemoryBytes(), settings)
               .total_bytes);
+      x.framework = RunningFramework(r.spec, r.spec.parallelism);
     }
-    out.push_back(std::log(*r.gb_per_gpu * 1e9 / predicted));
+    x.residual = std::log(*r.gb_per_gpu * 1e9 / predicted);
+    out.push_back(x);
   }
   return out;
+}
+
+std::vector<double> ResidualsOf(const std::vector<MemoryResidual>& residuals) {
+  std::vector<double> out;
+  out.reserve(residuals.size());
+  for (const MemoryResidual& x : residuals) out.push_back(x.residual);
+  return out;
+}
+
+MemoryOverheadFit FitMemoryOverhead(const std::vector<RunRecord>& records,
+                                    const cost::GpuCatalog& catalog) {
+  std::array<std::vector<double>, kFrameworkCount> by_framework;
+  for (const MemoryResidual& x : MemoryResiduals(records, catalog)) {
+    if (x.framework) by_framework[static_cast<size_t>(*x.framework)].push_back(x.residual);
+  }
+  MemoryOverheadFit fit;
+  for (size_t i = 0; i < kFrameworkCount; ++i) {
+    std::vector<double>& logs = by_framework[i];
+    fit.rows[i] = static_cast<int>(logs.size());
+    if (logs.size() < 2) continue;
+    std::sort(logs.begin(), logs.end());
+    const double median = base::QuantileOfSorted(logs, 0.5);
+    double mean = 0;
+    for (double v : logs) mean += v;
+    mean /= static_cast<double>(logs.size());
+    double squares = 0;
+    for (double v : logs) squares += (v - mean) * (v - mean);
+    const double sd = std::sqrt(squares / static_cast<double>(logs.size() - 1));
+    // The sample median's standard error under a normal spread: sqrt(pi / 2) s / sqrt(n).
+    const double se_log =
+        std::sqrt(std::numbers::pi / 2) * sd / std::sqrt(static_cast<double>(logs.size()));
+    fit.value[i] = std::exp(median) - 1;
+    fit.standard_error[i] = std::exp(median) * se_log;
+  }
+  return fit;
 }
 
 ResidualQuantiles QuantilesOf(std::vector<double> residuals) {

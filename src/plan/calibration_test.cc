@@ -145,6 +145,41 @@ TEST(PublicFitTest, MatchesTheCalibrationSet) {
         << CoefName(static_cast<Coef>(i))
         << ": run build/bench/published_runs --fit --write src/plan/public_fit.cc";
   }
+  const MemoryOverheadFit overhead = FitMemoryOverhead(records, BuiltInCatalog());
+  for (size_t i = 0; i < kFrameworkCount; ++i) {
+    EXPECT_NEAR(overhead.value[i], built_in.memory_overhead[i], 1e-9)
+        << FrameworkName(static_cast<Framework>(i));
+  }
+}
+
+// The measured overhead is the median of a framework's memory residuals without it: with it,
+// as many of the framework's rows lie above the estimate as below, and the other frameworks'
+// estimates do not move.
+TEST(PublicFitTest, MeasuredOverheadCentresTheFrameworksMemoryRows) {
+  const std::vector<RunRecord> records = PublicRuns();
+  const MemoryOverheadFit fit = FitMemoryOverhead(records, BuiltInCatalog());
+  const auto deepspeed = static_cast<size_t>(Framework::kDeepSpeed);
+  ASSERT_GE(fit.rows[deepspeed], 60);  // BLOOM's readings
+  EXPECT_GT(fit.value[deepspeed], 0);
+  EXPECT_GT(fit.standard_error[deepspeed], 0);
+  EXPECT_LT(fit.standard_error[deepspeed], fit.value[deepspeed] / 4);
+  int above = 0, below = 0, model_states = 0;
+  const std::vector<MemoryResidual> without = MemoryResiduals(records, BuiltInCatalog());
+  const std::vector<MemoryResidual> with = MemoryResiduals(records, BuiltInCatalog(), fit.value);
+  ASSERT_EQ(without.size(), with.size());
+  for (size_t i = 0; i < with.size(); ++i) {
+    if (with[i].framework != Framework::kDeepSpeed) {
+      EXPECT_DOUBLE_EQ(with[i].residual, without[i].residual);
+      model_states += with[i].framework ? 0 : 1;
+      continue;
+    }
+    // The whole estimate scales by 1 + overhead (to a byte's rounding).
+    EXPECT_NEAR(without[i].residual - with[i].residual, std::log1p(fit.value[deepspeed]), 1e-6);
+    above += with[i].residual > 1e-9 ? 1 : 0;
+    below += with[i].residual < -1e-9 ? 1 : 0;
+  }
+  EXPECT_EQ(model_states, 4);  // the ZeRO paper's figures: no framework, no overhead
+  EXPECT_LE(std::abs(above - below), 1) << above << " above, " << below << " below";
 }
 
 // Issue 39's acceptance on the public set: no published layout that ran is declared "does not

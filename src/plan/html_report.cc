@@ -108,8 +108,8 @@ base::BarChart MemoryBars(const PlanPageInput& in) {
   base::BarChart c;
   c.title = "Memory per GPU by term";
   c.css_class = "term";
-  c.segment_names = {"model states", "activations",          "logits",
-                     "temporaries",  "fragmentation margin", "runtime reserve"};
+  c.segment_names = {"model states",         "activations",     "logits",           "temporaries",
+                     "fragmentation margin", "runtime reserve", "measured overhead"};
   c.unit_scale = 1e9;
   c.unit = "GB";
   c.digits = 1;
@@ -121,7 +121,8 @@ base::BarChart MemoryBars(const PlanPageInput& in) {
         {name,
          {static_cast<double>(m.model_state_bytes), static_cast<double>(m.activation_bytes),
           static_cast<double>(m.logits_bytes), static_cast<double>(m.temporary_bytes),
-          static_cast<double>(m.fragmentation_bytes), static_cast<double>(m.reserve_bytes)},
+          static_cast<double>(m.fragmentation_bytes), static_cast<double>(m.reserve_bytes),
+          static_cast<double>(m.measured_overhead_bytes)},
          ""});
   }
   return c;

@@ -169,6 +169,13 @@ base::Report PublicFitSpreadToReport(const PublicFit& fit) {
   r["step_time_all"] = q(fit.step_time_all);
   r["paired"] = q(fit.paired);
   r["memory"] = q(fit.memory);
+  base::Report overhead = base::Report::object();
+  for (size_t i = 0; i < kFrameworkCount; ++i) {
+    if (fit.memory_overhead[i] == 0 && fit.memory_overhead_se[i] == 0) continue;
+    overhead[std::string(FrameworkName(static_cast<Framework>(i)))] = {
+        {"value", fit.memory_overhead[i]}, {"standard_error", fit.memory_overhead_se[i]}};
+  }
+  r["memory_overhead"] = overhead;
   r["max_sequence_length"] = fit.max_sequence_length;
   r["max_gpus"] = fit.max_gpus;
   return r;

@@ -165,6 +165,30 @@ Terms TermsOf(const ModelSpec& model, const TrainingSpec& training, const Parall
   return x;
 }
 
+// DeepSpeed's pipeline engine (runtime/pipe/engine.py) on one stage, in bytes; a is one
+// micro-batch's hidden states, e s b h (s / cp tokens). Each in-flight micro-batch's output is
+// kept until its backward pass — as its 1/t partition under tensor parallelism, whole without —
+// and, without tensor parallelism, a clone of the received input beside the input itself. For a
+// micro-batch's backward pass the stage rebuilds the whole output and the whole incoming gradient
+// from their partitions, with a third copy while a gathered partition is cloned (3 a; without
+// tensor parallelism only the incoming gradient, a). One persistent receive buffer of a / t for
+// gradients (not on the last stage) and one for activations (not on the first). Megatron frees
+// a stage's output once it is sent, and its layer inputs are the only copies.
+double DeepSpeedPipeBytes(const ModelSpec& model, const ParallelConfig& c, double e,
+                          double in_flight, bool first, bool last) {
+  const double a = e * static_cast<double>(model.sequence_length) /
+                   static_cast<double>(c.context_parallel) * static_cast<double>(c.micro_batch) *
+                   static_cast<double>(model.hidden_size);
+  const double t = static_cast<double>(c.tensor);
+  const bool partitioned = c.tensor > 1;
+  double per_micro_batch = 0;
+  if (!last) per_micro_batch += partitioned ? a / t : a;
+  if (!first && !partitioned) per_micro_batch += a;
+  const double backward = last ? 0 : (partitioned ? 3 * a : a);
+  const double receive = (last ? 0 : a / t) + (first ? 0 : a / t);
+  return in_flight * per_micro_batch + backward + receive;
+}
+
 }  // namespace
 
 double InFlightMicroBatches(const ParallelConfig& c, int64_t micro_batches) {
@@ -243,11 +267,12 @@ MemoryEstimate EstimateMemory(const JobSpec& spec, const ModelFigures& figures,
   const double layer_params =
       static_cast<double>(figures.layer_parameters) / static_cast<double>(c.tensor);
   auto temporaries = [&](int64_t root_params) {
-    // DeepSpeed's ZeRO 1 and 2 reduce and gather through buckets of 5e8 elements each (its
-    // reduce_bucket_size and allgather_bucket_size defaults).
-    if (c.zero_stage >= 1 && c.zero_stage < 3 && framework == Framework::kDeepSpeed) {
-      return 2 * 5e8 * e;
-    }
+    // DeepSpeed's ZeRO 2 reduces through one contiguous bucket of 5e8 elements (its
+    // reduce_bucket_size default; overlap_comm, off by default, would add a second). ZeRO 1 turns
+    // the contiguous buckets off: it all-reduces flattened gradients after the backward passes,
+    // when the activations are gone, so nothing of it adds to the backward pass's peak.
+    if (c.zero_stage == 2 && framework == Framework::kDeepSpeed) return 5e8 * e;
+    if (c.zero_stage == 1 && framework == Framework::kDeepSpeed) return 0.0;
     const double root = static_cast<double>(root_params) / static_cast<double>(c.tensor);
     // FSDP's SHARD_GRAD_OP: a unit's unsharded gradients wait for their reduce-scatter — the
     // current layer's and the root's (the head's come first in the backward pass).
@@ -283,13 +308,8 @@ MemoryEstimate EstimateMemory(const JobSpec& spec, const ModelFigures& figures,
         in_flight *= 1 + static_cast<double>(p - 1) / static_cast<double>(p * c.virtual_stages);
       }
     }
-    // DeepSpeed's pipeline engine keeps each in-flight micro-batch's stage output (the whole
-    // hidden width) until its backward pass; Megatron frees it once sent.
-    const double pipe_buffers = framework == Framework::kDeepSpeed && p > 1 && !last
-                                    ? in_flight * e * static_cast<double>(model.sequence_length) /
-                                          static_cast<double>(c.context_parallel) *
-                                          static_cast<double>(c.micro_batch) *
-                                          static_cast<double>(model.hidden_size)
+    const double pipe_buffers = framework == Framework::kDeepSpeed && p > 1
+                                    ? DeepSpeedPipeBytes(model, c, e, in_flight, first, last)
                                     : 0;
     m.activation_bytes = Ceil(activations(layers) * in_flight + transient + pipe_buffers);
     m.logits_bytes = last ? Ceil(logits) : 0;
@@ -301,7 +321,13 @@ MemoryEstimate EstimateMemory(const JobSpec& spec, const ModelFigures& figures,
         m.model_state_bytes + m.activation_bytes + m.logits_bytes + m.temporary_bytes;
     m.fragmentation_bytes = Ceil(static_cast<double>(managed) * settings.fragmentation_fraction);
     m.reserve_bytes = settings.runtime_reserve_bytes;
-    m.total_bytes = managed + m.fragmentation_bytes + m.reserve_bytes;
+    const int64_t modelled = managed + m.fragmentation_bytes + m.reserve_bytes;
+    if (framework) {
+      m.measured_overhead_bytes =
+          Ceil(static_cast<double>(modelled) *
+               settings.measured_overhead_fraction[static_cast<size_t>(*framework)]);
+    }
+    m.total_bytes = modelled + m.measured_overhead_bytes;
     m.capacity_bytes = capacity_bytes;
     if (c.offload_optimizer) {
       const double shard = static_cast<double>(m.parameters_on_gpu) / static_cast<double>(shards);
@@ -332,6 +358,7 @@ base::Report MemoryEstimateToReport(const MemoryEstimate& m) {
   r["temporary_bytes"] = m.temporary_bytes;
   r["fragmentation_bytes"] = m.fragmentation_bytes;
   r["reserve_bytes"] = m.reserve_bytes;
+  r["measured_overhead_bytes"] = m.measured_overhead_bytes;
   r["total_bytes"] = m.total_bytes;
   if (m.host_bytes_per_node > 0) r["host_bytes_per_node"] = m.host_bytes_per_node;
   return r;

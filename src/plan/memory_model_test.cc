@@ -75,6 +75,20 @@ TEST(MemoryModel, KorthikantiActivationsPerLayer) {
   }
 }
 
+// A Llama of `layers` layers of width 64 (4 heads, MLP 128) on sequences of 32 tokens.
+ModelSpec TinyLlama(int64_t layers, int64_t vocab) {
+  ModelSpec m;
+  m.family = "llama";
+  m.layers = layers;
+  m.hidden_size = 64;
+  m.attention_heads = 4;
+  m.kv_heads = 4;
+  m.ffn_size = 128;
+  m.vocab_size = vocab;
+  m.sequence_length = 32;
+  return m;
+}
+
 // A Llama layer (no dropout, SwiGLU, GQA) with fused attention: norms 4 e sbh, Q e sbh,
 // K and V 2 e sb kv, attention output e sbh, SwiGLU 3 e sbf, log-sum-exp 4 a s b.
 TEST(MemoryModel, LlamaLayerWithGqaAndFlashAttention) {
@@ -98,15 +112,7 @@ TEST(MemoryModel, LlamaLayerWithGqaAndFlashAttention) {
 // gathered weights and the current layer's gradients, plus the root unit (embeddings, and the
 // head on the stage that holds it) gathered from forward to backward with its gradients.
 TEST(MemoryModel, ZeroThreeTemporariesHoldTheRootUnit) {
-  ModelSpec m;
-  m.family = "llama";
-  m.layers = 4;
-  m.hidden_size = 64;
-  m.attention_heads = 4;
-  m.kv_heads = 4;
-  m.ffn_size = 128;
-  m.vocab_size = 1000;
-  m.sequence_length = 32;
+  const ModelSpec m = TinyLlama(4, 1000);
   JobSpec spec;
   spec.model = m;
   spec.training.global_batch = 8;
@@ -128,8 +134,8 @@ TEST(MemoryModel, ZeroThreeTemporariesHoldTheRootUnit) {
   EXPECT_EQ(EstimateMemory(spec, f, c, int64_t{1} << 40).temporary_bytes, 1'005'056);
   // Below ZeRO 3: Megatron's and DDP's buckets are the gradients (bucket views): nothing;
   // FSDP's SHARD_GRAD_OP reduce-scatters each unit's unsharded gradients (fp32 here): one layer
-  // and the root, 41,088 x 4 + 128,000 x 4 = 676,352; DeepSpeed's ZeRO 1-2 hold a reduce and a
-  // gather bucket of 5e8 elements.
+  // and the root, 41,088 x 4 + 128,000 x 4 = 676,352; DeepSpeed's ZeRO 2 holds one contiguous
+  // reduce bucket of 5e8 elements, its ZeRO 1 none during the backward pass.
   c.pipeline = 1;
   c.zero_stage = 1;
   spec.framework = Framework::kMegatron;
@@ -138,8 +144,65 @@ TEST(MemoryModel, ZeroThreeTemporariesHoldTheRootUnit) {
   spec.framework = Framework::kFsdp;
   EXPECT_EQ(EstimateMemory(spec, f, c, int64_t{1} << 40).temporary_bytes, 676'352);
   spec.framework = Framework::kDeepSpeed;
-  EXPECT_EQ(EstimateMemory(spec, f, c, int64_t{1} << 40).temporary_bytes,
-            int64_t{2} * 500'000'000 * 4);
+  EXPECT_EQ(EstimateMemory(spec, f, c, int64_t{1} << 40).temporary_bytes, int64_t{500'000'000} * 4);
+  c.zero_stage = 1;
+  EXPECT_EQ(EstimateMemory(spec, f, c, int64_t{1} << 40).temporary_bytes, 0);
+}
+
+// A framework's measured overhead scales its whole estimate and no other framework's.
+TEST(MemoryModel, MeasuredOverheadAppliesToItsFrameworkOnly) {
+  JobSpec spec;
+  spec.model = TinyLlama(4, 1000);
+  spec.training.global_batch = 8;
+  spec.hardware.gpus_per_node = 4;
+  spec.hardware.nodes = 1;
+  const ModelFigures f = ComputeModelFigures(spec.model);
+  const ParallelConfig c{.zero_stage = 1, .micro_batch = 1};
+  MemorySettings settings;
+  settings.measured_overhead_fraction[static_cast<size_t>(Framework::kDeepSpeed)] = 0.25;
+  for (Framework fw : {Framework::kDeepSpeed, Framework::kMegatron}) {
+    spec.framework = fw;
+    const MemoryEstimate plain = EstimateMemory(spec, f, c, int64_t{1} << 40);
+    const MemoryEstimate with = EstimateMemory(spec, f, c, int64_t{1} << 40, settings);
+    const int64_t expected = fw == Framework::kDeepSpeed ? (plain.total_bytes + 3) / 4 : 0;
+    EXPECT_EQ(with.measured_overhead_bytes, expected) << FrameworkName(fw);
+    EXPECT_EQ(with.total_bytes, plain.total_bytes + expected) << FrameworkName(fw);
+  }
+}
+
+// DeepSpeed's pipeline engine: the stage outputs of the micro-batches in flight (partitioned
+// under tensor parallelism), the output and gradient rebuilt for a backward pass, the receive
+// buffers; counted by hand from its engine for a first, a middle and a last stage.
+TEST(MemoryModel, DeepSpeedPipelineBuffersFollowItsEngine) {
+  const ModelSpec m = TinyLlama(8, 16);  // small logits: the first stage holds the peak
+  JobSpec spec;
+  spec.model = m;
+  spec.training.global_batch = 64;  // 16 micro-batches of 2 per pipeline at d = 2
+  spec.training.precision = base::NumericFormat::kBf16;
+  spec.training.optimizer = "adamw";
+  spec.hardware.gpus_per_node = 8;
+  spec.hardware.nodes = 1;
+  const ModelFigures f = ComputeModelFigures(m);
+  const double a = 2.0 * 32 * 2 * 64;  // e s b h: one micro-batch's hidden states, 8,192 bytes
+  for (int64_t t : {int64_t{1}, int64_t{2}}) {
+    ParallelConfig c{.tensor = t, .pipeline = 4 / t, .zero_stage = 1, .micro_batch = 2};
+    c.recompute = Recompute::kFull;
+    const auto with = [&](Framework fw) {
+      spec.framework = fw;
+      return EstimateMemory(spec, f, c, int64_t{1} << 40);
+    };
+    const MemoryEstimate ds = with(Framework::kDeepSpeed);
+    const MemoryEstimate mg = with(Framework::kMegatron);
+    ASSERT_STREQ(ds.peak_stage, mg.peak_stage);
+    ASSERT_STREQ(ds.peak_stage, "first");
+    // The first stage: p micro-batches in flight, no input clone, one gradient receive buffer.
+    const double p = static_cast<double>(c.pipeline);
+    const double expected =
+        t > 1 ? p * a / 2 + 3 * a + a / 2  // partitions, rebuilt output + gradient + copy
+              : p * a + a + a;             // whole outputs, the incoming gradient
+    EXPECT_EQ(ds.activation_bytes - mg.activation_bytes, static_cast<int64_t>(expected)) << t;
+    EXPECT_EQ(ds.temporary_bytes, 0);  // ZeRO 1: nothing at the backward peak
+  }
 }
 
 }  // namespace

@@ -223,7 +223,11 @@ base::StatusOr<Report> RecomputeSection(const JobSpec& spec, const cost::GpuSpec
       static_cast<size_t>(StageLayers(e.config, spec.model.layers, 0)), layer);
   // The bytes left for activations once everything else the estimate holds is placed.
   const MemoryEstimate& m = e.memory;
-  const double usable = static_cast<double>(gpu.MemoryBytes() - m.reserve_bytes) /
+  const std::optional<Framework> running = RunningFramework(spec, e.config);
+  const double overhead =
+      running ? settings.memory.measured_overhead_fraction[static_cast<size_t>(*running)] : 0;
+  const double usable = (static_cast<double>(gpu.MemoryBytes()) / (1 + overhead) -
+                         static_cast<double>(m.reserve_bytes)) /
                         (1 + settings.memory.fragmentation_fraction);
   const auto budget =
       static_cast<int64_t>(usable) - m.model_state_bytes - m.logits_bytes - m.temporary_bytes;
@@ -386,6 +390,7 @@ base::Status PlanTraining(const JobSpec& spec, const cost::GpuSpec& gpu,
     SEEDANCE_ASSIGN_OR_RETURN(report["calibration"], CalibrationSection(options, catalog, fit));
   }
   settings.hardware.coefficients = fit.coefficients;
+  settings.memory.measured_overhead_fraction = fit.memory_overhead;
   settings.fit = &fit;
   report["time_model"] = {
       {"coefficients", options.calibrate_csv ? "calibrated to " + options.calibrate_file

@@ -44,11 +44,13 @@ const PublicFit& BuiltInFit() {
     f.step_time[3] = {-0.10303227980833321, 0.29631287000060369, 371};  // multi-node model-parallel
     f.step_time_all = {-0.11128870354982605, 0.30554862713066833, 394};
     f.paired = {-0.16996007881306727, 0.1699600788130671, 1864};
-    f.memory = {0.0050535553113421061, 0.17569151196373078, 69};
+    f.memory = {-0.11297439370021962, 0.055025469641201578, 69};
     f.max_sequence_length = 1048576;
     f.max_gpus = 12288;
     f.frameworks_with_rows = 5;
     f.memory_frameworks_with_rows = 1;
+    f.memory_overhead[0] = 0.19164602824721988;  // deepspeed
+    f.memory_overhead_se[0] = 0.013061145521270827;
     return f;
   }();
   return fit;

@@ -57,6 +57,13 @@ std::string PublicFitSource(const PublicFit& fit) {
   s += "    f.frameworks_with_rows = " + std::to_string(fit.frameworks_with_rows) + ";\n";
   s += "    f.memory_frameworks_with_rows = " + std::to_string(fit.memory_frameworks_with_rows) +
        ";\n";
+  for (size_t i = 0; i < kFrameworkCount; ++i) {
+    if (fit.memory_overhead[i] == 0 && fit.memory_overhead_se[i] == 0) continue;
+    const std::string at = "[" + std::to_string(i) + "]";
+    s += "    f.memory_overhead" + at + " = " + D(fit.memory_overhead[i]) + ";  // " +
+         std::string(FrameworkName(static_cast<Framework>(i))) + "\n";
+    s += "    f.memory_overhead_se" + at + " = " + D(fit.memory_overhead_se[i]) + ";\n";
+  }
   s += "    return f;\n  }();\n  return fit;\n}\n\n}  // namespace seedance::plan\n";
   return s;
 }

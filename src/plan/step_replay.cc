@@ -148,6 +148,16 @@ base::StatusOr<std::vector<Buffer>> PlannedStepBuffers(const JobSpec& spec,
       c.zero_stage == 2 && (framework == Framework::kFsdp || framework == Framework::kTorchtitan ||
                             framework == Framework::kAccelerate);
 
+  const bool deepspeed_pipe = framework == Framework::kDeepSpeed && c.pipeline > 1;
+  if (deepspeed_pipe) {  // the persistent receive buffers, of a / t each
+    const double partition =
+        e * tokens * static_cast<double>(model.hidden_size) / static_cast<double>(c.tensor);
+    if (!has_head) Add(out, "pipe_grad_receive", 0, end, partition, BufferKind::kWorkspace);
+    if (!has_embedding) {
+      Add(out, "pipe_activation_receive", 0, end, partition, BufferKind::kWorkspace);
+    }
+  }
+
   std::vector<int64_t> forward_start(static_cast<size_t>(simulated));
   for (const Pass& pass : passes) {
     const std::string mb = "mb" + std::to_string(pass.micro_batch);
@@ -190,11 +200,21 @@ base::StatusOr<std::vector<Buffer>> PlannedStepBuffers(const JobSpec& spec,
         Add(out, id + ".unsharded_grads", b, b + 1, unsharded_grads, BufferKind::kWorkspace);
       }
     }
-    // DeepSpeed's pipeline engine keeps each micro-batch's stage output until its backward pass
-    // (Megatron frees it once sent); the last stage sends nothing.
-    if (framework == Framework::kDeepSpeed && c.pipeline > 1 && !has_head) {
-      Add(out, mb + ".stage_output", f0 + layers - 1, b0 + 1,
-          e * tokens * static_cast<double>(model.hidden_size), BufferKind::kActivation);
+    // DeepSpeed's pipeline engine, as memory_model.cc counts it: each micro-batch's stage output
+    // (its 1/t partition under tensor parallelism) until its backward pass, without tensor
+    // parallelism a clone of the received input, and the output and incoming gradient rebuilt
+    // for the backward pass. Megatron frees the output once sent; the last stage sends none.
+    if (deepspeed_pipe) {
+      const double a = e * tokens * static_cast<double>(model.hidden_size);
+      if (!has_head) {
+        Add(out, mb + ".stage_output", f0 + layers - 1, b0 + 1, c.tensor > 1 ? a / t : a,
+            BufferKind::kActivation);
+        Add(out, mb + ".rebuilt_output_and_grad", b0, b0 + 1, c.tensor > 1 ? 3 * a : a,
+            BufferKind::kActivation);
+      }
+      if (!has_embedding && c.tensor == 1) {
+        Add(out, mb + ".input_clone", f0, b0 + 1, a, BufferKind::kActivation);
+      }
     }
     if (has_head) {
       const int64_t head_f = f0 + layers;
@@ -205,13 +225,10 @@ base::StatusOr<std::vector<Buffer>> PlannedStepBuffers(const JobSpec& spec,
       Add(out, mb + ".root_unsharded_grads", b0, b0 + units, root_unsharded_grads,
           BufferKind::kWorkspace);
     } else {
-      // DeepSpeed's ZeRO 1-2 reduce and gather buckets of 5e8 elements (DDP's buckets are the
-      // gradients themselves).
-      if (c.zero_stage >= 1 && framework == Framework::kDeepSpeed) {
-        for (int bucket = 0; bucket < 2; ++bucket) {
-          Add(out, mb + ".bucket" + std::to_string(bucket), b0, b0 + units, 5e8 * e,
-              BufferKind::kWorkspace);
-        }
+      // DeepSpeed's ZeRO 2 reduces through one contiguous bucket of 5e8 elements; ZeRO 1 after
+      // the backward passes, outside this peak (DDP's buckets are the gradients themselves).
+      if (c.zero_stage == 2 && framework == Framework::kDeepSpeed) {
+        Add(out, mb + ".bucket", b0, b0 + units, 5e8 * e, BufferKind::kWorkspace);
       }
     }
   }

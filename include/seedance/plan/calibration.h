@@ -22,6 +22,7 @@
 #pragma once
 
 #include <array>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,7 @@
 #include "seedance/base/status.h"
 #include "seedance/cost/gpu_catalog.h"
 #include "seedance/plan/coefficients.h"
+#include "seedance/plan/framework.h"
 #include "seedance/plan/intervals.h"
 #include "seedance/plan/kernel_anchors.h"
 #include "seedance/plan/run_table.h"
@@ -91,8 +93,25 @@ std::vector<double> PairedResiduals(const std::vector<FitRow>& rows,
                                     const std::vector<double>& residuals);
 
 // log(published / predicted) of every row that states memory per GPU (model_states rows through
-// the model-state accounting, the others through the memory model).
-std::vector<double> MemoryResiduals(const std::vector<RunRecord>& records,
+// the model-state accounting, the others through the memory model with `measured_overhead`),
+// with the framework a run row is counted as (none for model_states rows).
+struct MemoryResidual {
+  double residual = 0;
+  std::optional<Framework> framework;
+};
+std::vector<MemoryResidual> MemoryResiduals(
+    const std::vector<RunRecord>& records, const cost::GpuCatalog& catalog,
+    const std::array<double, kFrameworkCount>& measured_overhead = {});
+std::vector<double> ResidualsOf(const std::vector<MemoryResidual>& residuals);
+
+// PublicFit::memory_overhead: per framework with at least two run rows stating memory, the
+// median of log(published / estimated) with no overhead, as a share, and its standard error;
+// `rows` counts each framework's rows.
+struct MemoryOverheadFit {
+  std::array<double, kFrameworkCount> value{}, standard_error{};
+  std::array<int, kFrameworkCount> rows{};
+};
+MemoryOverheadFit FitMemoryOverhead(const std::vector<RunRecord>& records,
                                     const cost::GpuCatalog& catalog);
 
 // The 5% and 95% quantiles of `residuals` (linear interpolation between order statistics).

@@ -35,6 +35,7 @@
 
 #include "seedance/base/report.h"
 #include "seedance/base/status.h"
+#include "seedance/plan/framework.h"
 #include "seedance/plan/kernel_anchors.h"
 
 namespace seedance::plan {
@@ -113,6 +114,15 @@ struct PublicFit {
   // The frameworks of the rows with a measured memory figure: `memory` is their error; another
   // framework's memory interval is centred on the estimate (intervals.h).
   unsigned memory_frameworks_with_rows = 0;
+  // Per framework (Framework order), what its runs' measured memory shows beyond the memory
+  // model's estimate (tensors, fragmentation margin, runtime reserve), as a share of the
+  // estimate: exp(median of log(published / estimated)) - 1 over the framework's rows with a
+  // memory figure, and that median's standard error (as a share); 0 without rows. For DeepSpeed
+  // the rows are BLOOM's nvidia-smi readings, which hold what the model has no term for: the
+  // CUDA context beyond the reserve, the communicators' buffers, the caching allocator's
+  // cached blocks (docs/design/plan.md, "Memory").
+  std::array<double, kFrameworkCount> memory_overhead{};
+  std::array<double, kFrameworkCount> memory_overhead_se{};
 };
 
 // The public fit compiled into the library (src/plan/public_fit.cc, written by

@@ -20,6 +20,7 @@
 // Thread safety: pure functions and constants.
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -32,6 +33,7 @@ struct JobSpec;
 struct ParallelConfig;
 
 enum class Framework { kDeepSpeed, kFsdp, kMegatron, kTorchtitan, kAccelerate };
+inline constexpr size_t kFrameworkCount = static_cast<size_t>(Framework::kAccelerate) + 1;
 
 std::string_view FrameworkName(Framework framework);
 // "deepspeed", "fsdp", "megatron", "torchtitan" or "accelerate"; the error lists them.

@@ -44,10 +44,13 @@
 // Temporaries: two 25 MiB gradient buckets (PyTorch DDP's default) at ZeRO 0-2; at ZeRO 3 two
 // gathered layers' weights and one layer's unsharded gradients. Then a fragmentation margin on
 // everything the caching allocator holds, and a reserve for the CUDA context and libraries.
+// Last, for a framework whose runs have measured memory figures, the share by which they
+// exceed all of the above (fitted: PublicFit::memory_overhead).
 //
 // Thread safety: pure functions.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 
@@ -63,6 +66,10 @@ namespace seedance::plan {
 struct MemorySettings {
   double fragmentation_fraction = 0.05;       // of the allocator-managed bytes
   int64_t runtime_reserve_bytes = 1LL << 30;  // CUDA context, cuBLAS/NCCL workspaces
+  // Per framework (Framework order): what its measured memory shows beyond everything above, as
+  // a share of the estimate — the public fit's memory_overhead (coefficients.h); 0 where no run
+  // of the framework has a measured memory figure.
+  std::array<double, kFrameworkCount> measured_overhead_fraction{};
 };
 
 // The training settings layout `c` runs with: the spec's, with the precisions the search chose.
@@ -122,6 +129,7 @@ struct MemoryEstimate {
   int64_t temporary_bytes = 0;
   int64_t fragmentation_bytes = 0;
   int64_t reserve_bytes = 0;
+  int64_t measured_overhead_bytes = 0;  // MemorySettings::measured_overhead_fraction's share
   int64_t total_bytes = 0;
   int64_t host_bytes_per_node = 0;   // optimizer offload: the node's shards in host memory
   const char* peak_stage = "first";  // "first" or "last" pipeline stage
