@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <string>
 
@@ -121,6 +122,57 @@ TEST(CalibrationTest, QuantilesInterpolate) {
   EXPECT_DOUBLE_EQ(q.q95, 9.5);
   EXPECT_EQ(q.rows, 11);
   EXPECT_EQ(QuantilesOf({}).rows, 0);
+}
+
+// BLOOM's runs with a measured memory figure, split into five "given" rows and the rest.
+void SplitBloomMemoryRows(std::vector<RunRecord>& given, std::vector<RunRecord>& held) {
+  int i = 0;
+  for (const RunRecord& r : PublicRuns()) {
+    if (r.group != "bloom" || r.kind != RunKind::kRun || !r.gb_per_gpu) continue;
+    (i++ % 7 == 0 && given.size() < 5 ? given : held).push_back(r);
+  }
+}
+
+// Memory: a handful of one cluster's readings teach a framework's overhead to a fit that had no
+// memory rows of it — BLOOM's held out of the public memory fit (DeepSpeed's overhead at the
+// prior, 0), five of its rows given, the other sixty predicted before and after.
+TEST(CalibrationTest, AFewMemoryReadingsTeachAFrameworksOverhead) {
+  std::vector<RunRecord> given, held;
+  SplitBloomMemoryRows(given, held);
+  ASSERT_EQ(given.size(), 5u);
+  ASSERT_GT(held.size(), 50u);
+  PublicFit without = BuiltInFit();
+  without.memory_overhead = {};
+  without.memory_overhead_se = {};
+  const MemoryCalibration c = CalibrateMemoryOverhead(given, BuiltInCatalog(), without);
+  const auto deepspeed = static_cast<size_t>(Framework::kDeepSpeed);
+  EXPECT_EQ(c.rows[deepspeed], 5);
+  EXPECT_EQ(c.before[deepspeed], 0);
+  EXPECT_GT(c.after[deepspeed], 0.1);  // BLOOM's readings sit well above the counted buffers
+  const double before =
+      MedianAbsLog(ResidualsOf(MemoryResiduals(held, BuiltInCatalog(), c.before)));
+  const double after = MedianAbsLog(ResidualsOf(MemoryResiduals(held, BuiltInCatalog(), c.after)));
+  EXPECT_LT(after, 0.5 * before) << before << " -> " << after;
+  std::printf(
+      "held-out BLOOM memory, median |log error|: %.3f before, %.3f after (overhead %.3f)\n",
+      before, after, c.after[deepspeed]);
+  for (size_t i = 0; i < kFrameworkCount; ++i) {
+    if (i != deepspeed) {
+      EXPECT_EQ(c.after[i], c.before[i]);  // no rows, no change
+    }
+  }
+}
+
+// Readings the public fit already predicts (five of the 65 rows it was fitted to) move the
+// overhead by less than its standard error.
+TEST(CalibrationTest, MemoryReadingsThePublicFitPredictsChangeLittle) {
+  std::vector<RunRecord> given, held;
+  SplitBloomMemoryRows(given, held);
+  const PublicFit& fit = BuiltInFit();
+  const MemoryCalibration c = CalibrateMemoryOverhead(given, BuiltInCatalog(), fit);
+  const auto deepspeed = static_cast<size_t>(Framework::kDeepSpeed);
+  EXPECT_LT(std::fabs(c.after[deepspeed] - fit.memory_overhead[deepspeed]),
+            fit.memory_overhead_se[deepspeed]);
 }
 
 // The fit compiled into the library is the one the calibration set gives: re-running the

@@ -362,20 +362,32 @@ base::StatusOr<Margin> ReplayMargin(const JobSpec& spec, const cost::GpuSpec& gp
   return m;
 }
 
-// The user's calibration (--calibrate): the public fit with the refitted coefficients.
+// The user's calibration (--calibrate): the public fit with the refitted coefficients and
+// measured memory overheads.
 base::StatusOr<Report> CalibrationSection(const OptimizeOptions& options,
                                           const cost::GpuCatalog& catalog, PublicFit& fit) {
   SEEDANCE_ASSIGN_OR_RETURN(std::vector<RunRecord> records,
                             ParseRunTable(*options.calibrate_csv, options.calibrate_file, catalog));
   const std::vector<FitRow> rows = FitRows(records, catalog);
-  if (rows.empty()) {
+  const bool memory_rows = std::any_of(records.begin(), records.end(), [](const RunRecord& r) {
+    return r.kind != RunKind::kModelStates && r.gb_per_gpu.has_value();
+  });
+  if (rows.empty() && !memory_rows) {
     return base::InvalidArgumentError(
-        "no row is a run with a measured step time, tokens/s, MFU or TFLOP/s",
+        "no row is a run with a measured step time, tokens/s, MFU, TFLOP/s or memory per GPU",
         options.calibrate_file);
   }
-  SEEDANCE_ASSIGN_OR_RETURN(Calibration c, Calibrate(rows, fit));
-  fit.coefficients = c.after;
-  Report r = CalibrationToReport(c, rows);
+  Report r = Report::object();
+  if (rows.empty()) {
+    r["coefficients"] = "the public fit's: no row measures a step";
+  } else {
+    SEEDANCE_ASSIGN_OR_RETURN(Calibration c, Calibrate(rows, fit));
+    fit.coefficients = c.after;
+    r = CalibrationToReport(c, rows);
+  }
+  const MemoryCalibration memory = CalibrateMemoryOverhead(records, catalog, fit);
+  fit.memory_overhead = memory.after;
+  r["memory_overhead"] = MemoryCalibrationToReport(memory);
   r["file"] = options.calibrate_file;
   return r;
 }

@@ -127,4 +127,20 @@ base::StatusOr<Calibration> Calibrate(const std::vector<FitRow>& rows, const Pub
 
 base::Report CalibrationToReport(const Calibration& c, const std::vector<FitRow>& rows);
 
+// The measured memory overhead refitted to a user's rows that state memory per GPU
+// (`--calibrate`, `record_run=`'s peak reserved memory). Per framework with such rows, in log
+// space, the precision-weighted mean of the public value (the prior: its standard error as the
+// spread, or kMemoryOverheadPriorLogSd about 0 for a framework without public memory rows) and the
+// rows' median log(measured / estimated) (spread sqrt(pi/2) sigma / sqrt(n), sigma the public
+// memory rows' spread, their 5%-95% range over 2 x 1.645). Two rows cannot swing a public value
+// that 65 rows fixed; a framework the public set never measured follows the user's rows.
+inline constexpr double kMemoryOverheadPriorLogSd = 0.15;
+struct MemoryCalibration {
+  std::array<double, kFrameworkCount> before{}, after{};
+  std::array<int, kFrameworkCount> rows{};
+};
+MemoryCalibration CalibrateMemoryOverhead(const std::vector<RunRecord>& records,
+                                          const cost::GpuCatalog& catalog, const PublicFit& fit);
+base::Report MemoryCalibrationToReport(const MemoryCalibration& c);
+
 }  // namespace seedance::plan
