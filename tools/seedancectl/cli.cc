@@ -4,6 +4,7 @@
 
 #include <cerrno>
 #include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -43,7 +44,17 @@ CLI::Validator Bounded(T lo, T hi, Parse parse, const char* kind, const char* na
       range, name);
 }
 
+volatile std::sig_atomic_t g_stop_requested = 0;
+void RequestStop(int) { g_stop_requested = 1; }
+
 }  // namespace
+
+void InstallStopSignals() {
+  std::signal(SIGINT, RequestStop);
+  std::signal(SIGTERM, RequestStop);
+}
+
+bool StopRequested() { return g_stop_requested != 0; }
 
 CLI::Validator IntIn(int64_t lo, int64_t hi) {
   return Bounded<int64_t>(lo, hi, base::ParseInt64, "whole decimal number", "IntIn");

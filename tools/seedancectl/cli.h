@@ -47,6 +47,11 @@ CLI::Validator PrintableName();
 // A directory to read from (--root): it must exist and be a directory.
 CLI::Validator InputDirectory();
 
+// The long-running verbs (serve, listen, agent) stop cleanly on SIGINT or SIGTERM: the handlers
+// set a flag that StopRequested() reads (async-signal-safe: a sig_atomic_t write).
+void InstallStopSignals();
+bool StopRequested();
+
 // Adds `--output,-o table|wide|json` (default table: 100 columns, the verdict first; wide: every
 // column) to a reporting command.
 void AddOutputFlag(CLI::App* command, std::string* output);

@@ -18,9 +18,6 @@
 namespace seedance::cli {
 namespace {
 
-volatile std::sig_atomic_t g_stop = 0;
-void OnSignal(int) { g_stop = 1; }
-
 // One connection is one descriptor: lift the soft limit to the hard one, as servers do, so a
 // thousand clients do not exhaust the default 1,024.
 void RaiseOpenFileLimit() {
@@ -151,8 +148,7 @@ void RegisterKvServe(CLI::App* noun, Context& context) {
                context)) {
       return;
     }
-    std::signal(SIGINT, OnSignal);
-    std::signal(SIGTERM, OnSignal);
+    InstallStopSignals();
     const kv::EngineStats st = (*server)->engine_stats();
     std::fprintf(stderr,
                  "serving %s on http://%s:%d/v1 (%s batching, max batch %d, KV cache %s bits, "
@@ -160,7 +156,7 @@ void RegisterKvServe(CLI::App* noun, Context& context) {
                  f->server.model_name.c_str(), address->first.c_str(), (*server)->port(),
                  f->policy.c_str(), f->engine.max_batch, f->kv_bits.c_str(),
                  static_cast<long long>(st.kv_budget_bytes));
-    while (!g_stop) env.SleepFor(std::chrono::milliseconds(50));
+    while (!StopRequested()) env.SleepFor(std::chrono::milliseconds(50));
     std::fprintf(stderr, "draining (up to %g s)\n", f->drain_s);
     const base::Report drained = (*server)->Drain();
     std::fprintf(stderr, "drained: %s\n", base::DumpJson(drained).c_str());

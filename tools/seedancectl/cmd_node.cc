@@ -3,7 +3,6 @@
 // seedance.io/gpu-milli, the allocation of each pod's assigned GPUs, GPU health and the Node's
 // labels (node/agent.h).
 #include <atomic>
-#include <csignal>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -15,9 +14,6 @@
 
 namespace seedance::cli {
 namespace {
-
-volatile std::sig_atomic_t g_stop = 0;
-void OnSignal(int) { g_stop = 1; }
 
 void RegisterAgent(CLI::App* noun, Context& context) {
   struct Flags {
@@ -81,14 +77,13 @@ void RegisterAgent(CLI::App* noun, Context& context) {
     base::Env* env = base::Env::Default();
     auto agent = node::NodeAgent::Create(*env, o);
     if (Failed(WithFlag(agent.status(), {{"kubeconfig", "--kubeconfig"}}), context)) return;
-    std::signal(SIGINT, OnSignal);
-    std::signal(SIGTERM, OnSignal);
+    InstallStopSignals();
     std::fprintf(stderr, "node agent for %s: %zu GPUs, serving %s/%s; Ctrl-C stops\n",
                  f->node.c_str(), (*agent)->gpus_at_start().size(), f->plugin_dir.c_str(),
                  f->endpoint.c_str());
     std::atomic<bool> done{false};
     std::thread stopper([&] {
-      while (!g_stop && !done) env->SleepFor(std::chrono::milliseconds(100));
+      while (!StopRequested() && !done) env->SleepFor(std::chrono::milliseconds(100));
       (*agent)->Stop();
     });
     base::Status r = (*agent)->Run();

@@ -1,6 +1,5 @@
 // `seedancectl probe`: samples host and GPU metrics (feature PROBE-1), prints
 // them with findings (PROBE-3), or serves them to Prometheus (PROBE-2).
-#include <csignal>
 #include <cstdio>
 #include <iostream>
 
@@ -17,9 +16,6 @@
 
 namespace seedance::cli {
 namespace {
-
-volatile std::sig_atomic_t g_stop = 0;
-void OnSignal(int) { g_stop = 1; }
 
 // "5s", "500ms", "2m", "1.5s", "10" (seconds), between 10 ms and 24 h.
 base::StatusOr<std::chrono::milliseconds> ParseDuration(const std::string& text,
@@ -136,8 +132,7 @@ void RegisterProbe(CLI::App& app, Context& context) {
     probe::HostOptions host;
     host.task_pid = f->task_id;
     probe::Probe probe(*env, std::move(gpus), host);
-    std::signal(SIGINT, OnSignal);
-    std::signal(SIGTERM, OnSignal);
+    InstallStopSignals();
 
     if (!f->listen.empty()) {
       probe::ExporterOptions o;
@@ -151,7 +146,7 @@ void RegisterProbe(CLI::App& app, Context& context) {
       if (Failed(WithFlag(exporter.status(), {{"listen", "--listen"}}), context)) return;
       std::fprintf(stderr, "serving http://%s/metrics (port %d); Ctrl-C stops\n", f->listen.c_str(),
                    (*exporter)->port());
-      while (!g_stop) env->SleepFor(std::chrono::milliseconds(100));
+      while (!StopRequested()) env->SleepFor(std::chrono::milliseconds(100));
       (*exporter)->Stop();
       return;
     }
@@ -160,10 +155,10 @@ void RegisterProbe(CLI::App& app, Context& context) {
     if (Failed(before.status(), context)) return;
     std::vector<probe::PowerSampleRow> power_rows;
     const int windows = f->once ? 1 : f->count;
-    for (int w = 0; (windows == 0 || w < windows) && !g_stop; ++w) {
+    for (int w = 0; (windows == 0 || w < windows) && !StopRequested(); ++w) {
       // Sleep in slices so that Ctrl-C ends a long window promptly.
       const int64_t end = env->NowMonotonicNanos() + interval->count() * 1000000;
-      while (!g_stop && env->NowMonotonicNanos() < end) {
+      while (!StopRequested() && env->NowMonotonicNanos() < end) {
         env->SleepFor(std::min<std::chrono::nanoseconds>(
             std::chrono::milliseconds(100),
             std::chrono::nanoseconds(end - env->NowMonotonicNanos())));

@@ -3,7 +3,6 @@
 // the API server by list-watch); `set` changes a running extender's policy and topology plugins
 // (PUT /config, no restart); `print-config` writes the KubeSchedulerConfiguration that points
 // kube-scheduler at it; `audit` recomputes per-GPU use from the API server.
-#include <csignal>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -23,9 +22,6 @@
 
 namespace seedance::cli {
 namespace {
-
-volatile std::sig_atomic_t g_stop = 0;
-void OnSignal(int) { g_stop = 1; }
 
 void RegisterServe(CLI::App* noun, Context& context) {
   struct Flags {
@@ -146,8 +142,7 @@ void RegisterServe(CLI::App* noun, Context& context) {
     }
     auto server = k8s::ExtenderServer::Start(**extender, binder, so);
     if (Failed(WithFlag(server.status(), {{"listen", "--listen"}}), context)) return;
-    std::signal(SIGINT, OnSignal);
-    std::signal(SIGTERM, OnSignal);
+    InstallStopSignals();
     const auto st = (*extender)->stats();
     std::fprintf(stderr,
                  "extender (%s, %s) serving http://%s:%d%s/{filter,prioritize,bind,preempt} "
@@ -155,7 +150,7 @@ void RegisterServe(CLI::App* noun, Context& context) {
                  f->policy.c_str(), f->mode.c_str(), address->first.c_str(), (*server)->port(),
                  f->prefix.c_str(), static_cast<long long>(st.nodes),
                  static_cast<long long>(st.pods));
-    while (!g_stop) env->SleepFor(std::chrono::milliseconds(100));
+    while (!StopRequested()) env->SleepFor(std::chrono::milliseconds(100));
     (*server)->Stop();
     (*sync)->Stop();
   });
