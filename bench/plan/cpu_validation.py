@@ -209,9 +209,11 @@ def main() -> None:
                                                args.ranks),
                                  evaluate_only=True, catalog=catalog)["before"]
         measured = max(r["peak_bytes"] for r in ranks)
-        # Tensor bytes: the fragmentation margin and the CUDA context reserve are not tensors.
+        # Tensor bytes: the fragmentation margin, the CUDA context reserve and a framework's
+        # measured overhead are not tensors.
         terms = plan["memory"]
-        predicted = terms["total_bytes"] - terms["fragmentation_bytes"] - terms["reserve_bytes"]
+        predicted = (terms["total_bytes"] - terms["fragmentation_bytes"] - terms["reserve_bytes"]
+                     - terms.get("measured_overhead_bytes", 0))
         rows.append({
             "model": model, "strategy": strategy, "zero_stage": STRATEGIES[strategy],
             "recompute": recompute, "predicted_bytes": predicted, "measured_bytes": measured,

@@ -132,11 +132,11 @@ int RunFit(const std::vector<plan::RunRecord>& records, const std::string& kerne
       plan::ResidualsOf(plan::MemoryResiduals(records, catalog, out.memory_overhead)));
   for (const plan::RunRecord& r : records) {
     // The framework each row was counted as (its own, else the first that runs its layout).
-    if (r.kind == plan::RunKind::kRun) {
-      if (const auto f = plan::RunningFramework(r.spec, r.spec.parallelism)) {
+    if (r.kind == plan::RunKind::kModelStates) continue;
+    if (const auto f = plan::RunningFramework(r.spec, r.spec.parallelism)) {
+      if (r.kind == plan::RunKind::kRun)
         out.frameworks_with_rows |= 1u << static_cast<unsigned>(*f);
-        if (r.gb_per_gpu) out.memory_frameworks_with_rows |= 1u << static_cast<unsigned>(*f);
-      }
+      if (r.gb_per_gpu) out.memory_frameworks_with_rows |= 1u << static_cast<unsigned>(*f);
     }
   }
 

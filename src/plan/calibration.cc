@@ -461,8 +461,11 @@ MemoryCalibration CalibrateMemoryOverhead(const std::vector<RunRecord>& records,
     const double rows_sd =
         std::sqrt(std::numbers::pi / 2) * row_sd / std::sqrt(static_cast<double>(logs.size()));
     const double prior_log = std::log1p(fit.memory_overhead[i]);
+    // As the time model's calibration floors its prior: a cluster's overhead may differ from
+    // the public sources' by more than the public median's standard error.
     const double prior_sd = fit.memory_overhead_se[i] > 0
-                                ? fit.memory_overhead_se[i] / (1 + fit.memory_overhead[i])
+                                ? std::max(kMinCalibrationLogSd,
+                                           fit.memory_overhead_se[i] / (1 + fit.memory_overhead[i]))
                                 : kMemoryOverheadPriorLogSd;
     const double w_prior = 1 / (prior_sd * prior_sd), w_rows = 1 / (rows_sd * rows_sd);
     c.after[i] = std::expm1((w_prior * prior_log + w_rows * rows_log) / (w_prior + w_rows));
@@ -480,9 +483,9 @@ base::Report MemoryCalibrationToReport(const MemoryCalibration& c) {
   base::Report r = base::Report::object();
   r["frameworks"] = frameworks;
   r["rule"] =
-      "per framework with rows stating memory: the public overhead (its standard error as the "
-      "spread; 0 with 15% where the public set has no memory rows of it) weighed against the "
-      "rows' median excess over the estimate";
+      "per framework with rows stating memory: the public overhead (its standard error, at least "
+      "5%, as the spread; 0 with 15% where the public set has no memory rows of it) weighed "
+      "against the rows' median excess over the estimate";
   return r;
 }
 

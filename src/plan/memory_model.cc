@@ -191,6 +191,10 @@ double DeepSpeedPipeBytes(const ModelSpec& model, const ParallelConfig& c, doubl
 
 }  // namespace
 
+bool DeepSpeedContiguousBucket(const ParallelConfig& c) {
+  return c.zero_stage == 2 || (c.zero_stage == 1 && c.offload_optimizer);
+}
+
 double InFlightMicroBatches(const ParallelConfig& c, int64_t micro_batches) {
   const int64_t p = c.pipeline;
   double in_flight = static_cast<double>(std::min(p, micro_batches));
@@ -269,10 +273,12 @@ MemoryEstimate EstimateMemory(const JobSpec& spec, const ModelFigures& figures,
   auto temporaries = [&](int64_t root_params) {
     // DeepSpeed's ZeRO 2 reduces through one contiguous bucket of 5e8 elements (its
     // reduce_bucket_size default; overlap_comm, off by default, would add a second). ZeRO 1 turns
-    // the contiguous buckets off: it all-reduces flattened gradients after the backward passes,
-    // when the activations are gone, so nothing of it adds to the backward pass's peak.
-    if (c.zero_stage == 2 && framework == Framework::kDeepSpeed) return 5e8 * e;
-    if (c.zero_stage == 1 && framework == Framework::kDeepSpeed) return 0.0;
+    // the contiguous buckets off — unless the optimizer is offloaded, which turns them back on —
+    // and all-reduces flattened gradients after the backward passes, when the activations are
+    // gone, so nothing of it adds to the backward pass's peak.
+    if (framework == Framework::kDeepSpeed && c.zero_stage >= 1 && c.zero_stage <= 2) {
+      return DeepSpeedContiguousBucket(c) ? 5e8 * e : 0.0;
+    }
     const double root = static_cast<double>(root_params) / static_cast<double>(c.tensor);
     // FSDP's SHARD_GRAD_OP: a unit's unsharded gradients wait for their reduce-scatter — the
     // current layer's and the root's (the head's come first in the backward pass).
@@ -311,6 +317,7 @@ MemoryEstimate EstimateMemory(const JobSpec& spec, const ModelFigures& figures,
     const double pipe_buffers = framework == Framework::kDeepSpeed && p > 1
                                     ? DeepSpeedPipeBytes(model, c, e, in_flight, first, last)
                                     : 0;
+    m.pipeline_buffer_bytes = Ceil(pipe_buffers);
     m.activation_bytes = Ceil(activations(layers) * in_flight + transient + pipe_buffers);
     m.logits_bytes = last ? Ceil(logits) : 0;
     int64_t root = 0;
@@ -354,6 +361,7 @@ base::Report MemoryEstimateToReport(const MemoryEstimate& m) {
   r["parameters_on_gpu"] = m.parameters_on_gpu;
   r["model_state_bytes"] = m.model_state_bytes;
   r["activation_bytes"] = m.activation_bytes;
+  if (m.pipeline_buffer_bytes > 0) r["pipeline_buffer_bytes"] = m.pipeline_buffer_bytes;
   r["logits_bytes"] = m.logits_bytes;
   r["temporary_bytes"] = m.temporary_bytes;
   r["fragmentation_bytes"] = m.fragmentation_bytes;

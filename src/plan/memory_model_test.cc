@@ -172,7 +172,8 @@ TEST(MemoryModel, MeasuredOverheadAppliesToItsFrameworkOnly) {
 
 // DeepSpeed's pipeline engine: the stage outputs of the micro-batches in flight (partitioned
 // under tensor parallelism), the output and gradient rebuilt for a backward pass, the receive
-// buffers; counted by hand from its engine for a first, a middle and a last stage.
+// buffers; counted by hand from its engine for the first stage, which holds the peak here (the
+// step replay's agreement covers the other stages: step_replay_test.cc).
 TEST(MemoryModel, DeepSpeedPipelineBuffersFollowItsEngine) {
   const ModelSpec m = TinyLlama(8, 16);  // small logits: the first stage holds the peak
   JobSpec spec;

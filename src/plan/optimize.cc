@@ -176,12 +176,12 @@ Report FrontToReport(const std::vector<Evaluation>& fitting, const FrontAxes& fr
 
 // When nothing fits: the smallest change that would make the job fit — more nodes (doubling),
 // else a shorter sequence (halving) — under the spec's own keys.
-Report SmallestChange(const JobSpec& spec, const cost::GpuSpec& gpu) {
+Report SmallestChange(const JobSpec& spec, const cost::GpuSpec& gpu, const PlanSettings& settings) {
   Report r = Report::object();
   for (int64_t factor = 2; factor <= 64; factor *= 2) {
     JobSpec more = spec;
     more.hardware.nodes = spec.hardware.nodes * factor;
-    if (!Search(more, gpu).fitting.empty()) {
+    if (!Search(more, gpu, settings).fitting.empty()) {
       r["hardware.nodes"] = more.hardware.nodes;
       return r;
     }
@@ -189,7 +189,7 @@ Report SmallestChange(const JobSpec& spec, const cost::GpuSpec& gpu) {
   for (int64_t seq = spec.model.sequence_length / 2; seq >= 128; seq /= 2) {
     JobSpec shorter = spec;
     shorter.model.sequence_length = seq;
-    if (!Search(shorter, gpu).fitting.empty()) {
+    if (!Search(shorter, gpu, settings).fitting.empty()) {
       r["model.sequence_length"] = seq;
       return r;
     }
@@ -229,8 +229,8 @@ base::StatusOr<Report> RecomputeSection(const JobSpec& spec, const cost::GpuSpec
   const double usable = (static_cast<double>(gpu.MemoryBytes()) / (1 + overhead) -
                          static_cast<double>(m.reserve_bytes)) /
                         (1 + settings.memory.fragmentation_fraction);
-  const auto budget =
-      static_cast<int64_t>(usable) - m.model_state_bytes - m.logits_bytes - m.temporary_bytes;
+  const auto budget = static_cast<int64_t>(usable) - m.model_state_bytes - m.logits_bytes -
+                      m.temporary_bytes - m.pipeline_buffer_bytes;
   SEEDANCE_ASSIGN_OR_RETURN(RecomputePlan plan, PlanRecompute(chain, budget));
   Report r = RecomputePlanToReport(plan);
   r["activation_budget_bytes"] = budget;
@@ -461,7 +461,8 @@ base::Status PlanTraining(const JobSpec& spec, const cost::GpuSpec& gpu,
     const std::string reason = "no layout fits in " + std::to_string(gpu.MemoryBytes()) +
                                " bytes per GPU, ZeRO-3 with full recomputation included";
     report["after"] = nullptr;
-    report["does_not_fit"] = {{"reason", reason}, {"smallest_change", SmallestChange(spec, gpu)}};
+    report["does_not_fit"] = {{"reason", reason},
+                              {"smallest_change", SmallestChange(spec, gpu, settings)}};
     shown.does_not_fit = reason;
     if (page != nullptr) *page = std::move(shown);
     return base::OkStatus();

@@ -6,6 +6,12 @@
 #include <functional>
 
 namespace seedance::plan {
+
+MemorySettings PublicMemorySettings() {
+  MemorySettings m;
+  m.measured_overhead_fraction = BuiltInFit().memory_overhead;
+  return m;
+}
 namespace {
 
 // The divisors of n up to `limit`, ascending (trial division to the square root).

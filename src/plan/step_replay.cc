@@ -225,9 +225,11 @@ base::StatusOr<std::vector<Buffer>> PlannedStepBuffers(const JobSpec& spec,
       Add(out, mb + ".root_unsharded_grads", b0, b0 + units, root_unsharded_grads,
           BufferKind::kWorkspace);
     } else {
-      // DeepSpeed's ZeRO 2 reduces through one contiguous bucket of 5e8 elements; ZeRO 1 after
-      // the backward passes, outside this peak (DDP's buckets are the gradients themselves).
-      if (c.zero_stage == 2 && framework == Framework::kDeepSpeed) {
+      // DeepSpeed's contiguous reduce bucket of 5e8 elements (ZeRO 2, or ZeRO 1 offloaded); plain
+      // ZeRO 1 reduces after the backward passes, outside this peak (DDP's buckets are the
+      // gradients themselves).
+      if (framework == Framework::kDeepSpeed && c.zero_stage >= 1 && c.zero_stage <= 2 &&
+          DeepSpeedContiguousBucket(c)) {
         Add(out, mb + ".bucket", b0, b0 + units, 5e8 * e, BufferKind::kWorkspace);
       }
     }

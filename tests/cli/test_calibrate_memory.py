@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import json
+import math
 import pathlib
 import subprocess
 
@@ -53,13 +54,14 @@ def test_memory_readings_alone_calibrate_the_frameworks_overhead(tmp_path, seeda
     assert calibration["coefficients"].startswith("the public fit's")  # no step was measured
     deepspeed = calibration["memory_overhead"]["frameworks"]["deepspeed"]
     assert deepspeed["rows"] == 5
-    # Readings the public fit was fitted to leave the overhead where it was (within 2 points).
-    assert abs(deepspeed["calibrated"] - deepspeed["public"]) < 0.02
-    # A cluster whose readings run 10% higher moves it up, and the DeepSpeed plan's memory with it.
+    assert deepspeed["public"] > 0
+    # A cluster whose readings run 10% higher moves the overhead up, by most of that (five rows
+    # outweigh the prior) but not beyond it, and the DeepSpeed plan's memory with it.
     bloom_memory_rows(path, 1.10)
     higher = plan(seedancectl, "--calibrate", str(path))
     moved = higher["calibration"]["memory_overhead"]["frameworks"]["deepspeed"]
-    assert moved["calibrated"] > deepspeed["calibrated"] + 0.01
+    shift = math.log1p(moved["calibrated"]) - math.log1p(deepspeed["calibrated"])
+    assert 0.5 * math.log(1.10) < shift < math.log(1.10)
     before = public["before"]["memory"]
     after = higher["before"]["memory"]
     assert before["measured_overhead_bytes"] > 0  # the public DeepSpeed overhead

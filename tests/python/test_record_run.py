@@ -15,6 +15,7 @@ transformers = pytest.importorskip("transformers")
 
 import seedance  # noqa: E402
 from seedance.torch import enable  # noqa: E402
+from seedance.torch import record  # noqa: E402
 from seedance.torch.record import catalog_gpu  # noqa: E402
 
 # The run happens on this machine's CPU; the row says which catalog GPU it stands for (a run on a
@@ -112,3 +113,16 @@ def test_the_trainer_callback_records_the_run(tmp_path):
     # Two micro-batches of two per optimizer step on one process.
     assert (row["global_batch"], row["micro_batch"], row["sequence_length"]) == ("4", "2", "32")
     assert float(row["published_step_s"]) > 0
+
+
+def test_memory_is_counted_as_nvidia_smi_reads_it(monkeypatch):
+    """The recorded peak is the allocator's peak reservation plus what the process holds outside
+    the allocator (device used - reserved), as the calibration set's nvidia-smi figures count."""
+    gib = 1 << 30
+    monkeypatch.setattr(torch.cuda, "mem_get_info", lambda: (30 * gib, 80 * gib))  # 50 used
+    monkeypatch.setattr(torch.cuda, "memory_reserved", lambda: 47 * gib)  # 3 outside
+    monkeypatch.setattr(torch.cuda, "max_memory_reserved", lambda: 60 * gib)
+    assert record._peak_device_bytes() == 63 * gib
+    # Nothing outside (or a reading taken while the allocator grew): never below the peak.
+    monkeypatch.setattr(torch.cuda, "memory_reserved", lambda: 52 * gib)
+    assert record._peak_device_bytes() == 60 * gib

@@ -104,8 +104,8 @@ std::vector<MemoryResidual> MemoryResiduals(
     const std::array<double, kFrameworkCount>& measured_overhead = {});
 std::vector<double> ResidualsOf(const std::vector<MemoryResidual>& residuals);
 
-// PublicFit::memory_overhead: per framework with at least two run rows stating memory, the
-// median of log(published / estimated) with no overhead, as a share, and its standard error;
+// PublicFit::memory_overhead: per framework with at least two run or memory rows stating memory,
+// the median of log(published / estimated) with no overhead, as a share, and its standard error;
 // `rows` counts each framework's rows.
 struct MemoryOverheadFit {
   std::array<double, kFrameworkCount> value{}, standard_error{};
@@ -130,7 +130,8 @@ base::Report CalibrationToReport(const Calibration& c, const std::vector<FitRow>
 // The measured memory overhead refitted to a user's rows that state memory per GPU
 // (`--calibrate`, `record_run=`'s peak reserved memory). Per framework with such rows, in log
 // space, the precision-weighted mean of the public value (the prior: its standard error as the
-// spread, or kMemoryOverheadPriorLogSd about 0 for a framework without public memory rows) and the
+// spread, floored at kMinCalibrationLogSd, or kMemoryOverheadPriorLogSd about 0 for a framework
+// without public memory rows) and the
 // rows' median log(measured / estimated) (spread sqrt(pi/2) sigma / sqrt(n), sigma the public
 // memory rows' spread, their 5%-95% range over 2 x 1.645). Two rows cannot swing a public value
 // that 65 rows fixed; a framework the public set never measured follows the user's rows.

@@ -41,8 +41,12 @@
 // gradient shard, 4 Ψ / d, live in host memory — gpus_per_node shards per node, which must fit
 // the node's hardware.host.memory_gbytes.
 //
-// Temporaries: two 25 MiB gradient buckets (PyTorch DDP's default) at ZeRO 0-2; at ZeRO 3 two
-// gathered layers' weights and one layer's unsharded gradients. Then a fragmentation margin on
+// Temporaries: none at ZeRO 0-2 under DDP and Megatron (their buckets are views of the
+// gradients); DeepSpeed's contiguous reduce bucket of 5e8 elements (DeepSpeedContiguousBucket);
+// FSDP's SHARD_GRAD_OP one layer's and the root's unsharded gradients; at ZeRO 3 two gathered
+// layers' weights, one layer's unsharded gradients and the root unit. DeepSpeed's pipeline
+// engine adds its stage-output partitions, the rebuilt output and gradient of a backward pass
+// and its receive buffers (memory_model.cc, DeepSpeedPipeBytes). Then a fragmentation margin on
 // everything the caching allocator holds, and a reserve for the CUDA context and libraries.
 // Last, for a framework whose runs have measured memory figures, the share by which they
 // exceed all of the above (fitted: PublicFit::memory_overhead).
@@ -100,6 +104,12 @@ int64_t StageParameters(const ModelSpec& model, const ModelFigures& figures,
 // Bytes of model states per GPU for `params` parameters on it (ZeRO `stage`, data-parallel `d`).
 int64_t ModelStateBytes(int64_t params, const StateBytes& bytes, int stage, int64_t d);
 
+// Whether DeepSpeed's ZeRO 1-2 optimizer holds its contiguous reduce bucket (5e8 elements) during
+// the backward pass: at ZeRO 2, and at ZeRO 1 with the optimizer offloaded (its
+// `contiguous_gradients or cpu_offload`, runtime/zero/stage_1_and_2.py); plain ZeRO 1 turns
+// contiguous gradients off and reduces after the backward passes.
+bool DeepSpeedContiguousBucket(const ParallelConfig& c);
+
 // Micro-batches whose activations the first pipeline stage holds at once: min(p, m) in 1F1B,
 // times 1 + (p - 1)/(p v) when interleaved; `micro_batches` is m, per pipeline per step.
 double InFlightMicroBatches(const ParallelConfig& c, int64_t micro_batches);
@@ -124,7 +134,8 @@ struct MemoryEstimate {
   // Of the pipeline stage with the larger total.
   int64_t parameters_on_gpu = 0;
   int64_t model_state_bytes = 0;
-  int64_t activation_bytes = 0;  // every micro-batch in flight, recompute transients included
+  int64_t activation_bytes = 0;       // every micro-batch in flight, recompute transients included
+  int64_t pipeline_buffer_bytes = 0;  // of activation_bytes: DeepSpeed's pipeline engine's
   int64_t logits_bytes = 0;
   int64_t temporary_bytes = 0;
   int64_t fragmentation_bytes = 0;

@@ -41,9 +41,13 @@ struct SearchSpace {
   double precision_change_threshold = 0.01;
 };
 
+// The memory model's settings with the public fit's measured overheads (coefficients.h), as
+// HardwareModel starts from the public fit's coefficients.
+MemorySettings PublicMemorySettings();
+
 struct PlanSettings {
   SearchSpace space;
-  MemorySettings memory;
+  MemorySettings memory = PublicMemorySettings();
   HardwareModel hardware;
   cost::PowerCoefficients power;
   // Where the intervals' spreads and the calibrated region come from (intervals.h).

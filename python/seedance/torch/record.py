@@ -12,8 +12,12 @@ catalog does not hold needs ``job={"hardware": {"gpu": ...}}`` (with ``catalog=`
 file that has it).
 
 The step time is the median of the optimizer steps after ``warmup`` steps; tokens/s per GPU is
-the tokens of one optimizer step over the step time and the ranks; memory is CUDA's peak reserved
-bytes (on a CPU run none is recorded). A row is appended to the file atomically (the file is
+the tokens of one optimizer step over the step time and the ranks; memory is what nvidia-smi would
+read at the peak, as the public calibration set's memory figures are: CUDA's peak reserved bytes
+plus what the process holds outside PyTorch's caching allocator (the CUDA context, NCCL's and
+cuBLAS's buffers), taken at the end as the device's used bytes less the allocator's reserved
+bytes (another process on the same GPU would be counted too; on a CPU run none is recorded).
+A row is appended to the file atomically (the file is
 rewritten through a temporary file and renamed), with the header when the file is new.
 """
 
@@ -48,6 +52,14 @@ def catalog_gpu(device_name: str) -> Optional[str]:
         if re.search(rf"\b{known}\b", name):
             return known
     return None
+
+
+def _peak_device_bytes() -> int:
+    """The device's bytes at the run's peak as nvidia-smi counts them: the caching allocator's
+    peak reservation plus what lives outside it (context, communicators, library workspaces)."""
+    free, total = torch.cuda.mem_get_info()
+    outside = max(0, (total - free) - torch.cuda.memory_reserved())
+    return torch.cuda.max_memory_reserved() + outside
 
 
 def _family(config: Any) -> str:
@@ -160,7 +172,7 @@ class RunRecorder:
         tokens = spec["training"]["global_batch"] * spec.get("model", {}).get(
             "sequence_length", 0)
         gpus = spec["hardware"].get("gpus_per_node", 1) * spec["hardware"].get("nodes", 1)
-        gb = torch.cuda.max_memory_reserved() / 1e9 if torch.cuda.is_available() else 0.0
+        gb = _peak_device_bytes() / 1e9 if torch.cuda.is_available() else 0.0
         return step_s, tokens / step_s / max(gpus, 1), gb
 
     def write(self) -> str:
