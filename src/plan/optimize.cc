@@ -221,13 +221,14 @@ base::StatusOr<Report> RecomputeSection(const JobSpec& spec, const cost::GpuSpec
   for (DroppablePart& part : layer.parts) part.bytes *= copies;
   const std::vector<LayerActivations> chain(
       static_cast<size_t>(StageLayers(e.config, spec.model.layers, 0)), layer);
-  // The bytes left for activations once everything else the estimate holds is placed.
+  // The bytes left for activations once everything else the estimate holds is placed, within
+  // the headroom a recommendation leaves (the layout itself was chosen within it).
   const MemoryEstimate& m = e.memory;
   const std::optional<Framework> running = RunningFramework(spec, e.config);
   const double overhead =
       running ? settings.memory.measured_overhead_fraction[static_cast<size_t>(*running)] : 0;
-  const double usable = (static_cast<double>(gpu.MemoryBytes()) / (1 + overhead) -
-                         static_cast<double>(m.reserve_bytes)) /
+  const double capacity = static_cast<double>(gpu.MemoryBytes()) * (1 - spec.planning.headroom);
+  const double usable = (capacity / (1 + overhead) - static_cast<double>(m.reserve_bytes)) /
                         (1 + settings.memory.fragmentation_fraction);
   const auto budget = static_cast<int64_t>(usable) - m.model_state_bytes - m.logits_bytes -
                       m.temporary_bytes - m.pipeline_buffer_bytes;
