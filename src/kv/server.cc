@@ -207,8 +207,9 @@ class KvServer::Impl {
     base::Env& env = *base::Env::Default();
     const int64_t start = env.NowMonotonicNanos();
     const int64_t timeout_ns = std::chrono::nanoseconds(o_.drain_timeout).count();
-    const EngineStats before = engine_->stats();
     engine_->BeginDrain();
+    // After BeginDrain nothing is admitted: what runs or waits now is what the drain must end.
+    const EngineStats before = engine_->stats();
     while (!engine_->Idle() && env.NowMonotonicNanos() - start < timeout_ns) {
       env.SleepFor(std::chrono::milliseconds(20));
     }
@@ -233,6 +234,7 @@ class KvServer::Impl {
     const EngineStats after = engine_->stats();
     Stop();
     base::Report r;
+    r["in_flight"] = before.running + before.waiting;  // when the drain began
     r["finished"] = (after.finished_length + after.finished_stop) -
                     (before.finished_length + before.finished_stop);
     r["cancelled"] = after.cancelled - before.cancelled;

@@ -212,6 +212,7 @@ def test_sigterm_drains_every_stream_in_flight(serve):
     drained = json.loads(err.split("drained: ", 1)[1])
     assert drained["cancelled"] == 0 and not drained["timed_out"], drained
     assert drained["finished"] >= 3, drained
+    assert drained["finished"] == drained["in_flight"], drained  # all that ran or waited at SIGTERM
     # Every stream that reached the server before SIGTERM ended normally; later ones were refused
     # (503) or found the port closed.
     finished = [v for v in streams.values() if v in ("length", "stop")]  # stop: sampled EOS

@@ -85,7 +85,8 @@ class KvServer {
   KvServer& operator=(const KvServer&) = delete;
 
   int port() const;
-  // {"finished": requests that finished while draining, "cancelled": those cut at the timeout,
+  // {"in_flight": requests running or waiting when the drain began, "finished": those that
+  //  finished while draining, "cancelled": those cut at the timeout,
   //  "clients_cut": responses not wholly sent at the end, "timed_out": either happened,
   //  "seconds": how long it took}; then the server is stopped.
   base::Report Drain();
