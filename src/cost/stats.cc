@@ -339,6 +339,14 @@ double Mean(std::span<const double> values) {
   return first + residual / n;
 }
 
+double SampleStdDev(std::span<const double> values) {
+  if (values.size() < 2) return std::nan("");
+  const double mean = Mean(values);
+  double squares = 0;
+  for (double v : values) squares += (v - mean) * (v - mean);
+  return std::sqrt(squares / static_cast<double>(values.size() - 1));
+}
+
 double Median(std::span<const double> values) {
   if (values.empty()) return std::nan("");
   std::vector<double> scratch(values.begin(), values.end());

@@ -208,5 +208,14 @@ TEST(BootstrapTest, RatioOfMediansAndDegenerateInputs) {
   EXPECT_EQ(BootstrapRatioCi(a, zeros).status().where(), "y");
 }
 
+// The sample standard deviation against the definition worked by hand: 2, 4, 4, 4, 5, 5, 7, 9
+// has mean 5 and squared deviations summing to 32, so sqrt(32 / 7).
+TEST(SmallHelpersTest, SampleStdDevUsesNMinusOne) {
+  const std::vector<double> v = {2, 4, 4, 4, 5, 5, 7, 9};
+  EXPECT_DOUBLE_EQ(SampleStdDev(v), std::sqrt(32.0 / 7));
+  EXPECT_DOUBLE_EQ(SampleStdDev(std::vector<double>{3, 3, 3}), 0);
+  EXPECT_TRUE(std::isnan(SampleStdDev(std::vector<double>{1})));
+}
+
 }  // namespace
 }  // namespace seedance::cost

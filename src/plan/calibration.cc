@@ -6,6 +6,7 @@
 #include <numbers>
 
 #include "seedance/base/quantile.h"
+#include "seedance/cost/stats.h"
 #include "seedance/plan/links.h"
 #include "seedance/plan/memory_model.h"
 #include "seedance/plan/model_figures.h"
@@ -361,30 +362,38 @@ std::vector<double> ResidualsOf(const std::vector<MemoryResidual>& residuals) {
   return out;
 }
 
-MemoryOverheadFit FitMemoryOverhead(const std::vector<RunRecord>& records,
-                                    const cost::GpuCatalog& catalog) {
+namespace {
+
+// The memory rows' log(published / estimated) without any overhead, per framework, ascending.
+std::array<std::vector<double>, kFrameworkCount> MemoryLogsByFramework(
+    const std::vector<RunRecord>& records, const cost::GpuCatalog& catalog) {
   std::array<std::vector<double>, kFrameworkCount> by_framework;
   for (const MemoryResidual& x : MemoryResiduals(records, catalog)) {
     if (x.framework) by_framework[static_cast<size_t>(*x.framework)].push_back(x.residual);
   }
+  for (std::vector<double>& logs : by_framework) std::sort(logs.begin(), logs.end());
+  return by_framework;
+}
+
+// The standard error of the median of n values of spread sd, under a normal spread.
+double MedianStandardError(double sd, size_t n) {
+  return std::sqrt(std::numbers::pi / 2) * sd / std::sqrt(static_cast<double>(n));
+}
+
+}  // namespace
+
+MemoryOverheadFit FitMemoryOverhead(const std::vector<RunRecord>& records,
+                                    const cost::GpuCatalog& catalog) {
+  const auto by_framework = MemoryLogsByFramework(records, catalog);
   MemoryOverheadFit fit;
   for (size_t i = 0; i < kFrameworkCount; ++i) {
-    std::vector<double>& logs = by_framework[i];
+    const std::vector<double>& logs = by_framework[i];
     fit.rows[i] = static_cast<int>(logs.size());
     if (logs.size() < 2) continue;
-    std::sort(logs.begin(), logs.end());
     const double median = base::QuantileOfSorted(logs, 0.5);
-    double mean = 0;
-    for (double v : logs) mean += v;
-    mean /= static_cast<double>(logs.size());
-    double squares = 0;
-    for (double v : logs) squares += (v - mean) * (v - mean);
-    const double sd = std::sqrt(squares / static_cast<double>(logs.size() - 1));
-    // The sample median's standard error under a normal spread: sqrt(pi / 2) s / sqrt(n).
-    const double se_log =
-        std::sqrt(std::numbers::pi / 2) * sd / std::sqrt(static_cast<double>(logs.size()));
-    fit.value[i] = std::exp(median) - 1;
-    fit.standard_error[i] = std::exp(median) * se_log;
+    fit.value[i] = std::expm1(median);
+    fit.standard_error[i] =
+        std::exp(median) * MedianStandardError(cost::SampleStdDev(logs), logs.size());
   }
   return fit;
 }
@@ -444,22 +453,17 @@ base::StatusOr<Calibration> Calibrate(const std::vector<FitRow>& rows, const Pub
 
 MemoryCalibration CalibrateMemoryOverhead(const std::vector<RunRecord>& records,
                                           const cost::GpuCatalog& catalog, const PublicFit& fit) {
-  std::array<std::vector<double>, kFrameworkCount> by_framework;
-  for (const MemoryResidual& x : MemoryResiduals(records, catalog)) {
-    if (x.framework) by_framework[static_cast<size_t>(*x.framework)].push_back(x.residual);
-  }
+  const auto by_framework = MemoryLogsByFramework(records, catalog);
   const double row_sd = std::max(kMinCalibrationLogSd, (fit.memory.q95 - fit.memory.q05) / 3.29);
   MemoryCalibration c;
   c.before = fit.memory_overhead;
   c.after = fit.memory_overhead;
   for (size_t i = 0; i < kFrameworkCount; ++i) {
-    std::vector<double>& logs = by_framework[i];
+    const std::vector<double>& logs = by_framework[i];
     c.rows[i] = static_cast<int>(logs.size());
     if (logs.empty()) continue;
-    std::sort(logs.begin(), logs.end());
     const double rows_log = base::QuantileOfSorted(logs, 0.5);
-    const double rows_sd =
-        std::sqrt(std::numbers::pi / 2) * row_sd / std::sqrt(static_cast<double>(logs.size()));
+    const double rows_sd = MedianStandardError(row_sd, logs.size());
     const double prior_log = std::log1p(fit.memory_overhead[i]);
     // As the time model's calibration floors its prior: a cluster's overhead may differ from
     // the public sources' by more than the public median's standard error.

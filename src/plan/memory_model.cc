@@ -276,7 +276,7 @@ MemoryEstimate EstimateMemory(const JobSpec& spec, const ModelFigures& figures,
     // the contiguous buckets off — unless the optimizer is offloaded, which turns them back on —
     // and all-reduces flattened gradients after the backward passes, when the activations are
     // gone, so nothing of it adds to the backward pass's peak.
-    if (framework == Framework::kDeepSpeed && c.zero_stage >= 1 && c.zero_stage <= 2) {
+    if (framework == Framework::kDeepSpeed && c.zero_stage < 3) {
       return DeepSpeedContiguousBucket(c) ? 5e8 * e : 0.0;
     }
     const double root = static_cast<double>(root_params) / static_cast<double>(c.tensor);

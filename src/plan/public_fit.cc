@@ -50,7 +50,7 @@ const PublicFit& BuiltInFit() {
     f.frameworks_with_rows = 5;
     f.memory_frameworks_with_rows = 1;
     f.memory_overhead[0] = 0.19164602824721988;  // deepspeed
-    f.memory_overhead_se[0] = 0.013061145521270827;
+    f.memory_overhead_se[0] = 0.013061145521270825;
     return f;
   }();
   return fit;

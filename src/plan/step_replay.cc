@@ -228,8 +228,7 @@ base::StatusOr<std::vector<Buffer>> PlannedStepBuffers(const JobSpec& spec,
       // DeepSpeed's contiguous reduce bucket of 5e8 elements (ZeRO 2, or ZeRO 1 offloaded); plain
       // ZeRO 1 reduces after the backward passes, outside this peak (DDP's buckets are the
       // gradients themselves).
-      if (framework == Framework::kDeepSpeed && c.zero_stage >= 1 && c.zero_stage <= 2 &&
-          DeepSpeedContiguousBucket(c)) {
+      if (framework == Framework::kDeepSpeed && DeepSpeedContiguousBucket(c)) {
         Add(out, mb + ".bucket", b0, b0 + units, 5e8 * e, BufferKind::kWorkspace);
       }
     }

@@ -87,11 +87,7 @@ SeedSpread SpreadOf(std::span<const double> per_seed) {
   SeedSpread s;
   if (per_seed.empty()) return s;
   s.mean = MeanOf(per_seed);
-  if (per_seed.size() >= 2) {
-    double ss = 0;
-    for (double x : per_seed) ss += (x - s.mean) * (x - s.mean);
-    s.sd = std::sqrt(ss / static_cast<double>(per_seed.size() - 1));
-  }
+  if (per_seed.size() >= 2) s.sd = cost::SampleStdDev(per_seed);
   s.has_interval = MeanInterval(per_seed, s.low, s.high);
   return s;
 }

@@ -122,5 +122,7 @@ base::StatusOr<ConfidenceInterval> BootstrapRatioCi(std::span<const double> x,
 // The median (the mean of the two middle values for an even count); NaN when empty.
 double Median(std::span<const double> values);
 double Mean(std::span<const double> values);
+// The sample standard deviation (n - 1 in the denominator); NaN with fewer than two values.
+double SampleStdDev(std::span<const double> values);
 
 }  // namespace seedance::cost
