@@ -12,8 +12,9 @@ estimates) divided by 1 + the compiled overhead, which scales a DeepSpeed layout
 
     .venv/bin/python bench/plan/memory_overhead_splits.py [--build build]
 
-Prints one JSON object: per split, the overhead fitted on each part and how many of the other
-part's rows it predicts within ±10%.
+Prints one JSON object: the counted buffers' error against the readings without the overhead,
+and per split, the overhead fitted on each part and how many of the other part's rows it
+predicts within ±10%.
 """
 
 from __future__ import annotations
@@ -50,6 +51,13 @@ def predict(fitted_on: list[float], held: list[float]) -> dict:
             "held_out_rows": len(held), "held_out_within_10_pct": within}
 
 
+def percentiles(values: list[float]) -> dict:
+    """The median and the 5% and 95% quantiles (linear interpolation, as numpy's default)."""
+    q = statistics.quantiles(values, n=20, method="inclusive")
+    return {"median": round(statistics.median(values), 1), "q05": round(q[0], 1),
+            "q95": round(q[-1], 1)}
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--build", default="build", help="the build directory (default build)")
@@ -82,6 +90,9 @@ def main() -> int:
         "compiled_overhead": overhead,
         "rows": len(excess),
         "all_rows_overhead": round(math.expm1(statistics.median(excess.values())), 4),
+        # The counted buffers alone against the readings (estimate / reading - 1, in percent).
+        "without_overhead_error_pct": percentiles(
+            [100 * math.expm1(-r) for r in excess.values()]),
         "fp16_to_bf16": predict(fp16, bf16),
         "bf16_to_fp16": predict(bf16, fp16),
         "before_02_25_to_later": predict(early, late),
