@@ -191,6 +191,7 @@ FrameworkTraits TraitsOf(std::optional<Framework> framework) {
       t.tp_overlap = true;
       break;
     case Framework::kDeepSpeed:
+      t.blocking_pipeline = true;
       break;
     case Framework::kFsdp:
     case Framework::kAccelerate:

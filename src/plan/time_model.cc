@@ -323,8 +323,18 @@ StepTime EstimateStepTime(const JobSpec& spec, const ModelFigures& figures, cons
     const double sp = c.sequence_parallel ? t : 1;
     const double bytes = m.e * tokens * static_cast<double>(model.hidden_size) / sp;
     const double one = curve.latency_s + bytes / (link * curve.busbw_fraction);
-    // Fill and drain wait on every transfer; in the steady state only the latency shows.
-    st.pp_p2p_s = 2 * v * ((p - 1) * one + micro_batches * curve.latency_s);
+    if (m.traits.blocking_pipeline) {
+      // Every transfer on the stage's critical path: each rank sends its 1/t partition, the
+      // receiver all-gathers the whole over the tensor-parallel group. A middle stage takes part
+      // in four transfers per micro-batch (two of them receives); fill and drain pass each
+      // micro-batch's activation and gradient through the p - 1 boundaries.
+      const double send = curve.latency_s + bytes / t / (link * curve.busbw_fraction);
+      const double gather = Collective(ShardWire(bytes, t), t, intra, NvlinkCurve(m, family));
+      st.pp_p2p_s = 2 * (p - 1) * (send + gather) + micro_batches * (4 * send + 2 * gather);
+    } else {
+      // Fill and drain wait on every transfer; in the steady state only the latency shows.
+      st.pp_p2p_s = 2 * v * ((p - 1) * one + micro_batches * curve.latency_s);
+    }
   }
 
   // Data parallelism over d x cp ranks of one (tensor, pipeline) position (context-parallel
@@ -341,8 +351,11 @@ StepTime EstimateStepTime(const JobSpec& spec, const ModelFigures& figures, cons
   const double grads = params * sb.gradient;
   const double weights = params * sb.weight;
   const double loss = k[Coef::kOverlapLoss];
-  const double backward_mb = layers * layer_bwd;
-  const double forward_mb = layers * layer_fwd;
+  // DeepSpeed's pipeline engine reduces after the flush and gathers inside the optimizer's step:
+  // no compute window hides either.
+  const bool serial_dp = m.traits.blocking_pipeline && c.pipeline > 1;
+  const double backward_mb = serial_dp ? 0 : layers * layer_bwd;
+  const double forward_mb = serial_dp ? 0 : layers * layer_fwd;
   if (dp > 1) {
     if (c.zero_stage <= 1 && c.gradient_compression != GradCompression::kNone) {
       const double host_bw =

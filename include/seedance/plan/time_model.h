@@ -25,9 +25,10 @@
 // (p - 1)/v x T x bubble + point-to-point transfers (fill and drain) + the exposed data-parallel
 // traffic (ZeRO 0 all-reduce, ZeRO 1 reduce-scatter + all-gather, ZeRO 2, ZeRO 3 per
 // micro-batch; each hidden behind the window of compute that framework overlaps it with, less
-// overlap_loss) + the optimizer step over the GPU's shard + step_fixed_s. Collectives: latency +
-// bytes on the wire / (busbw fraction x link), NVLink inside a node, else the network shared by
-// the group's GPUs on a node (kernel_anchors.h).
+// overlap_loss; DeepSpeed's pipeline engine hides none of it, and waits on every micro-batch's
+// transfers, framework.h) + the optimizer step over the GPU's shard + step_fixed_s. Collectives:
+// latency + bytes on the wire / (busbw fraction x link), NVLink inside a node, else the network
+// shared by the group's GPUs on a node (kernel_anchors.h).
 //
 // FLOPs: model FLOPs are the PaLM convention (6 N + 12 L h s per token, full attention, no
 // recomputation) — MFU; hardware FLOPs add the recomputed forward — HFU.
