@@ -324,16 +324,30 @@ StepTime EstimateStepTime(const JobSpec& spec, const ModelFigures& figures, cons
     const double bytes = m.e * tokens * static_cast<double>(model.hidden_size) / sp;
     const double one = curve.latency_s + bytes / (link * curve.busbw_fraction);
     if (m.traits.blocking_pipeline) {
-      // Every transfer on the stage's critical path: each rank sends its 1/t partition, the
-      // receiver all-gathers the whole over the tensor-parallel group. A middle stage takes part
-      // in four transfers per micro-batch (two of them receives); fill and drain pass each
-      // micro-batch's activation and gradient through the p - 1 boundaries.
-      const double send = curve.latency_s + bytes / t / (link * curve.busbw_fraction);
+      // DeepSpeed's engine (v0.6 runtime/pipe/schedule.py, engine.py, p2p.py): sends and
+      // receives block; a tensor-parallel stage sends its 1/t partition, its metadata first (two
+      // latencies), and the passes all-gather what they need whole over the tensor-parallel
+      // group: the received input, the stage's own output again for its backward pass, the
+      // received gradient. A middle stage takes part in four transfers and three gathers a
+      // micro-batch; with two stages each takes part in two of each. The waits stretch every
+      // slot of the schedule, fill and drain included: m + p - 1 of them.
+      const double send =
+          (c.tensor > 1 ? 2 : 1) * curve.latency_s + bytes / t / (link * curve.busbw_fraction);
       const double gather = Collective(ShardWire(bytes, t), t, intra, NvlinkCurve(m, family));
-      st.pp_p2p_s = 2 * (p - 1) * (send + gather) + micro_batches * (4 * send + 2 * gather);
+      const double per_micro_batch =
+          c.pipeline >= 3 ? 4 * send + 3 * gather : 2 * send + 2 * gather;
+      st.pp_p2p_s = (micro_batches + p - 1) * per_micro_batch;
     } else {
       // Fill and drain wait on every transfer; in the steady state only the latency shows.
       st.pp_p2p_s = 2 * v * ((p - 1) * one + micro_batches * curve.latency_s);
+    }
+    // A tied embedding's gradient is all-reduced between the first and the last stage once the
+    // pipeline has flushed (DeepSpeed's ReduceTiedGrads, Megatron's finalize_model_grads),
+    // beside no compute.
+    if (model.tie_embeddings) {
+      const double tied = static_cast<double>(model.vocab_size) *
+                          static_cast<double>(model.hidden_size) / t * sb.gradient;
+      st.pp_p2p_s += Collective(AllReduceWire(tied, 2), 2, link, curve);
     }
   }
 

@@ -9,18 +9,23 @@
 namespace seedance::plan {
 namespace {
 
-// A GPT of 24 layers x 6,144 on two nodes of 8 A100s: TP 4 inside a node, 2 stages, so each
-// node holds one stage's two data-parallel replicas and the stage boundary crosses the network.
-JobSpec PipelineJob(const std::string& framework) {
+// A GPT of 24 layers x 6,144 (embeddings `tied` or not) on `stages` nodes of 8 A100s: TP 4
+// inside a node, one pipeline stage a node, so each node holds a stage's two data-parallel
+// replicas and every stage boundary crosses the network.
+JobSpec PipelineJob(const std::string& framework, int stages, bool tied = false) {
   const std::string yaml =
       "name: pipe\n"
       "framework: " +
       framework +
       "\n"
       "model: {family: gpt, layers: 24, hidden_size: 6144, attention_heads: 48, kv_heads: 48,\n"
-      "        ffn_size: 24576, vocab_size: 51200, sequence_length: 2048}\n"
-      "training: {global_batch: 64, micro_batch: 2, precision: fp16, optimizer: adam}\n"
-      "hardware: {gpu: A100-80GB, gpus_per_node: 8, nodes: 2,\n"
+      "        ffn_size: 24576, vocab_size: 51200, sequence_length: 2048, tie_embeddings: " +
+      std::string(tied ? "true" : "false") +
+      "}\n"
+      "training: {global_batch: 96, micro_batch: 2, precision: fp16, optimizer: adam}\n"
+      "hardware: {gpu: A100-80GB, gpus_per_node: 8, nodes: " +
+      std::to_string(stages) +
+      ",\n"
       "           interconnect: {inter_node_gbytes_per_s: 12.5}}\n";
   auto spec = ParseJobSpec(yaml, "pipe.yaml", cost::GpuCatalog::BuiltIn());
   EXPECT_TRUE(spec.ok()) << spec.status().ToString();
@@ -29,53 +34,79 @@ JobSpec PipelineJob(const std::string& framework) {
 
 const cost::GpuSpec& A100() { return **cost::GpuCatalog::BuiltIn().Get("A100-80GB"); }
 
-const ParallelConfig kLayout{
-    .tensor = 4, .pipeline = 2, .zero_stage = 1, .recompute = Recompute::kFull, .micro_batch = 2};
+// TP 4 x `stages` stages x DP 2, ZeRO 1, micro-batch 2: 96 / (2 x 2) = 24 micro-batches.
+// (DeepSpeed's own model code has no tensor parallelism: BLOOM ran this through Megatron's.)
+ParallelConfig Layout(int stages) {
+  return {.tensor = 4,
+          .pipeline = stages,
+          .zero_stage = 1,
+          .recompute = Recompute::kFull,
+          .micro_batch = 2};
+}
 
 // The layout's step under `framework`, with the public fit.
-StepTime StepOf(const std::string& framework) {
-  const JobSpec spec = PipelineJob(framework);
-  return EstimateStepTime(spec, ComputeModelFigures(spec.model), kLayout, A100(),
+StepTime StepOf(const std::string& framework, int stages, bool tied = false) {
+  const JobSpec spec = PipelineJob(framework, stages, tied);
+  return EstimateStepTime(spec, ComputeModelFigures(spec.model), Layout(stages), A100(),
                           ResolveLinks(spec.hardware, A100()));
 }
 
 const double kActivationBytes = 2.0 * 2 * 2048 * 6144;  // fp16, one micro-batch of 2 x 2,048
-const double kMicroBatches = 16;                        // 64 sequences over 2 replicas of 2
-const double kStages = 2;
+const double kMicroBatches = 24;
 
-// DeepSpeed's engine runs its schedule one instruction at a time: per micro-batch a middle
-// stage sends its 1/t partition twice and receives twice, each receive followed by the
-// all-gather over the tensor-parallel group; fill and drain pass both through the p - 1
-// boundaries. Its reduction after the flush and ZeRO 1's gather in the step hide behind nothing.
+// One transfer of DeepSpeed's partitioned activation (its metadata, then 1/4 of the tensor)
+// across the network, and one all-gather of the whole over NVLink.
+double Send() {
+  const LinkCurve net = HardwareModel{}.curves.network;
+  return 2 * net.latency_s + kActivationBytes / 4 / (12.5e9 * net.busbw_fraction);
+}
+double Gather() {
+  const LinkCurve nvlink = HardwareModel{}.curves.nvlink_ampere;
+  const double bytes_per_s =
+      ResolveLinks(PipelineJob("deepspeed", 2).hardware, A100()).intra_node_gbytes_per_s * 1e9;
+  return nvlink.latency_s + 0.75 * kActivationBytes / (bytes_per_s * nvlink.busbw_fraction);
+}
+
+// DeepSpeed's engine runs its schedule one instruction at a time (runtime/pipe/schedule.py):
+// a middle stage receives and sends the activation and the gradient of every micro-batch and
+// all-gathers three tensors (its input, its output again for the backward pass, the received
+// gradient); the first and last stages do two transfers each. The waits stretch each of the
+// m + p - 1 slots. Its reduction after the flush and ZeRO 1's gather in the step hide behind
+// nothing.
 TEST(TimeModelTest, DeepSpeedsPipelineWaitsOnEveryTransferAndReduction) {
-  const StepTime st = StepOf("deepspeed");
-  const KernelCurves curves = HardwareModel{}.curves;
-  const double t = 4, bytes = kActivationBytes;
-  const double nvlink_bytes_per_s =
-      ResolveLinks(PipelineJob("deepspeed").hardware, A100()).intra_node_gbytes_per_s * 1e9;
-  const double send =
-      curves.network.latency_s + bytes / t / (12.5e9 * curves.network.busbw_fraction);
-  const double gather =
-      curves.nvlink_ampere.latency_s +
-      (t - 1) / t * bytes / (nvlink_bytes_per_s * curves.nvlink_ampere.busbw_fraction);
-  EXPECT_NEAR(st.pp_p2p_s,
-              2 * (kStages - 1) * (send + gather) + kMicroBatches * (4 * send + 2 * gather), 1e-9);
-  EXPECT_GT(st.dp_comm_s, 0);
-  EXPECT_DOUBLE_EQ(st.dp_exposed_s, st.dp_comm_s);
+  const StepTime three = StepOf("deepspeed", 3);
+  EXPECT_NEAR(three.pp_p2p_s, (kMicroBatches + 2) * (4 * Send() + 3 * Gather()), 1e-9);
+  const StepTime two = StepOf("deepspeed", 2);
+  EXPECT_NEAR(two.pp_p2p_s, (kMicroBatches + 1) * (2 * Send() + 2 * Gather()), 1e-9);
+  EXPECT_GT(two.dp_comm_s, 0);
+  EXPECT_DOUBLE_EQ(two.dp_exposed_s, two.dp_comm_s);
+}
+
+// A tied embedding's gradient (51,200 x 6,144 / 4 fp16 values a GPU) is all-reduced between the
+// first and last stage after the flush, whatever the framework.
+TEST(TimeModelTest, TiedEmbeddingsAddTheirAllReduceBetweenTheEndStages) {
+  const LinkCurve net = HardwareModel{}.curves.network;
+  const double bytes = 51200.0 * 6144 / 4 * 2;
+  const double all_reduce = net.latency_s + bytes / (12.5e9 * net.busbw_fraction);  // 2 ranks
+  for (const char* framework : {"deepspeed", "megatron"}) {
+    EXPECT_NEAR(StepOf(framework, 2, true).pp_p2p_s - StepOf(framework, 2).pp_p2p_s, all_reduce,
+                1e-9)
+        << framework;
+  }
 }
 
 // Megatron-Core on the same layout: the steady state pays only each transfer's latency, and the
 // reduce-scatter and all-gather hide behind a backward and a forward pass, costing only the
 // fitted overlap loss.
 TEST(TimeModelTest, MegatronOverlapsWhatDeepSpeedsPipelineWaitsFor) {
-  const StepTime st = StepOf("megatron");
+  const StepTime st = StepOf("megatron", 2);
   const HardwareModel hw;
   const LinkCurve& net = hw.curves.network;
   const double one = net.latency_s + kActivationBytes / (12.5e9 * net.busbw_fraction);
-  EXPECT_NEAR(st.pp_p2p_s, 2 * ((kStages - 1) * one + kMicroBatches * net.latency_s), 1e-9);
+  EXPECT_NEAR(st.pp_p2p_s, 2 * (one + kMicroBatches * net.latency_s), 1e-9);
   EXPECT_NEAR(st.dp_exposed_s, hw.coefficients[Coef::kOverlapLoss] * st.dp_comm_s, 1e-9);
 
-  const StepTime ds = StepOf("deepspeed");
+  const StepTime ds = StepOf("deepspeed", 2);
   EXPECT_GT(ds.pp_p2p_s, 4 * st.pp_p2p_s);
   EXPECT_DOUBLE_EQ(ds.dp_comm_s, st.dp_comm_s);  // the same bytes, only their overlap differs
 }

@@ -54,13 +54,14 @@ struct FrameworkTraits {
   bool fp32_gradients = false;
   // Tensor-parallel collectives overlapped with the GEMMs (Transformer Engine's userbuffers).
   bool tp_overlap = false;
-  // DeepSpeed's pipeline engine runs its schedule's instructions one after another: each
-  // micro-batch's four transfers (receive and send the activation, receive and send its
-  // gradient) block the stage (its p2p.send/recv refuse async_op; a tensor-parallel stage sends
-  // its 1/t partition and the receiver all-gathers it), and the data-parallel reduction
-  // (ReduceGrads, after the flush) and ZeRO 1's all-gather of the updated weights (in the
-  // optimizer's step) overlap no compute. Source: DeepSpeed v0.6 runtime/pipe/schedule.py,
-  // p2p.py, engine.py.
+  // DeepSpeed's pipeline engine runs its schedule's instructions one after another: a middle
+  // stage's four transfers a micro-batch (receive and send the activation, receive and send its
+  // gradient; p2p.send/recv refuse async_op; a tensor-parallel stage sends its 1/t partition)
+  // and its three tensor-parallel all-gathers (the received input, its output again for the
+  // backward pass, the received gradient) stretch every slot of the schedule, and the
+  // data-parallel reduction (ReduceGrads, after the flush) and ZeRO 1's all-gather of the
+  // updated weights (in the optimizer's step) overlap no compute. Source: DeepSpeed v0.6
+  // runtime/pipe/schedule.py, p2p.py, engine.py.
   bool blocking_pipeline = false;
 };
 

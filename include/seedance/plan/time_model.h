@@ -22,7 +22,8 @@
 // kernels). The last stage adds the LM head and the cross-entropy.
 //
 // Per step, m micro-batches per pipeline: m x T(slowest stage) + the 1F1B bubble
-// (p - 1)/v x T x bubble + point-to-point transfers (fill and drain) + the exposed data-parallel
+// (p - 1)/v x T x bubble + point-to-point transfers (fill and drain; a tied embedding's gradient
+// all-reduced between the end stages) + the exposed data-parallel
 // traffic (ZeRO 0 all-reduce, ZeRO 1 reduce-scatter + all-gather, ZeRO 2, ZeRO 3 per
 // micro-batch; each hidden behind the window of compute that framework overlaps it with, less
 // overlap_loss; DeepSpeed's pipeline engine hides none of it, and waits on every micro-batch's
