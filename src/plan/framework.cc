@@ -195,9 +195,14 @@ FrameworkTraits TraitsOf(std::optional<Framework> framework) {
       break;
     case Framework::kFsdp:
     case Framework::kAccelerate:
+      t.fused_kernels = false;
+      t.gather_in_compute_precision = true;
+      t.reduce = FrameworkTraits::Reduce::kComputePrecision;
+      break;
     case Framework::kTorchtitan:
       t.fused_kernels = false;
-      t.fp32_gradients = true;
+      t.gather_in_compute_precision = true;
+      t.reduce = FrameworkTraits::Reduce::kFp32;
       break;
   }
   return t;

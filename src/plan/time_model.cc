@@ -248,6 +248,11 @@ StepTime EstimateStepTime(const JobSpec& spec, const ModelFigures& figures, cons
   const StateBytes sb = StateBytesFor(training, framework, &c);
   const Machine m = MachineFor(gpu, training, traits, hw);
   const GpuFamily family = FamilyOf(gpu);
+  // Bytes a parameter in the data-parallel collectives (framework.h, FrameworkTraits).
+  const double gathered_bytes = m.traits.gather_in_compute_precision ? m.e : sb.weight;
+  double reduced_bytes = sb.gradient;
+  if (m.traits.reduce == FrameworkTraits::Reduce::kComputePrecision) reduced_bytes = m.e;
+  if (m.traits.reduce == FrameworkTraits::Reduce::kFp32) reduced_bytes = 4;
   const ModelCoefficients& k = hw.coefficients;
   const double intra = links.intra_node_gbytes_per_s * 1e9;
   const double inter = links.inter_node_gbytes_per_s * 1e9;
@@ -346,7 +351,7 @@ StepTime EstimateStepTime(const JobSpec& spec, const ModelFigures& figures, cons
     // beside no compute.
     if (model.tie_embeddings) {
       const double tied = static_cast<double>(model.vocab_size) *
-                          static_cast<double>(model.hidden_size) / t * sb.gradient;
+                          static_cast<double>(model.hidden_size) / t * reduced_bytes;
       st.pp_p2p_s += Collective(AllReduceWire(tied, 2), 2, link, curve);
     }
   }
@@ -362,8 +367,8 @@ StepTime EstimateStepTime(const JobSpec& spec, const ModelFigures& figures, cons
   const double dp_latency = dp_inside ? dp_curve.latency_s : dp_curve.latency_s * std::log2(dp);
   const LinkCurve curve{dp_latency, dp_curve.busbw_fraction};
   const double params = static_cast<double>(StageParameters(model, figures, c));
-  const double grads = params * sb.gradient;
-  const double weights = params * sb.weight;
+  const double grads = params * reduced_bytes;
+  const double weights = params * gathered_bytes;
   const double loss = k[Coef::kOverlapLoss];
   // DeepSpeed's pipeline engine reduces after the flush and gathers inside the optimizer's step:
   // no compute window hides either.

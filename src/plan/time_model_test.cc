@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
 
 namespace seedance::plan {
 namespace {
@@ -109,6 +110,35 @@ TEST(TimeModelTest, MegatronOverlapsWhatDeepSpeedsPipelineWaitsFor) {
   const StepTime ds = StepOf("deepspeed", 2);
   EXPECT_GT(ds.pp_p2p_s, 4 * st.pp_p2p_s);
   EXPECT_DOUBLE_EQ(ds.dp_comm_s, st.dp_comm_s);  // the same bytes, only their overlap differs
+}
+
+// FSDP and torchtitan all-gather the weights cast to bf16, not their fp32 shards; FSDP's plan
+// reduces the gradients in bf16, torchtitan in fp32. ZeRO 3 on one node of 8 H100s: per
+// micro-batch two gathers (forward, backward) and a reduce-scatter of the whole model, each
+// moving 7/8 of it over NVLink.
+TEST(TimeModelTest, FsdpGathersInTheComputePrecisionAndReducesAsItsPlanSays) {
+  const cost::GpuSpec& h100 = **cost::GpuCatalog::BuiltIn().Get("H100-SXM");
+  const LinkCurve nvlink = HardwareModel{}.curves.nvlink_hopper;
+  for (const auto& [framework, reduce_bytes] :
+       {std::pair<std::string, double>{"fsdp", 2}, {"torchtitan", 4}}) {
+    auto spec = ParseJobSpec(
+        "name: z3\nframework: " + framework +
+            "\nmodel: {family: llama, layers: 16, hidden_size: 2048, attention_heads: 16,\n"
+            "        kv_heads: 16, ffn_size: 5632, vocab_size: 32000, sequence_length: 2048}\n"
+            "training: {global_batch: 32, micro_batch: 2, precision: bf16, optimizer: adamw}\n"
+            "hardware: {gpu: H100-SXM, gpus_per_node: 8}\n",
+        "z3.yaml", cost::GpuCatalog::BuiltIn());
+    ASSERT_TRUE(spec.ok()) << spec.status().ToString();
+    const ModelFigures f = ComputeModelFigures(spec->model);
+    const ParallelConfig c{.zero_stage = 3, .micro_batch = 2};
+    const Links links = ResolveLinks(spec->hardware, h100);
+    const StepTime st = EstimateStepTime(*spec, f, c, h100, links);
+    const double bytes_per_s = links.intra_node_gbytes_per_s * 1e9 * nvlink.busbw_fraction;
+    const double params = static_cast<double>(f.parameters);
+    const double gather = nvlink.latency_s + 7.0 / 8 * params * 2 / bytes_per_s;
+    const double reduce = nvlink.latency_s + 7.0 / 8 * params * reduce_bytes / bytes_per_s;
+    EXPECT_NEAR(st.dp_comm_s, 2 * (2 * gather + reduce), 1e-9) << framework;  // 2 micro-batches
+  }
 }
 
 }  // namespace

@@ -49,9 +49,14 @@ struct FrameworkTraits {
   // activation, bias-dropout-add, vocabulary-parallel cross-entropy) rather than PyTorch's eager
   // operators, each a kernel reading and writing its tensors in full.
   bool fused_kernels = true;
-  // Gradients accumulated and reduced in fp32 (Megatron's main_grad buffers; FSDP2's fp32
-  // sharded parameters and reduce dtype): 4 bytes a parameter instead of the weight's.
-  bool fp32_gradients = false;
+  // What the data-parallel collectives carry. FSDP and torchtitan (FSDP2) all-gather the
+  // weights cast to the compute precision (param_dtype), not their fp32 shards; FSDP reduces
+  // the gradients in the compute precision (the FSDP plan's reduce_dtype, emit.h), torchtitan
+  // in fp32 (its mixed_precision_reduce). Megatron and DeepSpeed move their state bytes
+  // (StateBytesFor, memory_model.h).
+  enum class Reduce { kStateBytes, kComputePrecision, kFp32 };
+  bool gather_in_compute_precision = false;
+  Reduce reduce = Reduce::kStateBytes;
   // Tensor-parallel collectives overlapped with the GEMMs (Transformer Engine's userbuffers).
   bool tp_overlap = false;
   // DeepSpeed's pipeline engine runs its schedule's instructions one after another: a middle
