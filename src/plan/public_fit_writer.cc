@@ -40,14 +40,17 @@ std::string PublicFitSource(const PublicFit& fit) {
   s += "    f.curves.network = " + Link(c.network) + ";\n";
   for (size_t i = 0; i < kCoefCount; ++i) {
     const std::string name(CoefName(static_cast<Coef>(i)));
+    // Comments on their own lines: a trailing one's alignment would depend on the figures' widths,
+    // and clang-format would ask for a different file after each refit.
+    s += "    // " + name + "\n";
     s += "    f.coefficients.value[" + std::to_string(i) + "] = " + D(fit.coefficients.value[i]) +
-         ";  // " + name + "\n";
+         ";\n";
     s += "    f.coefficients.standard_error[" + std::to_string(i) +
          "] = " + D(fit.coefficients.standard_error[i]) + ";\n";
   }
   for (size_t i = 0; i < kRegimeCount; ++i) {
-    s += "    f.step_time[" + std::to_string(i) + "] = " + Quantiles(fit.step_time[i]) + ";  // " +
-         std::string(RegimeName(static_cast<Regime>(i))) + "\n";
+    s += "    // " + std::string(RegimeName(static_cast<Regime>(i))) + "\n";
+    s += "    f.step_time[" + std::to_string(i) + "] = " + Quantiles(fit.step_time[i]) + ";\n";
   }
   s += "    f.step_time_all = " + Quantiles(fit.step_time_all) + ";\n";
   s += "    f.paired = " + Quantiles(fit.paired) + ";\n";
@@ -60,8 +63,8 @@ std::string PublicFitSource(const PublicFit& fit) {
   for (size_t i = 0; i < kFrameworkCount; ++i) {
     if (fit.memory_overhead[i] == 0 && fit.memory_overhead_se[i] == 0) continue;
     const std::string at = "[" + std::to_string(i) + "]";
-    s += "    f.memory_overhead" + at + " = " + D(fit.memory_overhead[i]) + ";  // " +
-         std::string(FrameworkName(static_cast<Framework>(i))) + "\n";
+    s += "    // " + std::string(FrameworkName(static_cast<Framework>(i))) + "\n";
+    s += "    f.memory_overhead" + at + " = " + D(fit.memory_overhead[i]) + ";\n";
     s += "    f.memory_overhead_se" + at + " = " + D(fit.memory_overhead_se[i]) + ";\n";
   }
   s += "    return f;\n  }();\n  return fit;\n}\n\n}  // namespace seedance::plan\n";
