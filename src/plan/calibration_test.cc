@@ -9,6 +9,7 @@
 #include <string>
 
 #include "seedance/base/env.h"
+#include "seedance/cost/stats.h"
 #include "seedance/plan/kernel_fit.h"
 #include "seedance/plan/optimize.h"
 #include "seedance/plan/public_fit_writer.h"
@@ -112,12 +113,8 @@ TEST(CalibrationTest, AFewRowsFromOneClusterImproveItsOtherRuns) {
   // DeepSpeed's pipeline engine counted as it runs: log(measured / predicted) 0.082 -> -0.026,
   // |error| 0.082 -> 0.070, 68 -> 84 of 99 within ±15%; the public fit without BLOOM is closer to
   // BLOOM than it was, so there is less to gain than the 0.8x of |error| this test once asked).
-  auto median = [](std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
-  };
-  EXPECT_LT(std::fabs(median(after)), 0.5 * std::fabs(median(before)))
-      << median(before) << " -> " << median(after);
+  EXPECT_LT(std::fabs(cost::Median(after)), 0.5 * std::fabs(cost::Median(before)))
+      << cost::Median(before) << " -> " << cost::Median(after);
   EXPECT_LT(MedianAbsLog(after), 0.9 * MedianAbsLog(before))
       << MedianAbsLog(before) << " -> " << MedianAbsLog(after);
   auto within = [](const std::vector<double>& logs) {
@@ -129,7 +126,7 @@ TEST(CalibrationTest, AFewRowsFromOneClusterImproveItsOtherRuns) {
   std::printf(
       "held-back BLOOM runs: median log error %.3f -> %.3f, median |log error| %.3f -> %.3f, "
       "within 15%% %ld -> %ld of %zu\n",
-      median(before), median(after), MedianAbsLog(before), MedianAbsLog(after),
+      cost::Median(before), cost::Median(after), MedianAbsLog(before), MedianAbsLog(after),
       static_cast<long>(within(before)), static_cast<long>(within(after)), held.size());
   // Only what the rows inform moved; the rest kept the prior's value.
   for (size_t i = 0; i < kCoefCount; ++i) {
