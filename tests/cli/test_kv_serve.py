@@ -237,7 +237,11 @@ def test_a_drain_past_its_timeout_cancels_with_an_error_event(serve):
     threads = [threading.Thread(target=stream) for _ in range(40)]
     for t in threads:
         t.start()
-    time.sleep(0.3)
+    # SIGTERM while requests wait behind the one running (a fixed sleep raced both ways on a
+    # loaded machine: the requests had not arrived, or had all finished, and nothing was cut).
+    deadline = time.monotonic() + 30
+    while gauge(s.url, "seedance_kv_requests_waiting") < 3:
+        assert time.monotonic() < deadline, "the requests never queued up"
     code, err = s.stop()
     for t in threads:
         t.join()
