@@ -242,7 +242,17 @@ Status ParseParallelism(const YamlMap& p, JobSpec& spec) {
   SEEDANCE_ASSIGN_OR_RETURN(c.tensor, p.GetInt("tensor", int64_t{1}, 1, 1024));
   SEEDANCE_ASSIGN_OR_RETURN(c.pipeline, p.GetInt("pipeline", int64_t{1}, 1, 100'000));
   SEEDANCE_ASSIGN_OR_RETURN(c.virtual_stages, p.GetInt("virtual_stages", int64_t{1}, 1, 1024));
-  SEEDANCE_ASSIGN_OR_RETURN(c.sequence_parallel, p.GetBool("sequence_parallel", false));
+  // torchtitan's tensor parallelism always shards the norms and the residual stream along the
+  // sequence (its TP plan puts SequenceParallel on every norm): that is its default here, and
+  // `false` is a layout it does not run.
+  const bool torchtitan_tp = spec.framework == Framework::kTorchtitan && c.tensor > 1;
+  SEEDANCE_ASSIGN_OR_RETURN(c.sequence_parallel, p.GetBool("sequence_parallel", torchtitan_tp));
+  if (torchtitan_tp && !c.sequence_parallel) {
+    return InvalidArgumentError(
+        "torchtitan's tensor parallelism always shards the norms along the sequence: "
+        "sequence_parallel must be true (or left out) with framework torchtitan and tensor > 1",
+        p.Where("sequence_parallel"));
+  }
   SEEDANCE_ASSIGN_OR_RETURN(c.context_parallel,
                             p.GetInt("context_parallel", int64_t{1}, 1, 1'000'000));
   SEEDANCE_ASSIGN_OR_RETURN(int64_t zero, p.GetInt("zero_stage", int64_t{0}, 0, 3));

@@ -178,6 +178,34 @@ TEST(JobSpecTest, FrameworkStagesAndPlanningKeys) {
   EXPECT_EQ(DataParallel(c, 16), 2);
 }
 
+// torchtitan runs tensor parallelism only with the norms sharded along the sequence: left out,
+// sequence_parallel follows it; `false` is an error at its line. Other frameworks keep false.
+TEST(JobSpecTest, TorchtitanTensorParallelismIsSequenceParallel) {
+  auto with = [](const char* framework, const char* tensor) {
+    std::string yaml(DefaultJobYaml());
+    yaml.replace(yaml.find("framework: fsdp"), 15, std::string("framework: ") + framework);
+    yaml.replace(yaml.find("  tensor: 1"), 11, std::string("  tensor: ") + tensor);
+    return ParseJobSpec(yaml, "tt.yaml", Catalog());
+  };
+  struct Case {
+    const char* framework;
+    const char* tensor;
+    bool sequence_parallel;
+  };
+  for (const Case& c :
+       {Case{"torchtitan", "8", true}, Case{"torchtitan", "8\n  sequence_parallel: true", true},
+        Case{"torchtitan", "1", false}, Case{"megatron", "8", false}}) {
+    auto spec = with(c.framework, c.tensor);
+    ASSERT_TRUE(spec.ok()) << spec.status().ToString();
+    EXPECT_EQ(spec->parallelism.sequence_parallel, c.sequence_parallel)
+        << c.framework << " tensor: " << c.tensor;
+  }
+  auto refused = with("torchtitan", "8\n  sequence_parallel: false");
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().where(), "tt.yaml:30: parallelism.sequence_parallel");
+  EXPECT_NE(refused.status().message().find("always shards the norms"), std::string::npos);
+}
+
 // Layers that pipeline x virtual_stages does not divide (Llama 3 405B's 126 on 16 stages) are
 // split as numpy.array_split splits a list: the first layers % chunks chunks one layer longer.
 // The reference slices the list of layers; stage s holds chunks s, s + p, ...
