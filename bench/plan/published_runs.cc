@@ -79,6 +79,15 @@ Report CrossValidationReport(const std::vector<plan::FitRow>& rows,
                     {"within_15_pct", Within(residuals, 15)},
                     {"median_abs_error_pct", MedianAbsPct(residuals)}};
   }
+  // What each coefficient became without the group: a source that alone sets a coefficient
+  // shows here as the one whose absence moves it.
+  for (size_t g = 0; g < cv.groups.size(); ++g) {
+    Report without = Report::object();
+    for (size_t c = 0; c < plan::kCoefCount; ++c) {
+      without[std::string(plan::InfoOf(static_cast<plan::Coef>(c)).name)] = cv.fits[g].value[c];
+    }
+    groups[cv.groups[g]]["coefficients_fitted_without"] = without;
+  }
   Report r = Report::object();
   r["method"] =
       "each group (source) predicted by the model fitted to every other group's rows; error = "

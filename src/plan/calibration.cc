@@ -287,6 +287,7 @@ base::StatusOr<CrossValidation> CrossValidate(const std::vector<FitRow>& rows,
       cv.residuals[i] =
           std::log(rows[i].measured_s / PredictStepSeconds(rows[i], curves, fit.coefficients));
     }
+    cv.fits.push_back(fit.coefficients);
   }
   return cv;
 }

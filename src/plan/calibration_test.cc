@@ -136,6 +136,40 @@ TEST(CalibrationTest, AFewRowsFromOneClusterImproveItsOtherRuns) {
   }
 }
 
+// Leave-one-source-out: each group's rows are predicted by the fit to the other groups' rows,
+// and that fit is kept beside it. The reference refits each fold directly.
+TEST(CalibrationTest, CrossValidationPredictsEachGroupFromTheOthers) {
+  std::vector<RunRecord> records = PublicRuns();
+  std::vector<FitRow> rows;
+  for (const FitRow& r : FitRows(records, BuiltInCatalog())) {
+    const std::string& g = r.record->group;
+    if (g == "korthikanti" || g == "megascale" || g == "megatron-bridge") rows.push_back(r);
+  }
+  const KernelCurves curves = BuiltInFit().curves;
+  auto cv = CrossValidate(rows, curves, DefaultPrior());
+  ASSERT_TRUE(cv.ok()) << cv.status().ToString();
+  ASSERT_EQ(cv->groups, (std::vector<std::string>{"korthikanti", "megascale", "megatron-bridge"}));
+  ASSERT_EQ(cv->fits.size(), 3u);
+  for (size_t g = 0; g < 3; ++g) {
+    std::vector<FitRow> train;
+    for (const FitRow& r : rows) {
+      if (r.record->group != cv->groups[g]) train.push_back(r);
+    }
+    auto fit = FitCoefficients(train, curves, DefaultPrior());
+    ASSERT_TRUE(fit.ok());
+    for (size_t c = 0; c < kCoefCount; ++c) {
+      EXPECT_DOUBLE_EQ(cv->fits[g].value[c], fit->coefficients.value[c]) << cv->groups[g] << c;
+    }
+    for (size_t i = 0; i < rows.size(); ++i) {
+      if (rows[i].record->group != cv->groups[g]) continue;
+      EXPECT_NEAR(
+          cv->residuals[i],
+          std::log(rows[i].measured_s / PredictStepSeconds(rows[i], curves, fit->coefficients)),
+          1e-12);
+    }
+  }
+}
+
 TEST(CalibrationTest, QuantilesInterpolate) {
   const ResidualQuantiles q = QuantilesOf({0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10});
   EXPECT_DOUBLE_EQ(q.q05, 0.5);

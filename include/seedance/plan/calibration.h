@@ -82,6 +82,7 @@ base::StatusOr<FitResult> FitCoefficients(const std::vector<FitRow>& rows,
 struct CrossValidation {
   std::vector<double> residuals;  // log(measured / predicted), one per row, out of sample
   std::vector<std::string> groups;
+  std::vector<ModelCoefficients> fits;  // fits[g]: fitted without groups[g]'s rows
 };
 base::StatusOr<CrossValidation> CrossValidate(const std::vector<FitRow>& rows,
                                               const KernelCurves& curves, const Prior& prior);
