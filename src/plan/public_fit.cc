@@ -17,48 +17,48 @@ const PublicFit& BuiltInFit() {
     f.curves.nvlink_hopper = {4.1758991336786859e-05, 0.98695484098548525};
     f.curves.network = {5.8199999999999998e-05, 0.91217499999999996};
     // gemm
-    f.coefficients.value[0] = 0.71362747045571051;
-    f.coefficients.standard_error[0] = 0.012465130137529519;
+    f.coefficients.value[0] = 0.7135458543012323;
+    f.coefficients.standard_error[0] = 0.012424520625256922;
     // fp8_gemm
-    f.coefficients.value[1] = 0.67361831239217007;
-    f.coefficients.standard_error[1] = 0.01915198427549434;
+    f.coefficients.value[1] = 0.67253236160685548;
+    f.coefficients.standard_error[1] = 0.019071472401417492;
     // attention
-    f.coefficients.value[2] = 0.71054865425866243;
-    f.coefficients.standard_error[2] = 0.04239903099800249;
+    f.coefficients.value[2] = 0.7100461159410858;
+    f.coefficients.standard_error[2] = 0.042353446600180034;
     // memory_bound
-    f.coefficients.value[3] = 1.1566276962637783;
-    f.coefficients.standard_error[3] = 0.18571239937790013;
+    f.coefficients.value[3] = 1.1799999999999999;
+    f.coefficients.standard_error[3] = 0.19241530856010466;
     // overlap_loss
-    f.coefficients.value[4] = 0.1204269044031427;
-    f.coefficients.standard_error[4] = 0.077684978592206091;
+    f.coefficients.value[4] = 0.1201633869009838;
+    f.coefficients.standard_error[4] = 0.07754488742361039;
     // tp_overlap
     f.coefficients.value[5] = 1;
-    f.coefficients.standard_error[5] = 0.10774576291997444;
+    f.coefficients.standard_error[5] = 0.10773578562039564;
     // kernel_gap_s
-    f.coefficients.value[6] = 3.7745913559854753e-06;
-    f.coefficients.standard_error[6] = 2.4610603846960403e-06;
+    f.coefficients.value[6] = 3.8099216684714344e-06;
+    f.coefficients.standard_error[6] = 2.4809185874827914e-06;
     // step_fixed_s
-    f.coefficients.value[7] = 0.10942283243927405;
-    f.coefficients.standard_error[7] = 0.03650353978224756;
+    f.coefficients.value[7] = 0.11269471952958675;
+    f.coefficients.standard_error[7] = 0.036555537190499525;
     // network
     f.coefficients.value[8] = 1;
     f.coefficients.standard_error[8] = 0.29999999999999999;
     // bubble
-    f.coefficients.value[9] = 0.9696327787836172;
-    f.coefficients.standard_error[9] = 0.13235319515748123;
+    f.coefficients.value[9] = 0.93036123555833861;
+    f.coefficients.standard_error[9] = 0.13101575566761603;
     // cp_overlap
-    f.coefficients.value[10] = 0.48135154128712121;
-    f.coefficients.standard_error[10] = 0.17692144215287481;
+    f.coefficients.value[10] = 0.4826378417378922;
+    f.coefficients.standard_error[10] = 0.17706795496085476;
     // single-node data-parallel
-    f.step_time[0] = {-0.15524771535076809, 0.010384379530156205, 6};
+    f.step_time[0] = {-0.15333811468259542, 0.011079050941354867, 6};
     // single-node model-parallel
-    f.step_time[1] = {-0.16535809922435796, 0.58169891281259289, 14};
+    f.step_time[1] = {-0.16243263886460144, 0.58169891281259289, 14};
     // multi-node data-parallel
-    f.step_time[2] = {0.0046523751579435751, 0.045778957448806064, 3};
+    f.step_time[2] = {0.005306770962392203, 0.046433353253254747, 3};
     // multi-node model-parallel
-    f.step_time[3] = {-0.10115392583811922, 0.28315142222228762, 371};
-    f.step_time_all = {-0.10553440952598099, 0.29095646519935364, 394};
-    f.paired = {-0.1813742322043459, 0.18137423220434579, 1864};
+    f.step_time[3] = {-0.1003140471270543, 0.27071929688354757, 371};
+    f.step_time_all = {-0.10438964166732626, 0.2798807355424896, 394};
+    f.paired = {-0.17717538109633624, 0.17717538109633624, 1864};
     f.memory = {-0.11297439370021962, 0.055025469641201578, 69};
     f.max_sequence_length = 1048576;
     f.max_gpus = 12288;

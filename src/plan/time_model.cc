@@ -253,6 +253,9 @@ StepTime EstimateStepTime(const JobSpec& spec, const ModelFigures& figures, cons
   double reduced_bytes = sb.gradient;
   if (m.traits.reduce == FrameworkTraits::Reduce::kComputePrecision) reduced_bytes = m.e;
   if (m.traits.reduce == FrameworkTraits::Reduce::kFp32) reduced_bytes = 4;
+  const bool serial_allreduce =
+      m.traits.serial_allreduce_below_zero2 && c.zero_stage <= 1 && !c.offload_optimizer;
+  if (serial_allreduce && training.precision == base::NumericFormat::kBf16) reduced_bytes = 4;
   const ModelCoefficients& k = hw.coefficients;
   const double intra = links.intra_node_gbytes_per_s * 1e9;
   const double inter = links.inter_node_gbytes_per_s * 1e9;
@@ -371,9 +374,9 @@ StepTime EstimateStepTime(const JobSpec& spec, const ModelFigures& figures, cons
   const double grads = params * reduced_bytes;
   const double weights = params * gathered_bytes;
   const double loss = k[Coef::kOverlapLoss];
-  // DeepSpeed's pipeline engine reduces after the flush and gathers inside the optimizer's step:
-  // no compute window hides either.
-  const bool serial_dp = m.traits.blocking_pipeline && c.pipeline > 1;
+  // DeepSpeed's pipeline engine reduces after the flush and gathers inside the optimizer's step,
+  // and at ZeRO 0-1 its engine does so without a pipeline too: no compute window hides either.
+  const bool serial_dp = (m.traits.blocking_pipeline && c.pipeline > 1) || serial_allreduce;
   const double backward_mb = serial_dp ? 0 : layers * layer_bwd;
   const double forward_mb = serial_dp ? 0 : layers * layer_fwd;
   if (dp > 1) {
@@ -391,7 +394,9 @@ StepTime EstimateStepTime(const JobSpec& spec, const ModelFigures& figures, cons
     } else if (c.zero_stage == 1) {
       // The distributed optimizer: gradients reduce-scattered during the last micro-batch's
       // backward, the updated weights all-gathered during the next step's first forward.
-      const double rs = Collective(ShardWire(grads, dp), dp, dp_link, curve);
+      // DeepSpeed all-reduces the whole gradient instead (serial_allreduce_below_zero2).
+      const double rs = serial_allreduce ? Collective(AllReduceWire(grads, dp), dp, dp_link, curve)
+                                         : Collective(ShardWire(grads, dp), dp, dp_link, curve);
       const double ag = Collective(ShardWire(weights, dp), dp, dp_link, curve);
       st.dp_comm_s = rs + ag;
       st.dp_exposed_s = Exposed(rs, backward_mb, loss) + Exposed(ag, forward_mb, loss);

@@ -107,9 +107,57 @@ TEST(TimeModelTest, MegatronOverlapsWhatDeepSpeedsPipelineWaitsFor) {
   EXPECT_NEAR(st.pp_p2p_s, 2 * (one + kMicroBatches * net.latency_s), 1e-9);
   EXPECT_NEAR(st.dp_exposed_s, hw.coefficients[Coef::kOverlapLoss] * st.dp_comm_s, 1e-9);
 
+  // DeepSpeed's ZeRO 1 all-reduces the fp16 gradients where Megatron reduce-scatters them: over
+  // the stage's two replicas (inside a node), all of them on the wire instead of half.
   const StepTime ds = StepOf("deepspeed", 2);
   EXPECT_GT(ds.pp_p2p_s, 4 * st.pp_p2p_s);
-  EXPECT_DOUBLE_EQ(ds.dp_comm_s, st.dp_comm_s);  // the same bytes, only their overlap differs
+  const JobSpec spec = PipelineJob("megatron", 2);
+  const double params =
+      static_cast<double>(StageParameters(spec.model, ComputeModelFigures(spec.model), Layout(2)));
+  const double bytes_per_s = ResolveLinks(spec.hardware, A100()).intra_node_gbytes_per_s * 1e9 *
+                             hw.curves.nvlink_ampere.busbw_fraction;
+  EXPECT_NEAR(ds.dp_comm_s - st.dp_comm_s, 0.5 * params * 2 / bytes_per_s, 1e-9);
+}
+
+// A Llama of 16 layers x 2,048 in bf16 on one node of 8 H100s under `framework`, 2 micro-batches
+// of 2 a step at data parallelism 8.
+JobSpec NodeJob(const std::string& framework) {
+  auto spec = ParseJobSpec(
+      "name: node\nframework: " + framework +
+          "\nmodel: {family: llama, layers: 16, hidden_size: 2048, attention_heads: 16,\n"
+          "        kv_heads: 16, ffn_size: 5632, vocab_size: 32000, sequence_length: 2048}\n"
+          "training: {global_batch: 32, micro_batch: 2, precision: bf16, optimizer: adamw}\n"
+          "hardware: {gpu: H100-SXM, gpus_per_node: 8}\n",
+      "node.yaml", cost::GpuCatalog::BuiltIn());
+  EXPECT_TRUE(spec.ok()) << spec.status().ToString();
+  return *spec;
+}
+
+// Without a pipeline too, DeepSpeed at ZeRO 0-1 reduces once the backward passes are over and
+// gathers in the optimizer's step; in bf16 its BF16_Optimizer all-reduces the fp32 accumulation
+// buffer (4 bytes a parameter, though it holds 2 + 4). ZeRO 2 keeps the overlapped reduction.
+// Data parallelism over the 8 H100s of a node.
+TEST(TimeModelTest, DeepSpeedAllReducesItsGradientsAfterTheBackwardPasses) {
+  const cost::GpuSpec& h100 = **cost::GpuCatalog::BuiltIn().Get("H100-SXM");
+  const JobSpec spec = NodeJob("deepspeed");
+  const ModelFigures f = ComputeModelFigures(spec.model);
+  const Links links = ResolveLinks(spec.hardware, h100);
+  const LinkCurve nvlink = HardwareModel{}.curves.nvlink_hopper;
+  const double bytes_per_s = links.intra_node_gbytes_per_s * 1e9 * nvlink.busbw_fraction;
+  const double params = static_cast<double>(f.parameters);
+  const double all_reduce = nvlink.latency_s + 2 * 7.0 / 8 * params * 4 / bytes_per_s;
+  const double gather = nvlink.latency_s + 7.0 / 8 * params * 2 / bytes_per_s;
+  const StepTime zero0 =
+      EstimateStepTime(spec, f, {.zero_stage = 0, .micro_batch = 2}, h100, links);
+  EXPECT_NEAR(zero0.dp_comm_s, all_reduce, 1e-9);
+  EXPECT_DOUBLE_EQ(zero0.dp_exposed_s, zero0.dp_comm_s);
+  const StepTime zero1 =
+      EstimateStepTime(spec, f, {.zero_stage = 1, .micro_batch = 2}, h100, links);
+  EXPECT_NEAR(zero1.dp_comm_s, all_reduce + gather, 1e-9);
+  EXPECT_DOUBLE_EQ(zero1.dp_exposed_s, zero1.dp_comm_s);
+  const StepTime zero2 =
+      EstimateStepTime(spec, f, {.zero_stage = 2, .micro_batch = 2}, h100, links);
+  EXPECT_LT(zero2.dp_exposed_s, zero2.dp_comm_s);
 }
 
 // FSDP and torchtitan all-gather the weights cast to bf16, not their fp32 shards; FSDP's plan
@@ -121,18 +169,11 @@ TEST(TimeModelTest, FsdpGathersInTheComputePrecisionAndReducesAsItsPlanSays) {
   const LinkCurve nvlink = HardwareModel{}.curves.nvlink_hopper;
   for (const auto& [framework, reduce_bytes] :
        {std::pair<std::string, double>{"fsdp", 2}, {"torchtitan", 4}}) {
-    auto spec = ParseJobSpec(
-        "name: z3\nframework: " + framework +
-            "\nmodel: {family: llama, layers: 16, hidden_size: 2048, attention_heads: 16,\n"
-            "        kv_heads: 16, ffn_size: 5632, vocab_size: 32000, sequence_length: 2048}\n"
-            "training: {global_batch: 32, micro_batch: 2, precision: bf16, optimizer: adamw}\n"
-            "hardware: {gpu: H100-SXM, gpus_per_node: 8}\n",
-        "z3.yaml", cost::GpuCatalog::BuiltIn());
-    ASSERT_TRUE(spec.ok()) << spec.status().ToString();
-    const ModelFigures f = ComputeModelFigures(spec->model);
+    const JobSpec spec = NodeJob(framework);
+    const ModelFigures f = ComputeModelFigures(spec.model);
     const ParallelConfig c{.zero_stage = 3, .micro_batch = 2};
-    const Links links = ResolveLinks(spec->hardware, h100);
-    const StepTime st = EstimateStepTime(*spec, f, c, h100, links);
+    const Links links = ResolveLinks(spec.hardware, h100);
+    const StepTime st = EstimateStepTime(spec, f, c, h100, links);
     const double bytes_per_s = links.intra_node_gbytes_per_s * 1e9 * nvlink.busbw_fraction;
     const double params = static_cast<double>(f.parameters);
     const double gather = nvlink.latency_s + 7.0 / 8 * params * 2 / bytes_per_s;
