@@ -273,9 +273,9 @@ MemoryEstimate EstimateMemory(const JobSpec& spec, const ModelFigures& figures,
   auto temporaries = [&](int64_t root_params) {
     // DeepSpeed's ZeRO 2 reduces through one contiguous bucket of 5e8 elements (its
     // reduce_bucket_size default; overlap_comm, off by default, would add a second). ZeRO 1 turns
-    // the contiguous buckets off — unless the optimizer is offloaded, which turns them back on —
-    // and all-reduces flattened gradients after the backward passes, when the activations are
-    // gone, so nothing of it adds to the backward pass's peak.
+    // the contiguous buckets off (DeepSpeed v0.6-v0.12) — unless the optimizer is offloaded, which
+    // turns them back on — and all-reduces flattened gradients after the backward passes, when
+    // the activations are gone, so nothing of it adds to the backward pass's peak.
     if (framework == Framework::kDeepSpeed && c.zero_stage < 3) {
       return DeepSpeedContiguousBucket(c) ? 5e8 * e : 0.0;
     }

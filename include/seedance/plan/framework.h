@@ -69,12 +69,14 @@ struct FrameworkTraits {
   // runtime/pipe/schedule.py, p2p.py, engine.py.
   bool blocking_pipeline = false;
   // DeepSpeed at ZeRO 0 and 1 without offload all-reduces the whole gradient once the last
-  // micro-batch's backward pass is over (its engine's buffered all-reduce; ZeRO 1 keeps its
-  // contiguous buckets and backward hooks off unless overlap_comm, off by default, or offload
-  // turns them on), and ZeRO 1 all-gathers the updated weights inside the optimizer's step:
-  // neither overlaps compute. In bf16 the all-reduce carries BF16_Optimizer's fp32
-  // accumulation buffer (pipe/engine.py _bf16_reduce_grads). Source: DeepSpeed v0.6-0.7
-  // runtime/engine.py, zero/stage_1_and_2.py, bf16_optimizer.py.
+  // micro-batch's backward pass is over (its engine's buffered all-reduce; ZeRO 1's optimizer
+  // runs without backward hooks or contiguous buckets: v0.6-v0.12 force both off, offload turns
+  // the buckets back on), and ZeRO 1 all-gathers the updated weights inside the optimizer's
+  // step: neither overlaps compute. In bf16 the all-reduce carries BF16_Optimizer's fp32
+  // accumulation buffer (pipe/engine.py _bf16_reduce_grads). Source: DeepSpeed v0.6-v0.12
+  // runtime/engine.py, zero/stage_1_and_2.py, bf16_optimizer.py; from v0.13 ZeRO 1 keeps its
+  // contiguous buckets (default on) and reduces each partition to its owner instead, half the
+  // bytes of the all-reduce.
   bool serial_allreduce_below_zero2 = false;
 };
 
