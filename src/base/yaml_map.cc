@@ -8,6 +8,8 @@
 #include <set>
 #include <sstream>
 
+#include "seedance/base/ascii.h"
+
 namespace seedance::base {
 namespace {
 
@@ -258,7 +260,7 @@ StatusOr<std::string> YamlMap::GetChoice(std::string_view key,
                                          std::optional<std::string> fallback) const {
   SEEDANCE_ASSIGN_OR_RETURN(std::string value, GetString(key, std::move(fallback)));
   for (std::string_view c : choices) {
-    if (c == value) return value;
+    if (EqualsIgnoreCase(c, value)) return std::string(c);
   }
   return InvalidArgumentError(
       Quote(KeyPath(key)) + " must be one of: " + JoinChoices(choices) + "; got " + Quote(value),
@@ -279,14 +281,15 @@ StatusOr<std::vector<std::string>> YamlMap::GetChoiceList(
       return InvalidArgumentError(
           Quote(KeyPath(element)) + " must be a string, got " + Describe(v[i]), where);
     }
-    const std::string& value = v[i].Scalar();
-    bool known = false;
-    for (std::string_view c : choices) known = known || c == value;
-    if (!known) {
+    const auto match = std::find_if(choices.begin(), choices.end(), [&](std::string_view c) {
+      return EqualsIgnoreCase(c, v[i].Scalar());
+    });
+    if (match == choices.end()) {
       return InvalidArgumentError(Quote(KeyPath(element)) + " must be one of: " +
-                                      JoinChoices(choices) + "; got " + Quote(value),
+                                      JoinChoices(choices) + "; got " + Quote(v[i].Scalar()),
                                   where);
     }
+    const std::string value(*match);
     for (const std::string& seen : out) {
       if (seen == value) {
         return InvalidArgumentError(Quote(KeyPath(element)) + " repeats " + Quote(value), where);

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <random>
 #include <string_view>
 
@@ -100,6 +101,29 @@ TEST(YamlMapTest, ChoiceLists) {
   EXPECT_EQ(root->GetChoiceList("d", formats).status().where(), "t.yaml:6: d");
   EXPECT_EQ(root->GetChoiceList("e", formats).status().where(), "t.yaml:7: e");
   EXPECT_FALSE(root->GetChoiceList("f", formats).ok());
+}
+
+// A choice is an identifier: its case carries no meaning, and the choice's own spelling comes
+// back. Every casing of every choice, checked against the lower-cased reference.
+TEST(YamlMapTest, ChoicesIgnoreCase) {
+  const std::string_view formats[] = {"fp32", "bf16", "fp8", "op-selective"};
+  for (std::string_view c : formats) {
+    for (unsigned mask = 0; mask < (1u << c.size()); ++mask) {
+      std::string spelled(c);
+      for (size_t i = 0; i < spelled.size(); ++i) {
+        if ((mask >> i & 1u) != 0) spelled[i] = static_cast<char>(std::toupper(spelled[i]));
+      }
+      auto root = Load("v: " + spelled + "\nl: [" + spelled + "]\n");
+      ASSERT_TRUE(root.ok()) << root.status().ToString();
+      EXPECT_EQ(*root->GetChoice("v", formats), c) << spelled;
+      EXPECT_EQ(*root->GetChoiceList("l", formats), std::vector<std::string>{std::string(c)});
+    }
+  }
+  auto root = Load("a: [BF16, bf16]\nb: bf 16\n");
+  ASSERT_TRUE(root.ok());
+  EXPECT_NE(root->GetChoiceList("a", formats).status().message().find("repeats 'bf16'"),
+            std::string::npos);
+  EXPECT_FALSE(root->GetChoice("b", formats).ok());
 }
 
 TEST(YamlMapTest, DuplicateKeysAreRejected) {

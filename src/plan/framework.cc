@@ -166,7 +166,8 @@ base::StatusOr<Framework> ParseFramework(std::string_view text, std::string_view
 
 base::StatusOr<Framework> ParseJobFramework(std::string_view text, std::string_view where) {
   // The names the systems built on these go by: NeMo and MegaScale run Megatron-Core,
-  // FSDP2 is PyTorch's fully_shard.
+  // Megatron-DeepSpeed (BLOOM's) DeepSpeed's engine with Megatron's model code, FSDP1 is
+  // PyTorch's FullyShardedDataParallel and FSDP2 its fully_shard. The caller folds case.
   struct Alias {
     std::string_view name;
     Framework framework;
@@ -175,7 +176,10 @@ base::StatusOr<Framework> ParseJobFramework(std::string_view text, std::string_v
                                 {"megatron-lm", Framework::kMegatron},
                                 {"megatron-core", Framework::kMegatron},
                                 {"megascale", Framework::kMegatron},
-                                {"fsdp2", Framework::kFsdp}};
+                                {"megatron-deepspeed", Framework::kDeepSpeed},
+                                {"fsdp1", Framework::kFsdp},
+                                {"fsdp2", Framework::kFsdp},
+                                {"pytorch-fsdp", Framework::kFsdp}};
   for (const Alias& a : kAliases) {
     if (text == a.name) return a.framework;
   }

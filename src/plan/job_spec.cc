@@ -1,5 +1,6 @@
 #include "seedance/plan/job_spec.h"
 
+#include "seedance/base/ascii.h"
 #include "seedance/base/enum_names.h"
 #include "seedance/base/yaml_map.h"
 #include "seedance/mem/training_step.h"
@@ -258,7 +259,8 @@ Status ParseParallelism(const YamlMap& p, JobSpec& spec) {
   SEEDANCE_ASSIGN_OR_RETURN(int64_t zero, p.GetInt("zero_stage", int64_t{0}, 0, 3));
   c.zero_stage = static_cast<int>(zero);
   SEEDANCE_ASSIGN_OR_RETURN(std::string recompute, p.GetString("recompute", "none"));
-  SEEDANCE_ASSIGN_OR_RETURN(c.recompute, ParseRecompute(recompute, p.Where("recompute")));
+  SEEDANCE_ASSIGN_OR_RETURN(c.recompute,
+                            ParseRecompute(base::AsciiLower(recompute), p.Where("recompute")));
   SEEDANCE_ASSIGN_OR_RETURN(c.recompute_layers,
                             p.GetInt("recompute_layers", int64_t{0}, 0, 100'000));
   SEEDANCE_ASSIGN_OR_RETURN(c.first_stage_layers,
@@ -267,8 +269,9 @@ Status ParseParallelism(const YamlMap& p, JobSpec& spec) {
                             p.GetInt("last_stage_layers", int64_t{0}, 0, 100'000));
   SEEDANCE_ASSIGN_OR_RETURN(c.offload_optimizer, p.GetBool("offload_optimizer", false));
   SEEDANCE_ASSIGN_OR_RETURN(std::string compression, p.GetString("gradient_compression", "none"));
-  SEEDANCE_ASSIGN_OR_RETURN(c.gradient_compression,
-                            ParseGradCompression(compression, p.Where("gradient_compression")));
+  SEEDANCE_ASSIGN_OR_RETURN(
+      c.gradient_compression,
+      ParseGradCompression(base::AsciiLower(compression), p.Where("gradient_compression")));
   spec.parallelism_given = true;
   return base::OkStatus();
 }
@@ -343,8 +346,8 @@ StatusOr<JobSpec> ParseJobSpec(std::string_view yaml, const std::string& file,
     SEEDANCE_RETURN_IF_ERROR(CheckStepSizes(spec, model));
     if (doc.Has("framework")) {
       SEEDANCE_ASSIGN_OR_RETURN(std::string framework, doc.GetString("framework"));
-      SEEDANCE_ASSIGN_OR_RETURN(spec.framework,
-                                ParseJobFramework(framework, doc.Where("framework")));
+      SEEDANCE_ASSIGN_OR_RETURN(
+          spec.framework, ParseJobFramework(base::AsciiLower(framework), doc.Where("framework")));
       // A precision the framework cannot train in is the spec's error, not a search that finds
       // nothing.
       ParallelConfig plain;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <random>
+#include <utility>
 #include <vector>
 
 #include "seedance/base/testing/text_mutator.h"
@@ -176,6 +177,30 @@ TEST(JobSpecTest, FrameworkStagesAndPlanningKeys) {
   EXPECT_EQ(StageLayers(c, 32, 3), 7);
   EXPECT_EQ(MaxStageLayers(c, 32), 9);
   EXPECT_EQ(DataParallel(c, 16), 2);
+}
+
+// Names chosen from a list are read without regard to case, and the systems built on the
+// frameworks go by their own names.
+TEST(JobSpecTest, ListedNamesIgnoreCaseAndFrameworksTheirSystemsNames) {
+  for (const auto& [name, framework] :
+       {std::pair<const char*, Framework>{"DeepSpeed", Framework::kDeepSpeed},
+        {"Megatron-DeepSpeed", Framework::kDeepSpeed},
+        {"FSDP1", Framework::kFsdp},
+        {"PyTorch-FSDP", Framework::kFsdp},
+        {"NeMo", Framework::kMegatron},
+        {"TorchTitan", Framework::kTorchtitan}}) {
+    std::string yaml(DefaultJobYaml());
+    yaml.replace(yaml.find("framework: fsdp"), 15, std::string("framework: ") + name);
+    yaml.replace(yaml.find("precision: bf16"), 15, "precision: BF16");
+    yaml.replace(yaml.find("family: llama"), 13, "family: Llama");
+    yaml.replace(yaml.find("recompute: full"), 15, "recompute: Full");
+    auto spec = ParseJobSpec(yaml, "case.yaml", Catalog());
+    ASSERT_TRUE(spec.ok()) << name << ": " << spec.status().ToString();
+    EXPECT_EQ(spec->framework, framework) << name;
+    EXPECT_EQ(spec->training.precision, base::NumericFormat::kBf16);
+    EXPECT_EQ(spec->model.family, "llama");
+    EXPECT_EQ(spec->parallelism.recompute, Recompute::kFull);
+  }
 }
 
 // torchtitan runs tensor parallelism only with the norms sharded along the sequence: left out,

@@ -56,11 +56,13 @@ class YamlMap {
   StatusOr<bool> GetBool(std::string_view key, std::optional<bool> fallback = std::nullopt) const;
   StatusOr<std::string> GetString(std::string_view key,
                                   std::optional<std::string> fallback = std::nullopt) const;
-  // A string that must be one of `choices` (compared exactly).
+  // A string that must be one of `choices`, compared without regard to ASCII case (a choice is
+  // an identifier, as a GPU id is: `BF16` is `bf16`); the choice's own spelling is returned.
   StatusOr<std::string> GetChoice(std::string_view key, std::span<const std::string_view> choices,
                                   std::optional<std::string> fallback = std::nullopt) const;
-  // A non-empty list of distinct strings, each one of `choices` (a flow or block sequence); an
-  // empty vector when the key is absent. Errors name the element ("key[1]").
+  // A non-empty list of distinct strings, each one of `choices` as GetChoice matches them (a flow
+  // or block sequence); an empty vector when the key is absent. Errors name the element
+  // ("key[1]").
   StatusOr<std::vector<std::string>> GetChoiceList(std::string_view key,
                                                    std::span<const std::string_view> choices) const;
   // A nested mapping; required.
