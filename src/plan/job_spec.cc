@@ -256,7 +256,7 @@ Status ParseParallelism(const YamlMap& p, JobSpec& spec) {
   }
   SEEDANCE_ASSIGN_OR_RETURN(c.context_parallel,
                             p.GetInt("context_parallel", int64_t{1}, 1, 1'000'000));
-  SEEDANCE_ASSIGN_OR_RETURN(int64_t zero, p.GetInt("zero_stage", int64_t{0}, 0, 3));
+  SEEDANCE_ASSIGN_OR_RETURN(int64_t zero, p.GetInt("zero_stage", int64_t{c.zero_stage}, 0, 3));
   c.zero_stage = static_cast<int>(zero);
   SEEDANCE_ASSIGN_OR_RETURN(std::string recompute, p.GetString("recompute", "none"));
   SEEDANCE_ASSIGN_OR_RETURN(c.recompute,
@@ -371,6 +371,11 @@ StatusOr<JobSpec> ParseJobSpec(std::string_view yaml, const std::string& file,
     }
     SEEDANCE_ASSIGN_OR_RETURN(std::optional<YamlMap> p, doc.GetOptionalMap("parallelism"));
     spec.parallelism.micro_batch = spec.training.micro_batch;
+    // PyTorch's FSDP and torchtitan shard everything unless told otherwise (FULL_SHARD,
+    // fully_shard): ZeRO 3 is their default, stated or not; elsewhere ZeRO 0.
+    if (spec.framework == Framework::kFsdp || spec.framework == Framework::kTorchtitan) {
+      spec.parallelism.zero_stage = 3;
+    }
     if (p) {
       SEEDANCE_RETURN_IF_ERROR(ParseParallelism(*p, spec));
     }

@@ -203,6 +203,33 @@ TEST(JobSpecTest, ListedNamesIgnoreCaseAndFrameworksTheirSystemsNames) {
   }
 }
 
+// FSDP and torchtitan shard everything by default (FULL_SHARD, fully_shard): left out, with or
+// without a parallelism section, zero_stage is 3 under them and 0 elsewhere; stated, it stays.
+TEST(JobSpecTest, ZeroStageDefaultsToTheFrameworksSharding) {
+  struct Case {
+    const char* framework;
+    bool section;
+    int zero_stage;
+  };
+  for (const Case& c :
+       {Case{"fsdp", true, 3}, Case{"fsdp", false, 3}, Case{"torchtitan", true, 3},
+        Case{"torchtitan", false, 3}, Case{"deepspeed", true, 0}, Case{"megatron", false, 0}}) {
+    std::string yaml(DefaultJobYaml());
+    yaml.replace(yaml.find("framework: fsdp"), 15, std::string("framework: ") + c.framework);
+    const size_t zero = yaml.find("  zero_stage: 3");
+    yaml.erase(zero, yaml.find('\n', zero) + 1 - zero);
+    if (!c.section) yaml.erase(yaml.find("parallelism:"));
+    auto spec = ParseJobSpec(yaml, "zero.yaml", Catalog());
+    ASSERT_TRUE(spec.ok()) << c.framework << ": " << spec.status().ToString();
+    EXPECT_EQ(spec->parallelism.zero_stage, c.zero_stage) << c.framework << " " << c.section;
+  }
+  std::string yaml(DefaultJobYaml());
+  yaml.replace(yaml.find("zero_stage: 3"), 13, "zero_stage: 2");
+  auto stated = ParseJobSpec(yaml, "zero.yaml", Catalog());
+  ASSERT_TRUE(stated.ok()) << stated.status().ToString();
+  EXPECT_EQ(stated->parallelism.zero_stage, 2);
+}
+
 // torchtitan runs tensor parallelism only with the norms sharded along the sequence: left out,
 // sequence_parallel follows it; `false` is an error at its line. Other frameworks keep false.
 TEST(JobSpecTest, TorchtitanTensorParallelismIsSequenceParallel) {
