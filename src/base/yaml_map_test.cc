@@ -115,8 +115,12 @@ TEST(YamlMapTest, ChoicesIgnoreCase) {
       }
       auto root = Load("v: " + spelled + "\nl: [" + spelled + "]\n");
       ASSERT_TRUE(root.ok()) << root.status().ToString();
-      EXPECT_EQ(*root->GetChoice("v", formats), c) << spelled;
-      EXPECT_EQ(*root->GetChoiceList("l", formats), std::vector<std::string>{std::string(c)});
+      auto one = root->GetChoice("v", formats);
+      ASSERT_TRUE(one.ok()) << spelled << ": " << one.status().ToString();
+      EXPECT_EQ(*one, c);
+      auto list = root->GetChoiceList("l", formats);
+      ASSERT_TRUE(list.ok()) << spelled << ": " << list.status().ToString();
+      EXPECT_EQ(*list, std::vector<std::string>{std::string(c)});
     }
   }
   auto root = Load("a: [BF16, bf16]\nb: bf 16\n");

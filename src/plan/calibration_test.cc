@@ -109,15 +109,14 @@ TEST(CalibrationTest, AFewRowsFromOneClusterImproveItsOtherRuns) {
     after.push_back(std::log(r.measured_s / PredictStepSeconds(r, without.curves, c->after)));
   }
   // The five rows teach the cluster's bias: the held-back runs' median signed error shrinks to
-  // less than half, their median |error| falls, and more of them come within ±15%
-  // (log(measured / predicted) 0.071 -> -0.032, |error| 0.071 -> 0.068, 69 -> 83 of 99 within
-  // ±15%). What is left of |error| is the rows' scatter about the cluster's bias, which no
-  // coefficient shared by the cluster's runs removes; as the fit without BLOOM came closer to
-  // BLOOM (0.082 at first, then 0.071 once DeepSpeed's reductions were counted as it runs), the
-  // 0.8x and then 0.9x of |error| this test once asked stopped being there to gain.
+  // less than half, their median |error| falls by a tenth, and a tenth more of them come within
+  // ±15% (with DeepSpeed's reductions counted as its engine runs them: log(measured / predicted)
+  // 0.085 -> -0.025, |error| 0.085 -> 0.068, 69 -> 83 of 99 within ±15%). What is left of
+  // |error| is the rows' scatter about the cluster's bias, which no coefficient the cluster's
+  // runs share removes.
   EXPECT_LT(std::fabs(cost::Median(after)), 0.5 * std::fabs(cost::Median(before)))
       << cost::Median(before) << " -> " << cost::Median(after);
-  EXPECT_LT(MedianAbsLog(after), MedianAbsLog(before))
+  EXPECT_LT(MedianAbsLog(after), 0.9 * MedianAbsLog(before))
       << MedianAbsLog(before) << " -> " << MedianAbsLog(after);
   auto within = [](const std::vector<double>& logs) {
     return std::count_if(logs.begin(), logs.end(),

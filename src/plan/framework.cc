@@ -196,7 +196,7 @@ FrameworkTraits TraitsOf(std::optional<Framework> framework) {
       break;
     case Framework::kDeepSpeed:
       t.blocking_pipeline = true;
-      t.serial_allreduce_below_zero2 = true;
+      t.serial_reduction_below_zero2 = true;
       break;
     case Framework::kFsdp:
     case Framework::kAccelerate:

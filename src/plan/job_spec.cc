@@ -232,6 +232,15 @@ StatusOr<HardwareSpec> ParseHardware(const YamlMap& m, const cost::GpuCatalog& c
   return h;
 }
 
+// A name parsed through its enum table without regard to ASCII case; an error quotes the name
+// as written.
+template <typename Parse>
+auto ParseFolded(Parse parse, const std::string& text, std::string_view where)
+    -> decltype(parse(text, where)) {
+  auto folded = parse(base::AsciiLower(text), where);
+  return folded.ok() ? folded : parse(text, where);
+}
+
 // The `parallelism:` section into spec.parallelism (training.micro_batch already set); CheckLayout
 // then checks it against the model, the hardware and the batch.
 Status ParseParallelism(const YamlMap& p, JobSpec& spec) {
@@ -256,11 +265,16 @@ Status ParseParallelism(const YamlMap& p, JobSpec& spec) {
   }
   SEEDANCE_ASSIGN_OR_RETURN(c.context_parallel,
                             p.GetInt("context_parallel", int64_t{1}, 1, 1'000'000));
-  SEEDANCE_ASSIGN_OR_RETURN(int64_t zero, p.GetInt("zero_stage", int64_t{c.zero_stage}, 0, 3));
+  SEEDANCE_ASSIGN_OR_RETURN(std::string compression, p.GetString("gradient_compression", "none"));
+  SEEDANCE_ASSIGN_OR_RETURN(c.gradient_compression, ParseFolded(ParseGradCompression, compression,
+                                                                p.Where("gradient_compression")));
+  // A compression hook is DDP's: with one, zero_stage left out is 0 under any framework.
+  const int64_t zero_default = c.gradient_compression == GradCompression::kNone ? c.zero_stage : 0;
+  SEEDANCE_ASSIGN_OR_RETURN(int64_t zero, p.GetInt("zero_stage", zero_default, 0, 3));
   c.zero_stage = static_cast<int>(zero);
   SEEDANCE_ASSIGN_OR_RETURN(std::string recompute, p.GetString("recompute", "none"));
   SEEDANCE_ASSIGN_OR_RETURN(c.recompute,
-                            ParseRecompute(base::AsciiLower(recompute), p.Where("recompute")));
+                            ParseFolded(ParseRecompute, recompute, p.Where("recompute")));
   SEEDANCE_ASSIGN_OR_RETURN(c.recompute_layers,
                             p.GetInt("recompute_layers", int64_t{0}, 0, 100'000));
   SEEDANCE_ASSIGN_OR_RETURN(c.first_stage_layers,
@@ -268,10 +282,6 @@ Status ParseParallelism(const YamlMap& p, JobSpec& spec) {
   SEEDANCE_ASSIGN_OR_RETURN(c.last_stage_layers,
                             p.GetInt("last_stage_layers", int64_t{0}, 0, 100'000));
   SEEDANCE_ASSIGN_OR_RETURN(c.offload_optimizer, p.GetBool("offload_optimizer", false));
-  SEEDANCE_ASSIGN_OR_RETURN(std::string compression, p.GetString("gradient_compression", "none"));
-  SEEDANCE_ASSIGN_OR_RETURN(
-      c.gradient_compression,
-      ParseGradCompression(base::AsciiLower(compression), p.Where("gradient_compression")));
   spec.parallelism_given = true;
   return base::OkStatus();
 }
@@ -346,8 +356,8 @@ StatusOr<JobSpec> ParseJobSpec(std::string_view yaml, const std::string& file,
     SEEDANCE_RETURN_IF_ERROR(CheckStepSizes(spec, model));
     if (doc.Has("framework")) {
       SEEDANCE_ASSIGN_OR_RETURN(std::string framework, doc.GetString("framework"));
-      SEEDANCE_ASSIGN_OR_RETURN(
-          spec.framework, ParseJobFramework(base::AsciiLower(framework), doc.Where("framework")));
+      SEEDANCE_ASSIGN_OR_RETURN(spec.framework,
+                                ParseFolded(ParseJobFramework, framework, doc.Where("framework")));
       // A precision the framework cannot train in is the spec's error, not a search that finds
       // nothing.
       ParallelConfig plain;
@@ -372,7 +382,8 @@ StatusOr<JobSpec> ParseJobSpec(std::string_view yaml, const std::string& file,
     SEEDANCE_ASSIGN_OR_RETURN(std::optional<YamlMap> p, doc.GetOptionalMap("parallelism"));
     spec.parallelism.micro_batch = spec.training.micro_batch;
     // PyTorch's FSDP and torchtitan shard everything unless told otherwise (FULL_SHARD,
-    // fully_shard): ZeRO 3 is their default, stated or not; elsewhere ZeRO 0.
+    // fully_shard): ZeRO 3 is their default, with a parallelism section or without (but for a
+    // DDP compression hook, ParseParallelism); elsewhere ZeRO 0.
     if (spec.framework == Framework::kFsdp || spec.framework == Framework::kTorchtitan) {
       spec.parallelism.zero_stage = 3;
     }

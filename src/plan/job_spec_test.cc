@@ -201,27 +201,43 @@ TEST(JobSpecTest, ListedNamesIgnoreCaseAndFrameworksTheirSystemsNames) {
     EXPECT_EQ(spec->model.family, "llama");
     EXPECT_EQ(spec->parallelism.recompute, Recompute::kFull);
   }
+  // A name no casing makes known is quoted as written.
+  std::string yaml(DefaultJobYaml());
+  yaml.replace(yaml.find("framework: fsdp"), 15, "framework: Horovod");
+  auto unknown = ParseJobSpec(yaml, "case.yaml", Catalog());
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_NE(unknown.status().message().find("'Horovod'"), std::string::npos)
+      << unknown.status().ToString();
 }
 
 // FSDP and torchtitan shard everything by default (FULL_SHARD, fully_shard): left out, with or
-// without a parallelism section, zero_stage is 3 under them and 0 elsewhere; stated, it stays.
+// without a parallelism section, zero_stage is 3 under them and 0 elsewhere or beside a DDP
+// compression hook; stated, it stays.
 TEST(JobSpecTest, ZeroStageDefaultsToTheFrameworksSharding) {
   struct Case {
     const char* framework;
     bool section;
     int zero_stage;
+    bool compression = false;
   };
-  for (const Case& c :
-       {Case{"fsdp", true, 3}, Case{"fsdp", false, 3}, Case{"torchtitan", true, 3},
-        Case{"torchtitan", false, 3}, Case{"deepspeed", true, 0}, Case{"megatron", false, 0}}) {
+  for (const Case& c : {Case{"fsdp", true, 3}, Case{"fsdp", false, 3}, Case{"torchtitan", true, 3},
+                        Case{"torchtitan", false, 3}, Case{"deepspeed", true, 0},
+                        Case{"megatron", false, 0}, Case{"fsdp", true, 0, true}}) {
     std::string yaml(DefaultJobYaml());
     yaml.replace(yaml.find("framework: fsdp"), 15, std::string("framework: ") + c.framework);
     const size_t zero = yaml.find("  zero_stage: 3");
     yaml.erase(zero, yaml.find('\n', zero) + 1 - zero);
     if (!c.section) yaml.erase(yaml.find("parallelism:"));
+    if (c.compression) {
+      yaml.replace(yaml.find("  pipeline: 1"), 13, "  pipeline: 1\n  gradient_compression: int8");
+      yaml.replace(yaml.find("    inter_node: infiniband"), 26,
+                   "    inter_node: infiniband\n  host: {memory_gbytes: 2048, "
+                   "memory_gbytes_per_s: 200, pcie_gbytes_per_s: 25}");
+    }
     auto spec = ParseJobSpec(yaml, "zero.yaml", Catalog());
     ASSERT_TRUE(spec.ok()) << c.framework << ": " << spec.status().ToString();
-    EXPECT_EQ(spec->parallelism.zero_stage, c.zero_stage) << c.framework << " " << c.section;
+    EXPECT_EQ(spec->parallelism.zero_stage, c.zero_stage)
+        << c.framework << " section " << c.section << " compression " << c.compression;
   }
   std::string yaml(DefaultJobYaml());
   yaml.replace(yaml.find("zero_stage: 3"), 13, "zero_stage: 2");

@@ -17,47 +17,47 @@ const PublicFit& BuiltInFit() {
     f.curves.nvlink_hopper = {4.1758991336786859e-05, 0.98695484098548525};
     f.curves.network = {5.8199999999999998e-05, 0.91217499999999996};
     // gemm
-    f.coefficients.value[0] = 0.7135458543012323;
-    f.coefficients.standard_error[0] = 0.012424520625256922;
+    f.coefficients.value[0] = 0.71670656427835233;
+    f.coefficients.standard_error[0] = 0.01253632439195072;
     // fp8_gemm
-    f.coefficients.value[1] = 0.67253236160685548;
-    f.coefficients.standard_error[1] = 0.019071472401417492;
+    f.coefficients.value[1] = 0.67486585341056804;
+    f.coefficients.standard_error[1] = 0.019265044022377571;
     // attention
-    f.coefficients.value[2] = 0.7100461159410858;
-    f.coefficients.standard_error[2] = 0.042353446600180034;
+    f.coefficients.value[2] = 0.7075455805570452;
+    f.coefficients.standard_error[2] = 0.042157125378126235;
     // memory_bound
     f.coefficients.value[3] = 1.1799999999999999;
-    f.coefficients.standard_error[3] = 0.19241530856010466;
+    f.coefficients.standard_error[3] = 0.19244600074456081;
     // overlap_loss
-    f.coefficients.value[4] = 0.1201633869009838;
-    f.coefficients.standard_error[4] = 0.07754488742361039;
+    f.coefficients.value[4] = 0.12043495791071912;
+    f.coefficients.standard_error[4] = 0.077705941209902971;
     // tp_overlap
     f.coefficients.value[5] = 1;
-    f.coefficients.standard_error[5] = 0.10773578562039564;
+    f.coefficients.standard_error[5] = 0.10766741901071182;
     // kernel_gap_s
-    f.coefficients.value[6] = 3.8099216684714344e-06;
-    f.coefficients.standard_error[6] = 2.4809185874827914e-06;
+    f.coefficients.value[6] = 3.9717301001663335e-06;
+    f.coefficients.standard_error[6] = 2.5707738686868748e-06;
     // step_fixed_s
-    f.coefficients.value[7] = 0.11269471952958675;
-    f.coefficients.standard_error[7] = 0.036555537190499525;
+    f.coefficients.value[7] = 0.11628285545671224;
+    f.coefficients.standard_error[7] = 0.036662756604439573;
     // network
     f.coefficients.value[8] = 1;
     f.coefficients.standard_error[8] = 0.29999999999999999;
     // bubble
-    f.coefficients.value[9] = 0.93036123555833861;
-    f.coefficients.standard_error[9] = 0.13101575566761603;
+    f.coefficients.value[9] = 1.0340926061895606;
+    f.coefficients.standard_error[9] = 0.1315815702848572;
     // cp_overlap
-    f.coefficients.value[10] = 0.4826378417378922;
-    f.coefficients.standard_error[10] = 0.17706795496085476;
+    f.coefficients.value[10] = 0.48888826549817721;
+    f.coefficients.standard_error[10] = 0.17776041501235215;
     // single-node data-parallel
-    f.step_time[0] = {-0.15333811468259542, 0.011079050941354867, 6};
+    f.step_time[0] = {-0.15277423882252139, 0.011309315078454091, 6};
     // single-node model-parallel
-    f.step_time[1] = {-0.16243263886460144, 0.58169891281259289, 14};
+    f.step_time[1] = {-0.16173584567153168, 0.58169891281259289, 14};
     // multi-node data-parallel
-    f.step_time[2] = {0.005306770962392203, 0.046433353253254747, 3};
+    f.step_time[2] = {0.005653653631472336, 0.046780235922334851, 3};
     // multi-node model-parallel
-    f.step_time[3] = {-0.1003140471270543, 0.27071929688354757, 371};
-    f.step_time_all = {-0.10438964166732626, 0.2798807355424896, 394};
+    f.step_time[3] = {-0.09850503186665531, 0.27071929688354757, 371};
+    f.step_time_all = {-0.10385045605783512, 0.2798807355424896, 394};
     f.paired = {-0.17717538109633624, 0.17717538109633624, 1864};
     f.memory = {-0.11297439370021962, 0.055025469641201578, 69};
     f.max_sequence_length = 1048576;

@@ -253,9 +253,12 @@ StepTime EstimateStepTime(const JobSpec& spec, const ModelFigures& figures, cons
   double reduced_bytes = sb.gradient;
   if (m.traits.reduce == FrameworkTraits::Reduce::kComputePrecision) reduced_bytes = m.e;
   if (m.traits.reduce == FrameworkTraits::Reduce::kFp32) reduced_bytes = 4;
-  const bool serial_allreduce =
-      m.traits.serial_allreduce_below_zero2 && c.zero_stage <= 1 && !c.offload_optimizer;
-  if (serial_allreduce && training.precision == base::NumericFormat::kBf16) reduced_bytes = 4;
+  // DeepSpeed at ZeRO 0-1 (FrameworkTraits::serial_reduction_below_zero2): one reduction after
+  // the backward passes, in the compute precision; the whole gradient all-reduced, or each
+  // partition reduced to its owner once offload turns the contiguous buckets on.
+  const bool serial_reduction = m.traits.serial_reduction_below_zero2 && c.zero_stage <= 1;
+  const bool whole_allreduce = serial_reduction && !c.offload_optimizer;
+  if (serial_reduction) reduced_bytes = m.e;
   const ModelCoefficients& k = hw.coefficients;
   const double intra = links.intra_node_gbytes_per_s * 1e9;
   const double inter = links.inter_node_gbytes_per_s * 1e9;
@@ -376,7 +379,7 @@ StepTime EstimateStepTime(const JobSpec& spec, const ModelFigures& figures, cons
   const double loss = k[Coef::kOverlapLoss];
   // DeepSpeed's pipeline engine reduces after the flush and gathers inside the optimizer's step,
   // and at ZeRO 0-1 its engine does so without a pipeline too: no compute window hides either.
-  const bool serial_dp = (m.traits.blocking_pipeline && c.pipeline > 1) || serial_allreduce;
+  const bool serial_dp = (m.traits.blocking_pipeline && c.pipeline > 1) || serial_reduction;
   const double backward_mb = serial_dp ? 0 : layers * layer_bwd;
   const double forward_mb = serial_dp ? 0 : layers * layer_fwd;
   if (dp > 1) {
@@ -394,9 +397,9 @@ StepTime EstimateStepTime(const JobSpec& spec, const ModelFigures& figures, cons
     } else if (c.zero_stage == 1) {
       // The distributed optimizer: gradients reduce-scattered during the last micro-batch's
       // backward, the updated weights all-gathered during the next step's first forward.
-      // DeepSpeed all-reduces the whole gradient instead (serial_allreduce_below_zero2).
-      const double rs = serial_allreduce ? Collective(AllReduceWire(grads, dp), dp, dp_link, curve)
-                                         : Collective(ShardWire(grads, dp), dp, dp_link, curve);
+      // DeepSpeed all-reduces the whole gradient instead (serial_reduction_below_zero2).
+      const double rs = whole_allreduce ? Collective(AllReduceWire(grads, dp), dp, dp_link, curve)
+                                        : Collective(ShardWire(grads, dp), dp, dp_link, curve);
       const double ag = Collective(ShardWire(weights, dp), dp, dp_link, curve);
       st.dp_comm_s = rs + ag;
       st.dp_exposed_s = Exposed(rs, backward_mb, loss) + Exposed(ag, forward_mb, loss);

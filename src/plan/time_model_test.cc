@@ -127,17 +127,20 @@ JobSpec NodeJob(const std::string& framework) {
           "\nmodel: {family: llama, layers: 16, hidden_size: 2048, attention_heads: 16,\n"
           "        kv_heads: 16, ffn_size: 5632, vocab_size: 32000, sequence_length: 2048}\n"
           "training: {global_batch: 32, micro_batch: 2, precision: bf16, optimizer: adamw}\n"
-          "hardware: {gpu: H100-SXM, gpus_per_node: 8}\n",
+          "hardware: {gpu: H100-SXM, gpus_per_node: 8,\n"
+          "           host: {memory_gbytes: 2048, memory_gbytes_per_s: 200, pcie_gbytes_per_s: "
+          "25}}\n",
       "node.yaml", cost::GpuCatalog::BuiltIn());
   EXPECT_TRUE(spec.ok()) << spec.status().ToString();
   return *spec;
 }
 
 // Without a pipeline too, DeepSpeed at ZeRO 0-1 reduces once the backward passes are over and
-// gathers in the optimizer's step; in bf16 its BF16_Optimizer all-reduces the fp32 accumulation
-// buffer (4 bytes a parameter, though it holds 2 + 4). ZeRO 2 keeps the overlapped reduction.
-// Data parallelism over the 8 H100s of a node.
-TEST(TimeModelTest, DeepSpeedAllReducesItsGradientsAfterTheBackwardPasses) {
+// gathers in the optimizer's step, in the compute precision (the engine's
+// communication_data_type: bf16 here, whatever buffer BF16_Optimizer accumulates in): the whole
+// gradient all-reduced, or with the optimizer offloaded each partition reduced to its owner.
+// ZeRO 2 keeps the overlapped reduction. Data parallelism over the 8 H100s of a node.
+TEST(TimeModelTest, DeepSpeedReducesItsGradientsAfterTheBackwardPasses) {
   const cost::GpuSpec& h100 = **cost::GpuCatalog::BuiltIn().Get("H100-SXM");
   const JobSpec spec = NodeJob("deepspeed");
   const ModelFigures f = ComputeModelFigures(spec.model);
@@ -145,18 +148,22 @@ TEST(TimeModelTest, DeepSpeedAllReducesItsGradientsAfterTheBackwardPasses) {
   const LinkCurve nvlink = HardwareModel{}.curves.nvlink_hopper;
   const double bytes_per_s = links.intra_node_gbytes_per_s * 1e9 * nvlink.busbw_fraction;
   const double params = static_cast<double>(f.parameters);
-  const double all_reduce = nvlink.latency_s + 2 * 7.0 / 8 * params * 4 / bytes_per_s;
-  const double gather = nvlink.latency_s + 7.0 / 8 * params * 2 / bytes_per_s;
-  const StepTime zero0 =
-      EstimateStepTime(spec, f, {.zero_stage = 0, .micro_batch = 2}, h100, links);
+  const double all_reduce = nvlink.latency_s + 2 * 7.0 / 8 * params * 2 / bytes_per_s;
+  const double shard = nvlink.latency_s + 7.0 / 8 * params * 2 / bytes_per_s;  // RS, AG, reduce
+  auto step = [&](int zero, bool offload) {
+    const ParallelConfig c{.zero_stage = zero, .micro_batch = 2, .offload_optimizer = offload};
+    return EstimateStepTime(spec, f, c, h100, links);
+  };
+  const StepTime zero0 = step(0, false);
   EXPECT_NEAR(zero0.dp_comm_s, all_reduce, 1e-9);
   EXPECT_DOUBLE_EQ(zero0.dp_exposed_s, zero0.dp_comm_s);
-  const StepTime zero1 =
-      EstimateStepTime(spec, f, {.zero_stage = 1, .micro_batch = 2}, h100, links);
-  EXPECT_NEAR(zero1.dp_comm_s, all_reduce + gather, 1e-9);
+  const StepTime zero1 = step(1, false);
+  EXPECT_NEAR(zero1.dp_comm_s, all_reduce + shard, 1e-9);
   EXPECT_DOUBLE_EQ(zero1.dp_exposed_s, zero1.dp_comm_s);
-  const StepTime zero2 =
-      EstimateStepTime(spec, f, {.zero_stage = 2, .micro_batch = 2}, h100, links);
+  const StepTime offloaded = step(1, true);
+  EXPECT_NEAR(offloaded.dp_comm_s, 2 * shard, 1e-9);
+  EXPECT_DOUBLE_EQ(offloaded.dp_exposed_s, offloaded.dp_comm_s);
+  const StepTime zero2 = step(2, false);
   EXPECT_LT(zero2.dp_exposed_s, zero2.dp_comm_s);
 }
 

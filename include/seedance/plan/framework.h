@@ -68,16 +68,18 @@ struct FrameworkTraits {
   // updated weights (in the optimizer's step) overlap no compute. Source: DeepSpeed v0.6
   // runtime/pipe/schedule.py, p2p.py, engine.py.
   bool blocking_pipeline = false;
-  // DeepSpeed at ZeRO 0 and 1 without offload all-reduces the whole gradient once the last
-  // micro-batch's backward pass is over (its engine's buffered all-reduce; ZeRO 1's optimizer
-  // runs without backward hooks or contiguous buckets: v0.6-v0.12 force both off, offload turns
-  // the buckets back on), and ZeRO 1 all-gathers the updated weights inside the optimizer's
-  // step: neither overlaps compute. In bf16 the all-reduce carries BF16_Optimizer's fp32
-  // accumulation buffer (pipe/engine.py _bf16_reduce_grads). Source: DeepSpeed v0.6-v0.12
-  // runtime/engine.py, zero/stage_1_and_2.py, bf16_optimizer.py; from v0.13 ZeRO 1 keeps its
-  // contiguous buckets (default on) and reduces each partition to its owner instead, half the
-  // bytes of the all-reduce.
-  bool serial_allreduce_below_zero2 = false;
+  // DeepSpeed at ZeRO 0 and 1 reduces the gradients once the last micro-batch's backward pass
+  // is over, and ZeRO 1 all-gathers the updated weights inside the optimizer's step: neither
+  // overlaps compute (ZeRO 1's optimizer runs without backward hooks: v0.6-v0.12 force
+  // overlap_comm off). The engine's buffered all-reduce, and ZeRO 1's without its contiguous
+  // buckets (forced off too, unless offload turns them on), move the whole gradient; with
+  // offload each partition is reduced to its owner. Either casts to the engine's
+  // communication_data_type, the compute precision by default: bf16's BF16_Optimizer sends its
+  // fp32 accumulation buffer in bf16. Source: DeepSpeed v0.6-v0.12 runtime/engine.py
+  // (communication_data_type, allreduce_bucket), zero/stage_1_and_2.py, pipe/engine.py; from
+  // v0.13 ZeRO 1 keeps its contiguous buckets (on by default) and reduces each partition to its
+  // owner without offload too, half the bytes of the all-reduce.
+  bool serial_reduction_below_zero2 = false;
 };
 
 // The traits of `framework`; no framework stated: Megatron-Core's (fused kernels, tensor-parallel
