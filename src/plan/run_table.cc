@@ -220,13 +220,15 @@ StatusOr<std::vector<RunRecord>> ParseRunTable(std::string_view csv, const std::
           t.Where(r, *t.Column("flops_formula")));
     }
     if (rec.kind == RunKind::kModelStates) {
-      for (const char* column : {"parameters", "data_parallel", "zero_stage"}) {
+      for (const char* column : {"parameters", "data_parallel", "zero_stage", "precision"}) {
         const auto index = t.Column(column);
         if (!index) {
           return InvalidArgumentError(std::string("a model_states row needs the column ") + column,
                                       file + ":1");
         }
-        SEEDANCE_RETURN_IF_ERROR(t.Int(r, *index).status());
+        if (std::string_view(column) != "precision") {
+          SEEDANCE_RETURN_IF_ERROR(t.Int(r, *index).status());
+        }
       }
       rec.parameters = *t.Int(r, *t.Column("parameters"));
       rec.data_parallel = *t.Int(r, *t.Column("data_parallel"));

@@ -151,6 +151,12 @@ TEST(RunTableTest, BadRowsNameTheirLineAndColumn) {
        "model.layers"},
       {"context not splitting", Header() + RowOf("a", {{"sequence_length", "8190"}}),
        "runs.csv:2: context_parallel", "equal chunks"},
+      // A model_states row without a precision column (the fuzzer's find: it was read through
+      // an empty column index).
+      {"model states without precision",
+       "kind,id,parameters,data_parallel,zero_stage,published_gb_per_gpu\n"
+       "model_states,z,7500000000,64,1,31.4\n",
+       "runs.csv:1", "needs the column precision"},
   };
   for (const Bad& c : cases) {
     auto t = ParseRunTable(c.text, "runs.csv", Catalog());
