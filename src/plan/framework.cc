@@ -203,11 +203,14 @@ FrameworkTraits TraitsOf(std::optional<Framework> framework) {
       t.fused_kernels = false;
       t.gather_in_compute_precision = true;
       t.reduce = FrameworkTraits::Reduce::kComputePrecision;
+      t.default_zero_stage = 3;
       break;
     case Framework::kTorchtitan:
       t.fused_kernels = false;
       t.gather_in_compute_precision = true;
       t.reduce = FrameworkTraits::Reduce::kFp32;
+      t.default_zero_stage = 3;
+      t.tensor_parallel_is_sequence_parallel = true;
       break;
   }
   return t;

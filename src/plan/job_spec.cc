@@ -252,10 +252,10 @@ Status ParseParallelism(const YamlMap& p, JobSpec& spec) {
   SEEDANCE_ASSIGN_OR_RETURN(c.tensor, p.GetInt("tensor", int64_t{1}, 1, 1024));
   SEEDANCE_ASSIGN_OR_RETURN(c.pipeline, p.GetInt("pipeline", int64_t{1}, 1, 100'000));
   SEEDANCE_ASSIGN_OR_RETURN(c.virtual_stages, p.GetInt("virtual_stages", int64_t{1}, 1, 1024));
-  // torchtitan's tensor parallelism always shards the norms and the residual stream along the
-  // sequence (its TP plan puts SequenceParallel on every norm): that is its default here, and
-  // `false` is a layout it does not run.
-  const bool torchtitan_tp = spec.framework == Framework::kTorchtitan && c.tensor > 1;
+  // Under torchtitan tensor parallelism is sequence-parallel (FrameworkTraits): that is the
+  // default here, and `false` is a layout it does not run.
+  const bool torchtitan_tp =
+      TraitsOf(spec.framework).tensor_parallel_is_sequence_parallel && c.tensor > 1;
   SEEDANCE_ASSIGN_OR_RETURN(c.sequence_parallel, p.GetBool("sequence_parallel", torchtitan_tp));
   if (torchtitan_tp && !c.sequence_parallel) {
     return InvalidArgumentError(
@@ -381,12 +381,9 @@ StatusOr<JobSpec> ParseJobSpec(std::string_view yaml, const std::string& file,
     }
     SEEDANCE_ASSIGN_OR_RETURN(std::optional<YamlMap> p, doc.GetOptionalMap("parallelism"));
     spec.parallelism.micro_batch = spec.training.micro_batch;
-    // PyTorch's FSDP and torchtitan shard everything unless told otherwise (FULL_SHARD,
-    // fully_shard): ZeRO 3 is their default, with a parallelism section or without (but for a
-    // DDP compression hook, ParseParallelism); elsewhere ZeRO 0.
-    if (spec.framework == Framework::kFsdp || spec.framework == Framework::kTorchtitan) {
-      spec.parallelism.zero_stage = 3;
-    }
+    // The framework's ZeRO stage when the spec leaves it out (FrameworkTraits), with a
+    // parallelism section or without (but for a DDP compression hook, ParseParallelism).
+    spec.parallelism.zero_stage = TraitsOf(spec.framework).default_zero_stage;
     if (p) {
       SEEDANCE_RETURN_IF_ERROR(ParseParallelism(*p, spec));
     }

@@ -255,7 +255,9 @@ std::vector<std::string> Reasons(const Evaluation& best, const JobSpec& spec,
         dim.alternatives.push_back(with([&](ParallelConfig& x) {
           x.tensor = t;
           x.sequence_parallel =
-              (x.sequence_parallel || RunningFramework(spec, c) == Framework::kTorchtitan) && t > 1;
+              (x.sequence_parallel ||
+               TraitsOf(RunningFramework(spec, c)).tensor_parallel_is_sequence_parallel) &&
+              t > 1;
         }));
       }
     }

@@ -369,10 +369,9 @@ StepTime EstimateStepTime(const JobSpec& spec, const ModelFigures& figures, cons
   const double per_node = std::max(1.0, static_cast<double>(hardware.gpus_per_node) / (t * cp));
   const bool dp_inside = dp <= per_node || hardware.nodes == 1;
   const double dp_link = dp_inside ? intra : std::min(intra, per_node * inter);
-  const LinkCurve& dp_curve = dp_inside ? NvlinkCurve(m, family) : m.curves.network;
   // The network's latency is the 128-rank anchor's whatever the group's size: the small-message
   // rows show no growth with the ranks (16 ranks: 65-74 us on p5, 161 us on p4de; 128: 58 us).
-  const LinkCurve& curve = dp_curve;
+  const LinkCurve& curve = dp_inside ? NvlinkCurve(m, family) : m.curves.network;
   const double params = static_cast<double>(StageParameters(model, figures, c));
   const double grads = params * reduced_bytes;
   const double weights = params * gathered_bytes;

@@ -80,6 +80,12 @@ struct FrameworkTraits {
   // v0.13 ZeRO 1 keeps its contiguous buckets (on by default) and reduces each partition to its
   // owner without offload too, half the bytes of the all-reduce.
   bool serial_reduction_below_zero2 = false;
+  // What a layout that leaves it out means under the framework. PyTorch's FSDP and torchtitan
+  // shard everything unless told otherwise (FULL_SHARD, fully_shard): ZeRO 3. torchtitan's
+  // tensor parallelism always shards the norms and the residual stream along the sequence (its
+  // TP plan puts SequenceParallel on every norm): sequence parallelism whenever tensor > 1.
+  int default_zero_stage = 0;
+  bool tensor_parallel_is_sequence_parallel = false;
 };
 
 // The traits of `framework`; no framework stated: Megatron-Core's (fused kernels, tensor-parallel
