@@ -159,6 +159,12 @@ class KvServer::Impl {
     if (o_.default_max_tokens < 1) {
       return base::InvalidArgumentError("must be >= 1", "default_max_tokens");
     }
+    if (o_.drain_timeout.count() < 0) {
+      return base::InvalidArgumentError("must be >= 0 ms", "drain_timeout");
+    }
+    if (o_.cancel_grace.count() < 0) {
+      return base::InvalidArgumentError("must be >= 0 ms", "cancel_grace");
+    }
     if (o_.http.workers < 1) {
       return base::InvalidArgumentError("must be >= 1 (streams run on worker threads)", "workers");
     }
@@ -220,10 +226,11 @@ class KvServer::Impl {
     }
     // Let the handlers write their last bytes, and the HTTP server hand them to the kernel,
     // before the connections close (Stop discards unsent output): until the drain's deadline, or
-    // for a second after a cancellation (its error events). A client too slow to read them by
+    // for cancel_grace after a cancellation (its error events). A client too slow to read them by
     // then is cut when the server stops: the drain ends at its timeout.
+    const int64_t grace_ns = std::chrono::nanoseconds(o_.cancel_grace).count();
     const int64_t last_bytes_by =
-        std::max(start + timeout_ns, env.NowMonotonicNanos() + (timed_out ? 1'000'000'000 : 0));
+        std::max(start + timeout_ns, env.NowMonotonicNanos() + (timed_out ? grace_ns : 0));
     const auto unsent = [&] {
       return std::max<int64_t>(active_.load(), static_cast<int64_t>(http_->stats().in_flight));
     };

@@ -21,7 +21,7 @@
 // Drain (SIGTERM in the CLI): new completions get 503, queued and running ones go on for up to
 // `drain_timeout`, then whatever is left is cancelled (a stream ends with an error event, a plain
 // request gets 503), the last bytes go out, the HTTP server stops and the engine joins its
-// worker. Responses not wholly handed to the kernel at the deadline (a second later after a
+// worker. Responses not wholly handed to the kernel at the deadline (`cancel_grace` later after a
 // cancellation) are cut: a slow client cannot hold the drain past its timeout.
 //
 // Thread safety: Start, Drain and Stop from one thread.
@@ -56,6 +56,10 @@ struct KvServerOptions {
   int max_prompt_tokens = 0;  // 0: the context minus one (room for one generated token)
   int default_max_tokens = 16;
   std::chrono::milliseconds drain_timeout{30000};
+  // After the drain cancels what is left, how long the handlers have to hand their error events to
+  // the kernel (the drain goes on as soon as they have; it waits this long only for a handler
+  // that is starved of CPU or a client that does not read).
+  std::chrono::milliseconds cancel_grace{1000};
   // /v1/chat/completions renders messages with this template; without one it answers 400 with
   // `no_chat_template` as the reason.
   std::optional<ChatTemplate> chat_template;
