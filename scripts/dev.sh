@@ -140,6 +140,9 @@ run_tests() {
   local cpp_passed=$((total - failed)) cpp_failed=$failed
   # The failed tests' names, for .ci/run to repeat just above its summary line.
   sed -n '/The following tests FAILED:/,$p' "$log" | grep -E "^[[:space:]]+[0-9]+ - " >build/test-failures || true
+  # And the first of their assertions that failed, with what gtest printed after each, so a CI
+  # log cut to its tail still says why.
+  grep -A4 -E "^[^ ]+\.(cc|h):[0-9]+: Failure$" "$log" | head -40 | sed 's/^/    /' >>build/test-failures || true
 
   # Two passes: every test but the timing ones over all cores, then the timing ones (marker
   # `timing`: a measurement held to a reference) alone, one at a time. Every test runs.
