@@ -110,9 +110,12 @@ def test_sigkill_during_saves_always_resumes_at_the_exact_sample(tmp_path):
         p.wait(timeout=30)
         p.stdout.close()
         p.stderr.close()
-    # Every restart resumed where a checkpoint left off, and the runs made progress.
+    # Every restart resumed where a checkpoint left off, and the runs made progress: many of them
+    # found a newer checkpoint than the restart before (how many saves fit between the kills
+    # depends on the disk and the load: once 177 samples in 200 restarts with the suite running
+    # beside it).
     assert resumed_at == sorted(resumed_at)
-    assert resumed_at[-1] > 200
+    assert len(set(resumed_at)) > 20, resumed_at
     # Killed writes leave temporary files at most, never a torn checkpoint.
     newest, skipped = _core.checkpoint_newest(str(directory))
     assert skipped == []
