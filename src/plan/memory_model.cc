@@ -50,19 +50,16 @@ StateBytes StateBytesFor(const TrainingSpec& training, std::optional<Framework> 
   const std::string& o = training.optimizer;
   b.optimizer = o == "adamw" || o == "adam" ? 8 : o == "sgd" ? 0 : 4;
   if (training.optimizer_states == base::NumericFormat::kBf16) b.optimizer /= 2;
-  // DeepSpeed's BF16_Optimizer (bf16 at ZeRO 0-1 without offload: the engine's
-  // _do_optimizer_sanity_check) accumulates the gradients in an fp32 buffer of every parameter
-  // beside the bf16 ones.
-  const bool bf16_optimizer =
-      layout == nullptr || (layout->zero_stage <= 1 && !layout->offload_optimizer);
-  if (framework == Framework::kDeepSpeed && training.precision == base::NumericFormat::kBf16 &&
-      bf16_optimizer) {
-    b.gradient = 2 + 4;
-  }
-  // DeepSpeed's ZeRO optimizer in fp16 keeps an fp32 copy of its gradient partition beside the
-  // fp32 master partition: counted with the master weights (both are sharded from stage 1).
-  if (framework == Framework::kDeepSpeed && training.precision == base::NumericFormat::kFp16) {
-    b.master += 4;
+  // DeepSpeed's BF16_Optimizer keeps an fp32 gradient accumulator for every parameter beside the
+  // bf16 gradients; its ZeRO optimizer (and FP16_Optimizer) makes an fp32 copy of the gradient
+  // partition for the step, sharded as the master weights are.
+  if (framework == Framework::kDeepSpeed && LowPrecision(training.precision)) {
+    const ParallelConfig zero0;
+    if (RunsBf16Optimizer(training, framework, layout != nullptr ? *layout : zero0)) {
+      b.gradient = 2 + 4;
+    } else {
+      b.gradient_copy = 4;
+    }
   }
   if (framework == Framework::kFsdp || framework == Framework::kTorchtitan ||
       framework == Framework::kAccelerate) {
@@ -71,6 +68,17 @@ StateBytes StateBytesFor(const TrainingSpec& training, std::optional<Framework> 
     b.master = 0;
   }
   return b;
+}
+
+bool RunsBf16Optimizer(const TrainingSpec& training, std::optional<Framework> framework,
+                       const ParallelConfig& c) {
+  return framework == Framework::kDeepSpeed && training.precision == base::NumericFormat::kBf16 &&
+         c.zero_stage == 0 && !c.offload_optimizer;
+}
+
+int ShardingStage(const TrainingSpec& training, std::optional<Framework> framework,
+                  const ParallelConfig& c) {
+  return RunsBf16Optimizer(training, framework, c) ? 1 : c.zero_stage;
 }
 
 int64_t StageParameters(const ModelSpec& model, const ModelFigures& figures,
@@ -88,9 +96,10 @@ int64_t ModelStateBytes(int64_t params, const StateBytes& b, int stage, int64_t 
     case 0:
       return Ceil(p * b.total());
     case 1:
-      return Ceil(p * (b.weight + b.gradient) + p * (b.master + b.optimizer) / dd);
+      return Ceil(p * (b.weight + b.gradient) +
+                  p * (b.master + b.optimizer + b.gradient_copy) / dd);
     case 2:
-      return Ceil(p * b.weight + p * (b.gradient + b.master + b.optimizer) / dd);
+      return Ceil(p * b.weight + p * (b.gradient + b.master + b.optimizer + b.gradient_copy) / dd);
     default:
       return Ceil(p * b.total() / dd);
   }
@@ -298,8 +307,9 @@ MemoryEstimate EstimateMemory(const JobSpec& spec, const ModelFigures& figures,
     m.peak_stage = p == 1 ? "only" : first ? "first" : last ? "last" : "second";
     m.parameters_on_gpu = ParamsOfStage(model, figures, c, i);
     StateBytes on_gpu = sb;
-    if (c.offload_optimizer) on_gpu.master = on_gpu.optimizer = 0;
-    m.model_state_bytes = ModelStateBytes(m.parameters_on_gpu, on_gpu, c.zero_stage, shards);
+    if (c.offload_optimizer) on_gpu.master = on_gpu.optimizer = on_gpu.gradient_copy = 0;
+    m.model_state_bytes =
+        ModelStateBytes(m.parameters_on_gpu, on_gpu, ShardingStage(training, framework, c), shards);
     // ZeRO-2 under PyTorch's FSDP keeps the 16-bit weights gathered from the forward pass to
     // the backward pass (reshard_after_forward=False) beside its fp32 shards.
     if (c.zero_stage == 2 && sb.master == 0 && LowPrecision(training.precision)) {

@@ -37,6 +37,46 @@ TEST(MemoryModel, StateBytesPerPrecisionAndOptimizer) {
   EXPECT_EQ(b.total(), 2 + 2 + 4 + 4);
 }
 
+// DeepSpeed's optimizers, bytes per parameter written out from its source (v0.6.2 to v0.16): in
+// bf16 at ZeRO 0 BF16_Optimizer (bf16 weights and gradients, an fp32 accumulator of every
+// gradient; the fp32 master partition and Adam's moments sharded over the d ranks); elsewhere
+// in 16 bits its ZeRO optimizer or FP16_Optimizer (16-bit weights and gradients, fp32 master,
+// moments and a copy of the gradient partition, sharded from ZeRO 1; OffloadTest moves them to
+// the host). 1e9 parameters, d = 8.
+TEST(MemoryModel, DeepSpeedOptimizersAsItsEngineBuildsThem) {
+  TrainingSpec t;
+  t.optimizer = "adamw";
+  const int64_t params = 1'000'000'000;
+  const int64_t d = 8;
+  struct Case {
+    base::NumericFormat precision;
+    int zero;
+    double bytes_per_param;
+  };
+  const Case cases[] = {
+      {base::NumericFormat::kBf16, 0, 2 + (2 + 4) + (4 + 8) / 8.0},  // BF16_Optimizer
+      {base::NumericFormat::kBf16, 1, 2 + 2 + (4 + 8 + 4) / 8.0},
+      {base::NumericFormat::kBf16, 2, 2 + (2 + 4 + 8 + 4) / 8.0},
+      {base::NumericFormat::kBf16, 3, (2 + 2 + 4 + 8 + 4) / 8.0},
+      {base::NumericFormat::kFp16, 0, 2 + 2 + 4 + 8 + 4},  // FP16_Optimizer
+      {base::NumericFormat::kFp16, 1, 2 + 2 + (4 + 8 + 4) / 8.0},
+  };
+  for (const Case& k : cases) {
+    t.precision = k.precision;
+    const ParallelConfig c{.zero_stage = k.zero};
+    const StateBytes b = StateBytesFor(t, Framework::kDeepSpeed, &c);
+    const int zero = ShardingStage(t, Framework::kDeepSpeed, c);
+    EXPECT_EQ(zero, k.precision == base::NumericFormat::kBf16 && k.zero == 0 ? 1 : k.zero);
+    EXPECT_NEAR(static_cast<double>(ModelStateBytes(params, b, zero, d)),
+                k.bytes_per_param * static_cast<double>(params), 1)
+        << base::NumericFormatName(k.precision) << " ZeRO " << k.zero;
+  }
+  // The other frameworks' ZeRO 0 in bf16 shards nothing.
+  t.precision = base::NumericFormat::kBf16;
+  EXPECT_EQ(ShardingStage(t, Framework::kMegatron, ParallelConfig{}), 0);
+  EXPECT_EQ(ShardingStage(t, std::nullopt, ParallelConfig{}), 0);
+}
+
 // Korthikanti et al. 2022, equations 2-5 for a GPT layer with eager attention and dropout
 // (16-bit activations): 34 sbh + 5 a s^2 b without parallelism; 10 sbh + 24 sbh/t + 5 a s^2 b/t
 // with TP; (34 sbh + 5 a s^2 b)/t with TP and SP; 34 sbh/t with SP and selective recompute;

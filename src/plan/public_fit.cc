@@ -59,14 +59,14 @@ const PublicFit& BuiltInFit() {
     f.step_time[3] = {-0.09850503186665531, 0.27071929688354757, 371};
     f.step_time_all = {-0.10385045605783512, 0.2798807355424896, 394};
     f.paired = {-0.17717538109633624, 0.17717538109633624, 1864};
-    f.memory = {-0.11297439370021962, 0.055025469641201578, 69};
+    f.memory = {-0.11439532479789802, 0.053604538530321107, 69};
     f.max_sequence_length = 1048576;
     f.max_gpus = 12288;
     f.frameworks_with_rows = 5;
     f.memory_frameworks_with_rows = 1;
     // deepspeed
-    f.memory_overhead[0] = 0.19164602824721988;
-    f.memory_overhead_se[0] = 0.013061145521270825;
+    f.memory_overhead[0] = 0.19334047870968951;
+    f.memory_overhead_se[0] = 0.013054889058878838;
     return f;
   }();
   return fit;

@@ -73,20 +73,21 @@ base::StatusOr<std::vector<Buffer>> PlannedStepBuffers(const JobSpec& spec,
   // Model states, per layer and for the stage's embedding and head.
   const std::optional<Framework> framework = RunningFramework(spec, c);
   const StateBytes sb = StateBytesFor(training, framework, &c);
+  const int zero = ShardingStage(training, framework, c);  // BF16_Optimizer shards as ZeRO 1
   auto states = [&](const std::string& name, int64_t params) {
     const StateBytes w{.weight = sb.weight, .gradient = 0, .master = 0, .optimizer = 0};
     const StateBytes g{.weight = 0, .gradient = sb.gradient, .master = 0, .optimizer = 0};
     const StateBytes mo{.weight = 0,
                         .gradient = 0,
                         .master = c.offload_optimizer ? 0 : sb.master,
-                        .optimizer = c.offload_optimizer ? 0 : sb.optimizer};
+                        .optimizer = c.offload_optimizer ? 0 : sb.optimizer,
+                        .gradient_copy = c.offload_optimizer ? 0 : sb.gradient_copy};
     Add(out, name + ".weights", 0, end,
-        static_cast<double>(ModelStateBytes(params, w, c.zero_stage, shards)), BufferKind::kWeight);
+        static_cast<double>(ModelStateBytes(params, w, zero, shards)), BufferKind::kWeight);
     Add(out, name + ".gradients", 0, end,
-        static_cast<double>(ModelStateBytes(params, g, c.zero_stage, shards)),
-        BufferKind::kGradient);
+        static_cast<double>(ModelStateBytes(params, g, zero, shards)), BufferKind::kGradient);
     Add(out, name + ".optimizer", 0, end,
-        static_cast<double>(ModelStateBytes(params, mo, c.zero_stage, shards)),
+        static_cast<double>(ModelStateBytes(params, mo, zero, shards)),
         BufferKind::kOptimizerState);
     // PyTorch's FSDP at ZeRO 2 (reshard_after_forward=False) keeps the 16-bit weights it
     // gathered beside its fp32 shards for the whole step, as the memory model counts them.

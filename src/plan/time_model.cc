@@ -256,7 +256,9 @@ StepTime EstimateStepTime(const JobSpec& spec, const ModelFigures& figures, cons
   // DeepSpeed at ZeRO 0-1 (FrameworkTraits::serial_reduction_below_zero2): one reduction after
   // the backward passes, in the compute precision; the whole gradient all-reduced, or each
   // partition reduced to its owner once offload turns the contiguous buckets on.
-  const bool serial_reduction = m.traits.serial_reduction_below_zero2 && c.zero_stage <= 1;
+  // BF16_Optimizer at ZeRO 0 shards and gathers as ZeRO 1 does (ShardingStage).
+  const int zero = ShardingStage(training, framework, c);
+  const bool serial_reduction = m.traits.serial_reduction_below_zero2 && zero <= 1;
   const bool whole_allreduce = serial_reduction && !c.offload_optimizer;
   if (serial_reduction) reduced_bytes = m.e;
   const ModelCoefficients& k = hw.coefficients;
@@ -382,7 +384,7 @@ StepTime EstimateStepTime(const JobSpec& spec, const ModelFigures& figures, cons
   const double backward_mb = serial_dp ? 0 : layers * layer_bwd;
   const double forward_mb = serial_dp ? 0 : layers * layer_fwd;
   if (dp > 1) {
-    if (c.zero_stage <= 1 && c.gradient_compression != GradCompression::kNone) {
+    if (zero <= 1 && c.gradient_compression != GradCompression::kNone) {
       const double host_bw =
           hardware.host.memory_gbytes_per_s * 1e9 / static_cast<double>(hardware.gpus_per_node);
       st.dp_comm_s = CompressedExchangeSeconds(c.gradient_compression, params, sb.gradient, dp,
@@ -390,10 +392,10 @@ StepTime EstimateStepTime(const JobSpec& spec, const ModelFigures& figures, cons
                                                dp_link, curve.busbw_fraction, curve.latency_s)
                          .total();
       st.dp_exposed_s = Exposed(st.dp_comm_s, backward_mb, loss);
-    } else if (c.zero_stage == 0) {
+    } else if (zero == 0) {
       st.dp_comm_s = Collective(AllReduceWire(grads, dp), dp, dp_link, curve);
       st.dp_exposed_s = Exposed(st.dp_comm_s, backward_mb, loss);
-    } else if (c.zero_stage == 1) {
+    } else if (zero == 1) {
       // The distributed optimizer: gradients reduce-scattered during the last micro-batch's
       // backward, the updated weights all-gathered during the next step's first forward.
       // DeepSpeed all-reduces the whole gradient instead (serial_reduction_below_zero2).
@@ -402,7 +404,7 @@ StepTime EstimateStepTime(const JobSpec& spec, const ModelFigures& figures, cons
       const double ag = Collective(ShardWire(weights, dp), dp, dp_link, curve);
       st.dp_comm_s = rs + ag;
       st.dp_exposed_s = Exposed(rs, backward_mb, loss) + Exposed(ag, forward_mb, loss);
-    } else if (c.zero_stage == 2) {
+    } else if (zero == 2) {
       const double rs = Collective(ShardWire(grads, dp), dp, dp_link, curve);
       const double ag = Collective(ShardWire(weights, dp), dp, dp_link, curve);
       // DeepSpeed reduces every micro-batch's gradients; FSDP's SHARD_GRAD_OP once per step.
@@ -422,7 +424,7 @@ StepTime EstimateStepTime(const JobSpec& spec, const ModelFigures& figures, cons
   }
   // Optimizer: read the gradients, read and write master weights and states, write the weights,
   // and the gradient norm's read, over the GPU's shard.
-  const double shard = c.zero_stage >= 1 ? params / dp : params;
+  const double shard = zero >= 1 ? params / dp : params;
   if (c.offload_optimizer) {
     const HostSpec& host = hardware.host;
     const double host_bw =
@@ -432,9 +434,9 @@ StepTime EstimateStepTime(const JobSpec& spec, const ModelFigures& figures, cons
     st.offload_s =
         std::max(0.0, shard * sb.gradient / pcie - backward_mb) + shard * sb.weight / pcie;
   } else {
-    st.optimizer_s =
-        Stream(m, shard * (2.0 * (sb.master + sb.optimizer) + 2 * sb.gradient + sb.weight)) +
-        8 * m.gap;
+    st.optimizer_s = Stream(m, shard * (2.0 * (sb.master + sb.gradient_copy + sb.optimizer) +
+                                        2 * sb.gradient + sb.weight)) +
+                     8 * m.gap;
   }
   st.fixed_s = k[Coef::kStepFixed];
 

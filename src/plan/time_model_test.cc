@@ -139,7 +139,9 @@ JobSpec NodeJob(const std::string& framework) {
 // gathers in the optimizer's step, in the compute precision (the engine's
 // communication_data_type: bf16 here, whatever buffer BF16_Optimizer accumulates in): the whole
 // gradient all-reduced, or with the optimizer offloaded each partition reduced to its owner.
-// ZeRO 2 keeps the overlapped reduction. Data parallelism over the 8 H100s of a node.
+// In bf16 ZeRO 0 runs BF16_Optimizer, which gathers the updated weights as ZeRO 1 does; in fp16
+// it is plain data parallelism. ZeRO 2 keeps the overlapped reduction. Data parallelism over the
+// 8 H100s of a node.
 TEST(TimeModelTest, DeepSpeedReducesItsGradientsAfterTheBackwardPasses) {
   const cost::GpuSpec& h100 = **cost::GpuCatalog::BuiltIn().Get("H100-SXM");
   const JobSpec spec = NodeJob("deepspeed");
@@ -155,8 +157,13 @@ TEST(TimeModelTest, DeepSpeedReducesItsGradientsAfterTheBackwardPasses) {
     return EstimateStepTime(spec, f, c, h100, links);
   };
   const StepTime zero0 = step(0, false);
-  EXPECT_NEAR(zero0.dp_comm_s, all_reduce, 1e-9);
+  EXPECT_NEAR(zero0.dp_comm_s, all_reduce + shard, 1e-9);
   EXPECT_DOUBLE_EQ(zero0.dp_exposed_s, zero0.dp_comm_s);
+  ParallelConfig fp16{.zero_stage = 0, .micro_batch = 2};
+  fp16.precision = base::NumericFormat::kFp16;
+  const StepTime plain = EstimateStepTime(spec, f, fp16, h100, links);
+  EXPECT_NEAR(plain.dp_comm_s, all_reduce, 1e-9);
+  EXPECT_DOUBLE_EQ(plain.dp_exposed_s, plain.dp_comm_s);
   const StepTime zero1 = step(1, false);
   EXPECT_NEAR(zero1.dp_comm_s, all_reduce + shard, 1e-9);
   EXPECT_DOUBLE_EQ(zero1.dp_exposed_s, zero1.dp_comm_s);

@@ -83,18 +83,38 @@ TrainingSpec TrainingOf(const TrainingSpec& training, const ParallelConfig& c);
 // optimizer states: half the optimizer's bytes).
 struct StateBytes {
   int weight = 2, gradient = 2, master = 4, optimizer = 8;
-  int total() const { return weight + gradient + master + optimizer; }
+  // DeepSpeed's fp32 copy of the gradient partition for the step, sharded with the master
+  // weights (on the host with them under offload).
+  int gradient_copy = 0;
+  int total() const { return weight + gradient + master + optimizer + gradient_copy; }
 };
 // The ZeRO paper's accounting (no framework named, DeepSpeed, Megatron-Core with bf16 gradient
 // buffers as NeMo runs it); PyTorch's FSDP / DDP under autocast (fsdp, torchtitan) keep fp32
 // parameters that are their own master copy, fp32 gradients and no separate master
-// (4 + 4 + 0 + 8); the 16-bit weights they compute with are temporaries. DeepSpeed in bf16 at
-// ZeRO 0-1 without offload runs its BF16_Optimizer, which accumulates gradients in an fp32
-// buffer beside the bf16 ones (g = 2 + 4); at ZeRO 2-3 or with offload its ZeRO optimizer keeps
-// bf16 gradients (`layout`: the ZeRO stage and offload; none: ZeRO 1 without offload).
+// (4 + 4 + 0 + 8); the 16-bit weights they compute with are temporaries. DeepSpeed's
+// BF16_Optimizer (RunsBf16Optimizer) accumulates gradients in an fp32 buffer beside the bf16
+// ones (g = 2 + 4); its ZeRO optimizer and FP16_Optimizer turn the 16-bit gradients of the
+// master partition into an fp32 copy for the step (gradient_copy = 4). `layout`: the ZeRO stage
+// and offload; none: ZeRO 0 without offload.
 StateBytes StateBytesFor(const TrainingSpec& training,
                          std::optional<Framework> framework = std::nullopt,
                          const ParallelConfig* layout = nullptr);
+
+// Whether DeepSpeed runs `c` with its BF16_Optimizer: in bf16 at ZeRO 0 without offload, where
+// its engine accumulates the gradients in fp32 by default (get_data_types,
+// _do_optimizer_sanity_check; DeepSpeed v0.6.2 on). At ZeRO 1-3 the default accumulation is in
+// bf16 and the ZeRO optimizer runs (BF16_Optimizer only with data_types.grad_accum_dtype fp32 at
+// ZeRO 1, not a setting the planner writes).
+bool RunsBf16Optimizer(const TrainingSpec& training, std::optional<Framework> framework,
+                       const ParallelConfig& c);
+
+// The ZeRO stage whose sharding `c`'s model states and data-parallel collectives follow:
+// c.zero_stage, except 1 under BF16_Optimizer, which shards the fp32 master weights and the
+// optimizer states over the data-parallel ranks and all-gathers the updated bf16 weights after
+// its step as ZeRO 1 does (runtime/bf16_optimizer.py) — "its own ZeRO stage 1 equivalent", as
+// BLOOM's training script says of the ZeRO 0 it ran.
+int ShardingStage(const TrainingSpec& training, std::optional<Framework> framework,
+                  const ParallelConfig& c);
 
 // Parameters on one GPU of the pipeline stage with the most (layers, embedding, head), after
 // tensor parallelism and before data-parallel sharding.
