@@ -197,6 +197,7 @@ FrameworkTraits TraitsOf(std::optional<Framework> framework) {
     case Framework::kDeepSpeed:
       t.blocking_pipeline = true;
       t.serial_reduction_below_zero2 = true;
+      t.accumulates_outside_gemms = true;
       break;
     case Framework::kFsdp:
     case Framework::kAccelerate:

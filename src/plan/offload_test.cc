@@ -71,6 +71,35 @@ TEST(OffloadTest, TimeChargesTheHostStepAndTheUpload) {
   EXPECT_EQ(gpu_step.offload_s, 0);
 }
 
+// DeepSpeed's ZeRO 2 and 3 accumulate an offloaded partition on the host: each micro-batch after
+// the first brings the running sum back (G, the gradient shard over PCIe) and sends it out again,
+// what its backward pass (B) does not hide. One micro-batch a step exposes the download and the
+// upload: (G - B) + G. Eight expose that and seven round trips, 2G - B each: eight times as much.
+// ZeRO 1 reduces once, after the last backward pass: G + G whatever the micro-batches. A PCIe of
+// 1 GB/s so that nothing hides.
+TEST(OffloadTest, ZeroTwoAndThreeSendTheirAccumulatingGradientsThroughTheHost) {
+  const JobSpec slow =
+      OffloadJob13B("{memory_gbytes: 2000, memory_gbytes_per_s: 400, pcie_gbytes_per_s: 1}");
+  const ModelFigures f = ComputeModelFigures(slow.model);
+  const Links links = ResolveLinks(slow.hardware, OffloadGpu());
+  auto offload = [&](int zero, int64_t global_batch) {
+    JobSpec spec = slow;
+    spec.training.global_batch = global_batch;  // over 8 GPUs at micro-batch 1
+    const ParallelConfig c{.zero_stage = zero,
+                           .recompute = Recompute::kFull,
+                           .micro_batch = 1,
+                           .offload_optimizer = true};
+    return EstimateStepTime(spec, f, c, OffloadGpu(), links).offload_s;
+  };
+  const double g = static_cast<double>(f.parameters) / 8 * 2 / 1e9;
+  EXPECT_GT(offload(2, 8), 0);
+  EXPECT_LT(offload(2, 8), 2 * g);
+  EXPECT_NEAR(offload(2, 64), 8 * offload(2, 8), 1e-9);
+  EXPECT_NEAR(offload(3, 64), 8 * offload(3, 8), 1e-9);
+  EXPECT_NEAR(offload(1, 8), 2 * g, 1e-9);
+  EXPECT_NEAR(offload(1, 64), 2 * g, 1e-9);
+}
+
 // Offload is weighed only when the host is described, and chosen only when it pays. On 8 GPUs
 // ZeRO 3 fits without it and is faster (offload is among the fitting layouts, slower, and the
 // reasons say by how much); on one GPU nothing fits without it, and the plan offloads.

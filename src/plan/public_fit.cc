@@ -17,48 +17,48 @@ const PublicFit& BuiltInFit() {
     f.curves.nvlink_hopper = {4.1758991336786859e-05, 0.98695484098548525};
     f.curves.network = {5.8199999999999998e-05, 0.91217499999999996};
     // gemm
-    f.coefficients.value[0] = 0.71670656427835233;
-    f.coefficients.standard_error[0] = 0.01253632439195072;
+    f.coefficients.value[0] = 0.72274055908310741;
+    f.coefficients.standard_error[0] = 0.013180195453830368;
     // fp8_gemm
-    f.coefficients.value[1] = 0.67486585341056804;
-    f.coefficients.standard_error[1] = 0.019265044022377571;
+    f.coefficients.value[1] = 0.68010628295107323;
+    f.coefficients.standard_error[1] = 0.0201880508439032;
     // attention
-    f.coefficients.value[2] = 0.7075455805570452;
-    f.coefficients.standard_error[2] = 0.042157125378126235;
+    f.coefficients.value[2] = 0.70714737824751162;
+    f.coefficients.standard_error[2] = 0.041911476188334275;
     // memory_bound
-    f.coefficients.value[3] = 1.1799999999999999;
-    f.coefficients.standard_error[3] = 0.19244600074456081;
+    f.coefficients.value[3] = 1.0975499650515317;
+    f.coefficients.standard_error[3] = 0.16116886444101952;
     // overlap_loss
-    f.coefficients.value[4] = 0.12043495791071912;
-    f.coefficients.standard_error[4] = 0.077705941209902971;
+    f.coefficients.value[4] = 0.12273962793254073;
+    f.coefficients.standard_error[4] = 0.07901690073933261;
     // tp_overlap
     f.coefficients.value[5] = 1;
-    f.coefficients.standard_error[5] = 0.10766741901071182;
+    f.coefficients.standard_error[5] = 0.11115071889276189;
     // kernel_gap_s
-    f.coefficients.value[6] = 3.9717301001663335e-06;
-    f.coefficients.standard_error[6] = 2.5707738686868748e-06;
+    f.coefficients.value[6] = 4.4347876264214312e-06;
+    f.coefficients.standard_error[6] = 2.8190304166566604e-06;
     // step_fixed_s
-    f.coefficients.value[7] = 0.11628285545671224;
-    f.coefficients.standard_error[7] = 0.036662756604439573;
+    f.coefficients.value[7] = 0.11245584034265518;
+    f.coefficients.standard_error[7] = 0.03617842582677061;
     // network
     f.coefficients.value[8] = 1;
     f.coefficients.standard_error[8] = 0.29999999999999999;
     // bubble
-    f.coefficients.value[9] = 1.0340926061895606;
-    f.coefficients.standard_error[9] = 0.1315815702848572;
+    f.coefficients.value[9] = 0.97917411884946881;
+    f.coefficients.standard_error[9] = 0.12701768915978964;
     // cp_overlap
-    f.coefficients.value[10] = 0.48888826549817721;
-    f.coefficients.standard_error[10] = 0.17776041501235215;
+    f.coefficients.value[10] = 0.48839162193178365;
+    f.coefficients.standard_error[10] = 0.17722282316806248;
     // single-node data-parallel
-    f.step_time[0] = {-0.15277423882252139, 0.011309315078454091, 6};
+    f.step_time[0] = {-0.16269461085240217, 0.00044112068602191086, 6};
     // single-node model-parallel
-    f.step_time[1] = {-0.16173584567153168, 0.58169891281259289, 14};
+    f.step_time[1] = {-0.18521792333604373, 0.54156926419381213, 14};
     // multi-node data-parallel
-    f.step_time[2] = {0.005653653631472336, 0.046780235922334851, 3};
+    f.step_time[2] = {0.0031964262229360794, 0.044323008513798522, 3};
     // multi-node model-parallel
-    f.step_time[3] = {-0.09850503186665531, 0.27071929688354757, 371};
-    f.step_time_all = {-0.10385045605783512, 0.2798807355424896, 394};
-    f.paired = {-0.17717538109633624, 0.17717538109633624, 1864};
+    f.step_time[3] = {-0.095424743848364718, 0.26791182385388845, 371};
+    f.step_time_all = {-0.10385687284383673, 0.27495488055436013, 394};
+    f.paired = {-0.17643996473673357, 0.17643996473673354, 1864};
     f.memory = {-0.11439532479789802, 0.053604538530321107, 69};
     f.max_sequence_length = 1048576;
     f.max_gpus = 12288;

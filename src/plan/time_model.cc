@@ -314,10 +314,28 @@ StepTime EstimateStepTime(const JobSpec& spec, const ModelFigures& figures, cons
                                   : n;
     return n * (layer_fwd + layer_bwd) + recomputed * layer_recompute;
   };
+  // Gradient accumulation outside the GEMMs (FrameworkTraits::accumulates_outside_gemms), a
+  // micro-batch's share of the bytes each parameter of the stage streams.
+  const double params = static_cast<double>(StageParameters(model, figures, c));
+  const double later = (micro_batches - 1) / micro_batches;  // micro-batches that add to a sum
+  double accumulate_bytes = 0;
+  if (m.traits.accumulates_outside_gemms) {
+    if (RunsBf16Optimizer(training, framework, c)) {
+      accumulate_bytes = 2 + 4 + 8 + 4;  // update_hp_grads, every micro-batch
+    } else if (zero <= 1) {
+      accumulate_bytes = 3.0 * sb.gradient * later;  // autograd's in-place add
+    } else {
+      // The copy into the reduce bucket, then the add into the rank's partition.
+      const double shards = static_cast<double>(d * c.context_parallel);
+      accumulate_bytes = 2.0 * sb.gradient + 3.0 * sb.gradient * later / shards;
+    }
+  }
+  const double accumulate = Stream(m, params * accumulate_bytes);
   const double last_layers = static_cast<double>(StageLayers(c, model.layers, c.pipeline - 1));
   const double stage_compute =
-      c.pipeline == 1 ? stage_seconds(layers) + head
-                      : std::max(stage_seconds(layers), stage_seconds(last_layers) + head);
+      accumulate + (c.pipeline == 1
+                        ? stage_seconds(layers) + head
+                        : std::max(stage_seconds(layers), stage_seconds(last_layers) + head));
   const double stage_comm = layers * (2 * fwd.tp + 3 * fwd.cp) + recomputed_layers * recompute_tp;
   const double micro_batch_s = stage_compute + stage_comm;
 
@@ -374,7 +392,6 @@ StepTime EstimateStepTime(const JobSpec& spec, const ModelFigures& figures, cons
   // The network's latency is the 128-rank anchor's whatever the group's size: the small-message
   // rows show no growth with the ranks (16 ranks: 65-74 us on p5, 161 us on p4de; 128: 58 us).
   const LinkCurve& curve = dp_inside ? NvlinkCurve(m, family) : m.curves.network;
-  const double params = static_cast<double>(StageParameters(model, figures, c));
   const double grads = params * reduced_bytes;
   const double weights = params * gathered_bytes;
   const double loss = k[Coef::kOverlapLoss];
@@ -433,6 +450,15 @@ StepTime EstimateStepTime(const JobSpec& spec, const ModelFigures& figures, cons
     st.optimizer_s = shard * (2.0 * (sb.master + sb.optimizer) + 4 + sb.weight) / host_bw;
     st.offload_s =
         std::max(0.0, shard * sb.gradient / pcie - backward_mb) + shard * sb.weight / pcie;
+    // DeepSpeed's ZeRO 2 and 3 accumulate an offloaded partition's gradients in host memory:
+    // every micro-batch after the first brings the running sum back to add to on the GPU and
+    // sends it out again (zero/stage_1_and_2.py async_accumulate_grad_in_cpu_via_gpu,
+    // zero/stage3.py partition_grads), each hidden only behind its micro-batch's backward pass.
+    // ZeRO 1 reduces once, after the last.
+    if (m.traits.accumulates_outside_gemms && zero >= 2 && micro_batches > 1) {
+      const double round_trip = 2 * shard * sb.gradient / pcie;
+      st.offload_s += (micro_batches - 1) * std::max(0.0, round_trip - layers * layer_bwd);
+    }
   } else {
     st.optimizer_s = Stream(m, shard * (2.0 * (sb.master + sb.gradient_copy + sb.optimizer) +
                                         2 * sb.gradient + sb.weight)) +

@@ -174,6 +174,35 @@ TEST(TimeModelTest, DeepSpeedReducesItsGradientsAfterTheBackwardPasses) {
   EXPECT_LT(zero2.dp_exposed_s, zero2.dp_comm_s);
 }
 
+// DeepSpeed accumulates its gradients outside the GEMMs, a pass over the parameters counted in
+// compute_s: BF16_Optimizer (bf16, ZeRO 0) every micro-batch, 18 bytes a parameter (cast to an
+// fp32 temporary, add into the fp32 accumulator); at ZeRO 1 autograd's in-place add from the
+// second micro-batch on, 3 x 2 bytes; at ZeRO 2 and 3 the copy into the reduce bucket every
+// micro-batch, 2 x 2 bytes, and the add into the rank's eighth from the second on. Megatron
+// fuses the accumulation into the weight-gradient GEMM. Two micro-batches a step against one.
+TEST(TimeModelTest, DeepSpeedAccumulatesItsGradientsOutsideTheGemms) {
+  const cost::GpuSpec& h100 = **cost::GpuCatalog::BuiltIn().Get("H100-SXM");
+  const ModelFigures f = ComputeModelFigures(NodeJob("deepspeed").model);
+  const Links links = ResolveLinks(NodeJob("deepspeed").hardware, h100);
+  const HardwareModel hw;
+  const double hbm = h100.memory_bandwidth_gbytes_per_s * 1e9 * hw.curves.stream_fraction *
+                     hw.coefficients[Coef::kMemoryBound];
+  const double pass = static_cast<double>(f.parameters) / hbm;  // seconds a byte a parameter
+  auto compute = [&](const std::string& framework, int zero, int64_t global_batch) {
+    JobSpec spec = NodeJob(framework);
+    spec.training.global_batch = global_batch;  // 16: one micro-batch a step, 32: two
+    const ParallelConfig c{.zero_stage = zero, .micro_batch = 2};
+    return EstimateStepTime(spec, f, c, h100, links).compute_s;
+  };
+  const double one = compute("deepspeed", 1, 16);  // nothing to add up
+  EXPECT_NEAR(compute("deepspeed", 0, 32) - 2 * one, 2 * 18 * pass, 1e-12);
+  EXPECT_NEAR(compute("deepspeed", 1, 32) - 2 * one, 1 * 6 * pass, 1e-12);
+  for (int zero : {2, 3}) {
+    EXPECT_NEAR(compute("deepspeed", zero, 32) - 2 * one, (2 * 4 + 6.0 / 8) * pass, 1e-12) << zero;
+  }
+  EXPECT_DOUBLE_EQ(compute("megatron", 1, 32), 2 * compute("megatron", 1, 16));
+}
+
 // FSDP and torchtitan all-gather the weights cast to bf16, not their fp32 shards; FSDP's plan
 // reduces the gradients in bf16, torchtitan in fp32. ZeRO 3 on one node of 8 H100s: per
 // micro-batch two gathers (forward, backward) and a reduce-scatter of the whole model, each

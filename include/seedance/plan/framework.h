@@ -80,6 +80,22 @@ struct FrameworkTraits {
   // v0.13 ZeRO 1 keeps its contiguous buckets (on by default) and reduces each partition to its
   // owner without offload too, half the bytes of the all-reduce.
   bool serial_reduction_below_zero2 = false;
+  // DeepSpeed accumulates gradients in passes over the parameters outside the GEMMs, every
+  // micro-batch. Below ZeRO 2 autograd does it: from the second micro-batch on, AccumulateGrad
+  // adds the new 16-bit (or fp32) gradient to the parameter's .grad in place, reading both and
+  // writing the sum; in bf16 at ZeRO 0 BF16_Optimizer instead adds every micro-batch's bf16
+  // gradients into its fp32 accumulator (update_hp_grads: `hp_grad.add_(lp.grad.to(fp32))` casts
+  // to an fp32 temporary, 2 bytes read and 4 written, then adds it, 8 read and 4 written: 18
+  // bytes a parameter). At ZeRO 2 and 3 each micro-batch's gradients are copied into the
+  // contiguous reduce bucket (read and written once) and, reduced, added into the rank's
+  // partition (a 1/d share); under ZeRO-Offload that running sum lives in host memory and moves
+  // over PCIe both ways every micro-batch (async_accumulate_grad_in_cpu_via_gpu at ZeRO 2,
+  // partition_grads at 3).
+  // Megatron fuses the accumulation into the weight-gradient GEMM (gradient_accumulation_fusion,
+  // fp32 main_grad): no pass. Source: DeepSpeed v0.6.2-v0.16 runtime/engine.py, pipe/engine.py
+  // (_exec_backward_pass), bf16_optimizer.py, zero/stage_1_and_2.py, zero/stage3.py. FSDP's and
+  // DDP's accumulation are not modelled.
+  bool accumulates_outside_gemms = false;
   // What a layout that leaves it out means under the framework. PyTorch's FSDP and torchtitan
   // shard everything unless told otherwise (FULL_SHARD, fully_shard): ZeRO 3. torchtitan's
   // tensor parallelism always shards the norms and the residual stream along the sequence (its

@@ -48,7 +48,9 @@
 namespace seedance::plan {
 
 struct StepTime {
-  double compute_s = 0;     // forward, backward and recompute on this GPU, all micro-batches
+  // Forward, backward and recompute on this GPU, all micro-batches, with the gradient
+  // accumulation outside the GEMMs (FrameworkTraits::accumulates_outside_gemms).
+  double compute_s = 0;
   double recompute_s = 0;   // the recompute part of compute_s
   double tp_comm_s = 0;     // tensor- and context-parallel collectives, all micro-batches
   double pp_bubble_s = 0;   // the pipeline's fill and drain
