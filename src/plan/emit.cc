@@ -41,7 +41,9 @@ Report DeepSpeedConfig(const JobSpec& spec, const ParallelConfig& c) {
   }
   Report zero = Report::object();
   zero["stage"] = c.zero_stage;
-  zero["overlap_comm"] = c.zero_stage > 0;
+  // Overlapped reduction at ZeRO 2-3, as the time and memory models count it (two buckets); ZeRO
+  // 1 reduces after the backward passes (the models count the releases that force it so).
+  zero["overlap_comm"] = c.zero_stage >= 2;
   zero["contiguous_gradients"] = true;
   if (c.zero_stage > 0) {
     zero["offload_optimizer"] = c.offload_optimizer

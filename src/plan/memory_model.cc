@@ -280,13 +280,16 @@ MemoryEstimate EstimateMemory(const JobSpec& spec, const ModelFigures& figures,
   const double layer_params =
       static_cast<double>(figures.layer_parameters) / static_cast<double>(c.tensor);
   auto temporaries = [&](int64_t root_params) {
-    // DeepSpeed's ZeRO 2 reduces through one contiguous bucket of 5e8 elements (its
-    // reduce_bucket_size default; overlap_comm, off by default, would add a second). ZeRO 1 turns
-    // the contiguous buckets off (DeepSpeed v0.6-v0.12) — unless the optimizer is offloaded, which
-    // turns them back on — and all-reduces flattened gradients after the backward passes, when
-    // the activations are gone, so nothing of it adds to the backward pass's peak.
+    // DeepSpeed's ZeRO 2 reduces through contiguous buckets of 5e8 elements (its
+    // reduce_bucket_size default): two with overlap_comm, which the time model's overlapped
+    // reduction assumes and --emit writes at ZeRO 2 (stage_1_and_2.py allocates a second ipg
+    // buffer for it). ZeRO 1 turns the contiguous buckets off (DeepSpeed v0.6-v0.12) — unless
+    // the optimizer is offloaded, which turns one back on — and all-reduces flattened gradients
+    // after the backward passes, when the activations are gone, so nothing of it adds to the
+    // backward pass's peak.
     if (framework == Framework::kDeepSpeed && c.zero_stage < 3) {
-      return DeepSpeedContiguousBucket(c) ? 5e8 * e : 0.0;
+      if (!DeepSpeedContiguousBucket(c)) return 0.0;
+      return (c.zero_stage == 2 ? 2 : 1) * 5e8 * e;
     }
     const double root = static_cast<double>(root_params) / static_cast<double>(c.tensor);
     // FSDP's SHARD_GRAD_OP: a unit's unsharded gradients wait for their reduce-scatter — the

@@ -325,9 +325,12 @@ StepTime EstimateStepTime(const JobSpec& spec, const ModelFigures& figures, cons
     } else if (zero <= 1) {
       accumulate_bytes = 3.0 * sb.gradient * later;  // autograd's in-place add
     } else {
-      // The copy into the reduce bucket, then the add into the rank's partition.
+      // The copy into the reduce bucket, then the add into the rank's partition; ZeRO 2 also
+      // copies its reduced share into a fresh partition buffer every micro-batch
+      // (copy_grads_in_partition).
       const double shards = static_cast<double>(d * c.context_parallel);
       accumulate_bytes = 2.0 * sb.gradient + 3.0 * sb.gradient * later / shards;
+      if (zero == 2) accumulate_bytes += 2.0 * sb.gradient / shards;
     }
   }
   const double accumulate = Stream(m, params * accumulate_bytes);
@@ -448,21 +451,32 @@ StepTime EstimateStepTime(const JobSpec& spec, const ModelFigures& figures, cons
         host.memory_gbytes_per_s * 1e9 / static_cast<double>(hardware.gpus_per_node);
     const double pcie = host.pcie_gbytes_per_s * 1e9;
     st.optimizer_s = shard * (2.0 * (sb.master + sb.optimizer) + 4 + sb.weight) / host_bw;
-    st.offload_s =
-        std::max(0.0, shard * sb.gradient / pcie - backward_mb) + shard * sb.weight / pcie;
-    // DeepSpeed's ZeRO 2 and 3 accumulate an offloaded partition's gradients in host memory:
-    // every micro-batch after the first brings the running sum back to add to on the GPU and
-    // sends it out again (zero/stage_1_and_2.py async_accumulate_grad_in_cpu_via_gpu,
-    // zero/stage3.py partition_grads), each hidden only behind its micro-batch's backward pass.
-    // ZeRO 1 reduces once, after the last.
-    if (m.traits.accumulates_outside_gemms && zero >= 2 && micro_batches > 1) {
+    // ZeRO-Offload sends the gradient partition to the host's fp32 buffer as fp32
+    // (async_inplace_copy_grad_to_fp32_buffer_from_gpu: src_tensor.float()) and brings the
+    // updated 16-bit weights back.
+    st.offload_s = std::max(0.0, shard * 4 / pcie - backward_mb) + shard * sb.weight / pcie;
+    // DeepSpeed's ZeRO 2 and 3 accumulate an offloaded partition's gradients in host memory,
+    // each round trip hidden only behind its micro-batch's backward pass: ZeRO 2 brings the
+    // running sum back to add to on the GPU every micro-batch after the first and sends it out
+    // again every one before the last (zero/stage_1_and_2.py async_accumulate_grad_in_cpu_via_gpu,
+    // v0.6.2-v0.15; v0.16 sends once and brings back m - 1 times); ZeRO 3 round-trips every
+    // micro-batch, the first included (stage3.py partition_grads). ZeRO 1 reduces once, after the
+    // last, but with more than one micro-batch its boundary still copies the (never written) host
+    // sum to the GPU to add to: one more transfer, after the backward passes.
+    if (m.traits.accumulates_outside_gemms) {
       const double round_trip = 2 * shard * sb.gradient / pcie;
-      st.offload_s += (micro_batches - 1) * std::max(0.0, round_trip - layers * layer_bwd);
+      const double trips = zero == 3 ? micro_batches : zero == 2 ? micro_batches - 1 : 0;
+      st.offload_s += trips * std::max(0.0, round_trip - layers * layer_bwd);
+      if (zero <= 1 && micro_batches > 1) st.offload_s += shard * sb.gradient / pcie;
     }
   } else {
     st.optimizer_s = Stream(m, shard * (2.0 * (sb.master + sb.gradient_copy + sb.optimizer) +
                                         2 * sb.gradient + sb.weight)) +
                      8 * m.gap;
+    // BF16_Optimizer's step reads the whole fp32 accumulator for the gradient norm and zeroes it
+    // after (get_grads_for_norm, clear_hp_grads): every parameter of the stage, not the shard.
+    // Clipping, when the job turns it on, reads and writes it once more: not counted.
+    if (RunsBf16Optimizer(training, framework, c)) st.optimizer_s += Stream(m, params * (4 + 4));
   }
   st.fixed_s = k[Coef::kStepFixed];
 

@@ -178,8 +178,12 @@ TEST(TimeModelTest, DeepSpeedReducesItsGradientsAfterTheBackwardPasses) {
 // compute_s: BF16_Optimizer (bf16, ZeRO 0) every micro-batch, 18 bytes a parameter (cast to an
 // fp32 temporary, add into the fp32 accumulator); at ZeRO 1 autograd's in-place add from the
 // second micro-batch on, 3 x 2 bytes; at ZeRO 2 and 3 the copy into the reduce bucket every
-// micro-batch, 2 x 2 bytes, and the add into the rank's eighth from the second on. Megatron
-// fuses the accumulation into the weight-gradient GEMM. Two micro-batches a step against one.
+// micro-batch, 2 x 2 bytes, and the add into the rank's eighth from the second on (ZeRO 2 copies
+// its eighth into a fresh partition buffer too, 2 x 2 / 8 every micro-batch). Megatron fuses the
+// accumulation into the weight-gradient GEMM. Two micro-batches a step against one.
+// BF16_Optimizer's step streams its shard (master and moments read and written, the 6-byte
+// gradient read twice, the bf16 weights written: 38 / 8 bytes a parameter) and reads and zeroes
+// the whole fp32 accumulator (8).
 TEST(TimeModelTest, DeepSpeedAccumulatesItsGradientsOutsideTheGemms) {
   const cost::GpuSpec& h100 = **cost::GpuCatalog::BuiltIn().Get("H100-SXM");
   const ModelFigures f = ComputeModelFigures(NodeJob("deepspeed").model);
@@ -197,9 +201,13 @@ TEST(TimeModelTest, DeepSpeedAccumulatesItsGradientsOutsideTheGemms) {
   const double one = compute("deepspeed", 1, 16);  // nothing to add up
   EXPECT_NEAR(compute("deepspeed", 0, 32) - 2 * one, 2 * 18 * pass, 1e-12);
   EXPECT_NEAR(compute("deepspeed", 1, 32) - 2 * one, 1 * 6 * pass, 1e-12);
-  for (int zero : {2, 3}) {
-    EXPECT_NEAR(compute("deepspeed", zero, 32) - 2 * one, (2 * 4 + 6.0 / 8) * pass, 1e-12) << zero;
-  }
+  EXPECT_NEAR(compute("deepspeed", 2, 32) - 2 * one, (2 * (4 + 4.0 / 8) + 6.0 / 8) * pass, 1e-12);
+  EXPECT_NEAR(compute("deepspeed", 3, 32) - 2 * one, (2 * 4 + 6.0 / 8) * pass, 1e-12);
+  const JobSpec bf16 = NodeJob("deepspeed");
+  const StepTime zero0 =
+      EstimateStepTime(bf16, f, ParallelConfig{.zero_stage = 0, .micro_batch = 2}, h100, links);
+  EXPECT_NEAR(zero0.optimizer_s, (38.0 / 8 + 8) * pass + 8 * hw.coefficients[Coef::kKernelGap],
+              1e-12);
   EXPECT_DOUBLE_EQ(compute("megatron", 1, 32), 2 * compute("megatron", 1, 16));
 }
 

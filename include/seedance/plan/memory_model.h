@@ -100,11 +100,14 @@ StateBytes StateBytesFor(const TrainingSpec& training,
                          std::optional<Framework> framework = std::nullopt,
                          const ParallelConfig* layout = nullptr);
 
-// Whether DeepSpeed runs `c` with its BF16_Optimizer: in bf16 at ZeRO 0 without offload, where
-// its engine accumulates the gradients in fp32 by default (get_data_types,
-// _do_optimizer_sanity_check; DeepSpeed v0.6.2 on). At ZeRO 1-3 the default accumulation is in
-// bf16 and the ZeRO optimizer runs (BF16_Optimizer only with data_types.grad_accum_dtype fp32 at
-// ZeRO 1, not a setting the planner writes).
+// Whether DeepSpeed runs `c` with its BF16_Optimizer: in bf16 at ZeRO 0 without offload (v0.6.2
+// on: before v0.7.6 _configure_optimizer's if/elif picks it whenever ZeRO is off; from v0.7.6
+// get_data_types accumulates in fp32 by default when ZeRO is off, and _do_optimizer_sanity_check
+// picks it). At ZeRO 1-3 the default accumulation is in bf16 and the ZeRO optimizer runs
+// (BF16_Optimizer at ZeRO 1 only with data_types.grad_accum_dtype fp32, v0.8.1 on, not a setting
+// the planner writes). DeepSpeed's pipeline engine runs bf16 at ZeRO 1 with the ZeRO optimizer
+// only from v0.11.2 (before, its gradient reduction and clear_lp_grads need BF16_Optimizer): why
+// BLOOM's script says "bf16 must use z0".
 bool RunsBf16Optimizer(const TrainingSpec& training, std::optional<Framework> framework,
                        const ParallelConfig& c);
 
