@@ -118,8 +118,11 @@ def main() -> int:
             batch = torch.randint(config.vocab_size, (micro * world, seq_len), generator=tokens)
             ids = batch[rank * micro:(rank + 1) * micro].to(device)
             last = k == accumulation - 1
-            if hasattr(model, "set_requires_gradient_sync"):
-                model.set_requires_gradient_sync(last)
+            # FSDP reduce-scatters every micro-batch's gradients into the shards (its default), as
+            # the plan's memory and step time count them: turning that off until the last
+            # micro-batch (set_requires_gradient_sync(False)) would hold the whole model's
+            # unsharded gradients through the accumulation, which the plan does not count. DDP's
+            # gradients are whole anyway: it all-reduces once, after the last micro-batch.
             skip_sync = isinstance(model, DistributedDataParallel) and not last
             with model.no_sync() if skip_sync else contextlib.nullcontext():
                 with torch.autocast(device.type, dtype=autocast, enabled=autocast is not None):
