@@ -54,8 +54,7 @@ StateBytes StateBytesFor(const TrainingSpec& training, std::optional<Framework> 
   // bf16 gradients; its ZeRO optimizer (and FP16_Optimizer) makes an fp32 copy of the gradient
   // partition for the step, sharded as the master weights are.
   if (framework == Framework::kDeepSpeed && LowPrecision(training.precision)) {
-    const ParallelConfig zero0;
-    if (RunsBf16Optimizer(training, framework, layout != nullptr ? *layout : zero0)) {
+    if (RunsBf16Optimizer(training, framework, layout != nullptr ? *layout : ParallelConfig{})) {
       b.gradient = 2 + 4;
     } else {
       b.gradient_copy = 4;

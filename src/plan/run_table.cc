@@ -221,14 +221,13 @@ StatusOr<std::vector<RunRecord>> ParseRunTable(std::string_view csv, const std::
     }
     if (rec.kind == RunKind::kModelStates) {
       for (const char* column : {"parameters", "data_parallel", "zero_stage", "precision"}) {
-        const auto index = t.Column(column);
-        if (!index) {
+        if (!t.Column(column)) {
           return InvalidArgumentError(std::string("a model_states row needs the column ") + column,
                                       file + ":1");
         }
-        if (std::string_view(column) != "precision") {
-          SEEDANCE_RETURN_IF_ERROR(t.Int(r, *index).status());
-        }
+      }
+      for (const char* column : {"parameters", "data_parallel", "zero_stage"}) {
+        SEEDANCE_RETURN_IF_ERROR(t.Int(r, *t.Column(column)).status());
       }
       rec.parameters = *t.Int(r, *t.Column("parameters"));
       rec.data_parallel = *t.Int(r, *t.Column("data_parallel"));
