@@ -89,7 +89,10 @@ def main() -> int:
 
     mixed = plan["mixed_precision"]
     if strategy == ShardingStrategy.NO_SHARD:
-        model = DistributedDataParallel(model)
+        # The gradients are the reducer's buckets, as the plan's memory counts them (no second
+        # gradient-sized copy), and DDP has no reduce precision: it all-reduces the fp32
+        # gradients autocast leaves (the plan's reduce_dtype says float32).
+        model = DistributedDataParallel(model, gradient_as_bucket_view=True)
         autocast = getattr(torch, mixed["param_dtype"]) if mixed else None
     else:
         policy = MixedPrecisionPolicy()

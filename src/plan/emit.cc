@@ -73,9 +73,11 @@ Report FsdpPlan(const JobSpec& spec, const ParallelConfig& c) {
   if (p == NumericFormat::kFp32) {
     r["mixed_precision"] = nullptr;
   } else {
-    // Gradients are reduced in the compute precision, as the planner's time model counts them.
+    // FSDP reduces the gradients in the compute precision, as the planner's time model counts
+    // them; NO_SHARD is DDP under autocast, whose all-reduce carries the fp32 gradients.
+    const NumericFormat reduce = c.zero_stage >= 2 ? p : NumericFormat::kFp32;
     r["mixed_precision"] = {{"param_dtype", TorchDtype(p)},
-                            {"reduce_dtype", TorchDtype(p)},
+                            {"reduce_dtype", TorchDtype(reduce)},
                             {"buffer_dtype", TorchDtype(p)}};
   }
   r["loss_scaling"] = p == NumericFormat::kFp16 ? "dynamic" : "none";

@@ -194,6 +194,8 @@ TEST(EmitTest, FsdpPlanNamesTheShardingStrategy) {
     EXPECT_EQ(p["reshard_after_forward"], row.zero == 3);
     EXPECT_EQ(p["activation_checkpointing"], "full");
     EXPECT_EQ(p["mixed_precision"]["param_dtype"], "bfloat16");
+    // DDP (NO_SHARD) all-reduces the fp32 gradients autocast leaves; FSDP reduces in bf16.
+    EXPECT_EQ(p["mixed_precision"]["reduce_dtype"], row.zero == 0 ? "float32" : "bfloat16");
     // 512 = 2 (micro-batch) x 16 (accumulation) x 16 (GPUs)
     EXPECT_EQ(p["gradient_accumulation_steps"], 16);
   }

@@ -197,19 +197,23 @@ FrameworkTraits TraitsOf(std::optional<Framework> framework) {
     case Framework::kDeepSpeed:
       t.blocking_pipeline = true;
       t.serial_reduction_below_zero2 = true;
-      t.accumulates_outside_gemms = true;
+      t.parameter_passes = FrameworkTraits::ParameterPasses::kDeepSpeed;
       break;
     case Framework::kFsdp:
     case Framework::kAccelerate:
       t.fused_kernels = false;
       t.gather_in_compute_precision = true;
       t.reduce = FrameworkTraits::Reduce::kComputePrecision;
+      t.parameter_passes = FrameworkTraits::ParameterPasses::kPyTorch;
+      t.reshards_after_backward = true;
       t.default_zero_stage = 3;
       break;
     case Framework::kTorchtitan:
       t.fused_kernels = false;
       t.gather_in_compute_precision = true;
       t.reduce = FrameworkTraits::Reduce::kFp32;
+      t.parameter_passes = FrameworkTraits::ParameterPasses::kPyTorch;
+      t.reshards_after_backward = true;
       t.default_zero_stage = 3;
       t.tensor_parallel_is_sequence_parallel = true;
       break;

@@ -317,6 +317,24 @@ MemoryEstimate EstimateMemory(const JobSpec& spec, const ModelFigures& figures,
     if (c.zero_stage == 2 && sb.master == 0 && LowPrecision(training.precision)) {
       m.model_state_bytes += Ceil(static_cast<double>(m.parameters_on_gpu) * e);
     }
+    // DDP under autocast (ZeRO 0 under FSDP's plan or torchtitan: fp32 weights, no master copy)
+    // saves each matmul's 16-bit cast of its weight for the backward pass: the LM head's always
+    // (tied or not, it is never recomputed), the layers' unless they are recomputed, which casts
+    // again; the embedding is looked up in fp32 and the norms' few weights, which stay fp32, are
+    // counted with their layers (tests/python/test_autocast_weight_casts.py measures it).
+    if (c.zero_stage == 0 && sb.master == 0 && LowPrecision(training.precision)) {
+      double casts = 0;
+      if (last) {
+        casts += static_cast<double>(model.vocab_size) * static_cast<double>(model.hidden_size) /
+                 static_cast<double>(c.tensor);
+      }
+      const double layers = static_cast<double>(StageLayers(c, model.layers, i));
+      if (c.recompute == Recompute::kNone) {
+        casts +=
+            layers * static_cast<double>(figures.layer_parameters) / static_cast<double>(c.tensor);
+      }
+      m.model_state_bytes += Ceil(casts * e);
+    }
     const double layers = static_cast<double>(StageLayers(c, model.layers, i));
     // 1F1B: stage i holds min(p - i, m) micro-batches (interleaved: times 1 + (p - 1)/(p v)).
     double in_flight = 1;

@@ -191,6 +191,32 @@ TEST(MemoryModel, ZeroThreeTemporariesHoldTheRootUnit) {
   EXPECT_EQ(EstimateMemory(spec, f, c, int64_t{1} << 40).temporary_bytes, 0);
 }
 
+// DDP under autocast (ZeRO 0 under FSDP's plan) keeps fp32 weights and saves each matmul's bf16
+// cast of its weight for the backward pass: 2 bytes a parameter of the layers, unless they are
+// recomputed, and of the LM head always. Megatron's bf16 weights are what its GEMMs read: no cast.
+TEST(MemoryModel, DdpUnderAutocastKeepsTheWeightsCastsForTheBackwardPass) {
+  const ModelSpec m = TinyLlama(4, 1000);
+  JobSpec spec;
+  spec.model = m;
+  spec.training.global_batch = 8;
+  spec.training.precision = base::NumericFormat::kBf16;
+  spec.training.optimizer = "adamw";
+  spec.hardware.gpus_per_node = 4;
+  spec.hardware.nodes = 1;
+  spec.framework = Framework::kFsdp;
+  const ModelFigures f = ComputeModelFigures(m);
+  auto states = [&](Recompute recompute) {
+    const ParallelConfig c{.zero_stage = 0, .recompute = recompute, .micro_batch = 1};
+    return EstimateMemory(spec, f, c, int64_t{1} << 40).model_state_bytes;
+  };
+  // fp32 weights and gradients and Adam's two moments (16 bytes a parameter), and the head's
+  // 1000 x 64 cast (TinyLlama, above); without recomputation the 4 layers' 41,088 too.
+  EXPECT_EQ(states(Recompute::kFull), f.parameters * 16 + 64'000 * 2);
+  EXPECT_EQ(states(Recompute::kNone) - states(Recompute::kFull), 4 * 41'088 * 2);
+  spec.framework = Framework::kMegatron;
+  EXPECT_EQ(states(Recompute::kNone), states(Recompute::kFull));
+}
+
 // A framework's measured overhead scales its whole estimate and no other framework's.
 TEST(MemoryModel, MeasuredOverheadAppliesToItsFrameworkOnly) {
   JobSpec spec;

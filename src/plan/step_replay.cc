@@ -74,7 +74,12 @@ base::StatusOr<std::vector<Buffer>> PlannedStepBuffers(const JobSpec& spec,
   const std::optional<Framework> framework = RunningFramework(spec, c);
   const StateBytes sb = StateBytesFor(training, framework, &c);
   const int zero = ShardingStage(training, framework, c);  // BF16_Optimizer shards as ZeRO 1
-  auto states = [&](const std::string& name, int64_t params) {
+  // DDP under autocast keeps each matmul's 16-bit cast of its weight for the backward pass, as
+  // the memory model counts it: the layers' unless recomputed, the LM head's always.
+  const bool autocast_casts = c.zero_stage == 0 && sb.master == 0 &&
+                              training.precision != base::NumericFormat::kFp32 &&
+                              training.precision != base::NumericFormat::kTf32;
+  auto states = [&](const std::string& name, int64_t params, double casts) {
     const StateBytes w{.weight = sb.weight, .gradient = 0, .master = 0, .optimizer = 0};
     const StateBytes g{.weight = 0, .gradient = sb.gradient, .master = 0, .optimizer = 0};
     const StateBytes mo{.weight = 0,
@@ -96,9 +101,16 @@ base::StatusOr<std::vector<Buffer>> PlannedStepBuffers(const JobSpec& spec,
       Add(out, name + ".unsharded.weights", 0, end, static_cast<double>(params) * 2.0,
           BufferKind::kWeight);
     }
+    if (autocast_casts && casts > 0) {
+      Add(out, name + ".autocast.weights", 0, end, casts * 2.0, BufferKind::kWeight);
+    }
   };
   const int64_t layer_params = figures.layer_parameters / c.tensor;
-  for (int64_t i = 0; i < layers; ++i) states("layer" + std::to_string(i), layer_params);
+  const double layer_casts =
+      c.recompute == Recompute::kNone ? static_cast<double>(layer_params) : 0;
+  for (int64_t i = 0; i < layers; ++i) {
+    states("layer" + std::to_string(i), layer_params, layer_casts);
+  }
   int64_t root_params = 0;
   if (has_embedding) root_params += figures.embedding_parameters / c.tensor;
   if (has_head) {
@@ -108,7 +120,10 @@ base::StatusOr<std::vector<Buffer>> PlannedStepBuffers(const JobSpec& spec,
     root_params += figures.parameters - figures.embedding_parameters -
                    model.layers * figures.layer_parameters - figures.lm_head_parameters;
   }
-  states("root", root_params);
+  const double head_casts =
+      has_head ? static_cast<double>(model.vocab_size) * static_cast<double>(model.hidden_size) / t
+               : 0;
+  states("root", root_params, head_casts);
 
   // Activation parts of one layer and one micro-batch.
   ParallelConfig keep_all = c;

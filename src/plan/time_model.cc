@@ -223,6 +223,46 @@ double HeadSeconds(const ModelSpec& model, const ParallelConfig& c, const Machin
   return 3 * Gemm(m, tokens, h, vocab) + Stream(m, loss_bytes * tokens * vocab) + 6 * m.gap;
 }
 
+// Bytes a parameter of the stage that the framework's passes outside the GEMMs stream in one
+// micro-batch, averaged over the step's micro-batches (FrameworkTraits::ParameterPasses).
+// `shards`: the ranks the gradients are sharded over (d x cp); `reduced_bytes`: the precision
+// the gradients are reduced in; `recomputed_share`: the share of the stage's layers whose
+// forward pass runs again in the backward pass.
+double ParameterPassBytes(const Machine& m, const TrainingSpec& training,
+                          std::optional<Framework> framework, const ParallelConfig& c,
+                          const StateBytes& sb, int zero, double shards, double micro_batches,
+                          double reduced_bytes, double recomputed_share) {
+  const double later = (micro_batches - 1) / micro_batches;  // micro-batches that add to a sum
+  const double g = sb.gradient;
+  switch (m.traits.parameter_passes) {
+    case FrameworkTraits::ParameterPasses::kNone:
+      return 0;
+    case FrameworkTraits::ParameterPasses::kDeepSpeed: {
+      if (RunsBf16Optimizer(training, framework, c)) return 2 + 4 + 8 + 4;  // update_hp_grads
+      if (zero <= 1) return 3.0 * g * later;  // autograd's in-place add
+      // The copy into the reduce bucket, then the add into the rank's partition; ZeRO 2 also
+      // copies its reduced share into a fresh partition buffer every micro-batch
+      // (copy_grads_in_partition).
+      double bytes = 2.0 * g + 3.0 * g * later / shards;
+      if (zero == 2) bytes += 2.0 * g / shards;
+      return bytes;
+    }
+    case FrameworkTraits::ParameterPasses::kPyTorch: {
+      if (zero >= 2) {
+        // FSDP2: each gather's copy-out (read and write), the reduce-scatter's copy-in.
+        const double gathers = zero == 3 ? 2 : 1;
+        return gathers * 2 * m.e + m.e + reduced_bytes;
+      }
+      // DDP: AccumulateGrad's in-place add, the bucket copy and division once a step, and
+      // under autocast the weights' casts (each forward pass) and their gradients' (backward).
+      double bytes = 3.0 * g * later + 2.0 * 2.0 * g / micro_batches;
+      if (m.e < g) bytes += (g + m.e) * (2 + recomputed_share);
+      return bytes;
+    }
+  }
+  return 0;
+}
+
 }  // namespace
 
 LayerPartSeconds LayerPartForwardSeconds(const JobSpec& spec, const ParallelConfig& c,
@@ -250,14 +290,17 @@ StepTime EstimateStepTime(const JobSpec& spec, const ModelFigures& figures, cons
   const GpuFamily family = FamilyOf(gpu);
   // Bytes a parameter in the data-parallel collectives (framework.h, FrameworkTraits).
   const double gathered_bytes = m.traits.gather_in_compute_precision ? m.e : sb.weight;
+  // BF16_Optimizer at ZeRO 0 shards and gathers as ZeRO 1 does (ShardingStage).
+  const int zero = ShardingStage(training, framework, c);
+  // DDP, ZeRO 0 under FSDP's plan, all-reduces the fp32 gradients autocast leaves.
   double reduced_bytes = sb.gradient;
-  if (m.traits.reduce == FrameworkTraits::Reduce::kComputePrecision) reduced_bytes = m.e;
+  if (m.traits.reduce == FrameworkTraits::Reduce::kComputePrecision && zero >= 2) {
+    reduced_bytes = m.e;
+  }
   if (m.traits.reduce == FrameworkTraits::Reduce::kFp32) reduced_bytes = 4;
   // DeepSpeed at ZeRO 0-1 (FrameworkTraits::serial_reduction_below_zero2): one reduction after
   // the backward passes, in the compute precision; the whole gradient all-reduced, or each
   // partition reduced to its owner once offload turns the contiguous buckets on.
-  // BF16_Optimizer at ZeRO 0 shards and gathers as ZeRO 1 does (ShardingStage).
-  const int zero = ShardingStage(training, framework, c);
   const bool serial_reduction = m.traits.serial_reduction_below_zero2 && zero <= 1;
   const bool whole_allreduce = serial_reduction && !c.offload_optimizer;
   if (serial_reduction) reduced_bytes = m.e;
@@ -314,26 +357,15 @@ StepTime EstimateStepTime(const JobSpec& spec, const ModelFigures& figures, cons
                                   : n;
     return n * (layer_fwd + layer_bwd) + recomputed * layer_recompute;
   };
-  // Gradient accumulation outside the GEMMs (FrameworkTraits::accumulates_outside_gemms), a
-  // micro-batch's share of the bytes each parameter of the stage streams.
+  // The framework's passes over the stage's parameters outside the GEMMs, a micro-batch's share.
   const double params = static_cast<double>(StageParameters(model, figures, c));
-  const double later = (micro_batches - 1) / micro_batches;  // micro-batches that add to a sum
-  double accumulate_bytes = 0;
-  if (m.traits.accumulates_outside_gemms) {
-    if (RunsBf16Optimizer(training, framework, c)) {
-      accumulate_bytes = 2 + 4 + 8 + 4;  // update_hp_grads, every micro-batch
-    } else if (zero <= 1) {
-      accumulate_bytes = 3.0 * sb.gradient * later;  // autograd's in-place add
-    } else {
-      // The copy into the reduce bucket, then the add into the rank's partition; ZeRO 2 also
-      // copies its reduced share into a fresh partition buffer every micro-batch
-      // (copy_grads_in_partition).
-      const double shards = static_cast<double>(d * c.context_parallel);
-      accumulate_bytes = 2.0 * sb.gradient + 3.0 * sb.gradient * later / shards;
-      if (zero == 2) accumulate_bytes += 2.0 * sb.gradient / shards;
-    }
-  }
-  const double accumulate = Stream(m, params * accumulate_bytes);
+  const double recomputed_share = c.recompute == Recompute::kFull ? recomputed_layers / layers
+                                  : c.recompute == Recompute::kOpSelective ? 1
+                                                                           : 0;
+  const double accumulate =
+      Stream(m, params * ParameterPassBytes(m, training, framework, c, sb, zero,
+                                            static_cast<double>(d * c.context_parallel),
+                                            micro_batches, reduced_bytes, recomputed_share));
   const double last_layers = static_cast<double>(StageLayers(c, model.layers, c.pipeline - 1));
   const double stage_compute =
       accumulate + (c.pipeline == 1
@@ -427,10 +459,21 @@ StepTime EstimateStepTime(const JobSpec& spec, const ModelFigures& figures, cons
     } else if (zero == 2) {
       const double rs = Collective(ShardWire(grads, dp), dp, dp_link, curve);
       const double ag = Collective(ShardWire(weights, dp), dp, dp_link, curve);
-      // DeepSpeed reduces every micro-batch's gradients; FSDP's SHARD_GRAD_OP once per step.
-      const double reductions = framework == Framework::kDeepSpeed ? micro_batches : 1;
-      st.dp_comm_s = reductions * rs + ag;
-      st.dp_exposed_s = reductions * Exposed(rs, backward_mb, loss) + Exposed(ag, forward_mb, loss);
+      if (m.traits.reshards_after_backward) {
+        // FSDP2 with reshard_after_forward=False: a gather and a reduce-scatter every
+        // micro-batch, the first layer's gather not hidden.
+        st.dp_comm_s = micro_batches * (ag + rs);
+        st.dp_exposed_s =
+            micro_batches * (Exposed(ag, forward_mb, loss) + Exposed(rs, backward_mb, loss) +
+                             ag / std::max(1.0, layers));
+      } else {
+        // DeepSpeed reduces every micro-batch's gradients, Megatron-style sharding (MegaScale)
+        // once a step; the updated weights gathered once.
+        const double reductions = framework == Framework::kDeepSpeed ? micro_batches : 1;
+        st.dp_comm_s = reductions * rs + ag;
+        st.dp_exposed_s =
+            reductions * Exposed(rs, backward_mb, loss) + Exposed(ag, forward_mb, loss);
+      }
     } else {
       // ZeRO-3 / FSDP: the weights gathered for the forward and again for the backward, the
       // gradients reduce-scattered, every micro-batch; the first layer's gather is not hidden.
@@ -463,7 +506,7 @@ StepTime EstimateStepTime(const JobSpec& spec, const ModelFigures& figures, cons
     // micro-batch, the first included (stage3.py partition_grads). ZeRO 1 reduces once, after the
     // last, but with more than one micro-batch its boundary still copies the (never written) host
     // sum to the GPU to add to: one more transfer, after the backward passes.
-    if (m.traits.accumulates_outside_gemms) {
+    if (m.traits.parameter_passes == FrameworkTraits::ParameterPasses::kDeepSpeed) {
       const double round_trip = 2 * shard * sb.gradient / pcie;
       const double trips = zero == 3 ? micro_batches : zero == 2 ? micro_batches - 1 : 0;
       st.offload_s += trips * std::max(0.0, round_trip - layers * layer_bwd);

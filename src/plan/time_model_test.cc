@@ -184,14 +184,22 @@ TEST(TimeModelTest, DeepSpeedReducesItsGradientsAfterTheBackwardPasses) {
 // BF16_Optimizer's step streams its shard (master and moments read and written, the 6-byte
 // gradient read twice, the bf16 weights written: 38 / 8 bytes a parameter) and reads and zeroes
 // the whole fp32 accumulator (8).
+// Seconds an H100 takes to stream one byte for each of `f`'s parameters at the fitted
+// memory-bound rate: the unit of the passes over the parameters below.
+double SecondsPerByteOfEachParameter(const ModelFigures& f) {
+  const cost::GpuSpec& h100 = **cost::GpuCatalog::BuiltIn().Get("H100-SXM");
+  const HardwareModel hw;
+  return static_cast<double>(f.parameters) /
+         (h100.memory_bandwidth_gbytes_per_s * 1e9 * hw.curves.stream_fraction *
+          hw.coefficients[Coef::kMemoryBound]);
+}
+
 TEST(TimeModelTest, DeepSpeedAccumulatesItsGradientsOutsideTheGemms) {
   const cost::GpuSpec& h100 = **cost::GpuCatalog::BuiltIn().Get("H100-SXM");
   const ModelFigures f = ComputeModelFigures(NodeJob("deepspeed").model);
   const Links links = ResolveLinks(NodeJob("deepspeed").hardware, h100);
   const HardwareModel hw;
-  const double hbm = h100.memory_bandwidth_gbytes_per_s * 1e9 * hw.curves.stream_fraction *
-                     hw.coefficients[Coef::kMemoryBound];
-  const double pass = static_cast<double>(f.parameters) / hbm;  // seconds a byte a parameter
+  const double pass = SecondsPerByteOfEachParameter(f);
   auto compute = [&](const std::string& framework, int zero, int64_t global_batch) {
     JobSpec spec = NodeJob(framework);
     spec.training.global_batch = global_batch;  // 16: one micro-batch a step, 32: two
@@ -230,7 +238,58 @@ TEST(TimeModelTest, FsdpGathersInTheComputePrecisionAndReducesAsItsPlanSays) {
     const double gather = nvlink.latency_s + 7.0 / 8 * params * 2 / bytes_per_s;
     const double reduce = nvlink.latency_s + 7.0 / 8 * params * reduce_bytes / bytes_per_s;
     EXPECT_NEAR(st.dp_comm_s, 2 * (2 * gather + reduce), 1e-9) << framework;  // 2 micro-batches
+    // ZeRO 2 (reshard_after_forward=False) reshards after each backward pass all the same: a
+    // gather and a reduce-scatter every micro-batch.
+    const ParallelConfig zero2{.zero_stage = 2, .micro_batch = 2};
+    EXPECT_NEAR(EstimateStepTime(spec, f, zero2, h100, links).dp_comm_s, 2 * (gather + reduce),
+                1e-9)
+        << framework;
+    // ZeRO 0 is DDP under autocast: one all-reduce a step, of the fp32 gradients.
+    const ParallelConfig ddp{.zero_stage = 0, .micro_batch = 2};
+    EXPECT_NEAR(EstimateStepTime(spec, f, ddp, h100, links).dp_comm_s,
+                nvlink.latency_s + 2 * 7.0 / 8 * params * 4 / bytes_per_s, 1e-9)
+        << framework;
   }
+}
+
+// PyTorch's data parallelism passes over the parameters outside the GEMMs, on the compute
+// stream (FrameworkTraits::ParameterPasses::kPyTorch), in bytes a parameter a micro-batch:
+// FSDP2's copy-out of each gather (2 x 2 bytes in bf16; two gathers at ZeRO 3, one at ZeRO 2) and
+// its reduce-scatter copy-in (2 read, then 2 written by FSDP's plan or 4 by torchtitan); DDP's
+// weight casts under autocast (4 read and 2 written each forward pass and recomputation, the
+// gradient's 2 read and 4 written), AccumulateGrad's add from the second micro-batch (3 x 4) and
+// the bucket copy and division once a step (2 x 2 x 4). Eight H100s, micro-batches of 2, 16 or
+// 32 sequences a step: one or two micro-batches.
+TEST(TimeModelTest, PyTorchDataParallelismPassesOverTheParameters) {
+  const cost::GpuSpec& h100 = **cost::GpuCatalog::BuiltIn().Get("H100-SXM");
+  const ModelFigures f = ComputeModelFigures(NodeJob("fsdp").model);
+  const Links links = ResolveLinks(NodeJob("fsdp").hardware, h100);
+  const double pass = SecondsPerByteOfEachParameter(f);
+  auto step = [&](const std::string& framework, int zero, int64_t global_batch,
+                  Recompute recompute = Recompute::kNone) {
+    JobSpec spec = NodeJob(framework);
+    spec.training.global_batch = global_batch;
+    const ParallelConfig c{.zero_stage = zero, .recompute = recompute, .micro_batch = 2};
+    return EstimateStepTime(spec, f, c, h100, links);
+  };
+  auto compute = [&](const std::string& framework, int zero, int64_t global_batch) {
+    return step(framework, zero, global_batch).compute_s;
+  };
+  // One micro-batch: ZeRO 3 copies 2 x 2 x 2 + 2 + 2 = 12 bytes out, ZeRO 2 one gather less (8),
+  // torchtitan's fp32 reduce buffer 2 more (14), DDP 6 + 6 + 16 = 28.
+  EXPECT_NEAR(compute("fsdp", 3, 16) - compute("fsdp", 2, 16), 4 * pass, 1e-12);
+  EXPECT_NEAR(compute("torchtitan", 3, 16) - compute("fsdp", 3, 16), 2 * pass, 1e-12);
+  EXPECT_NEAR(compute("fsdp", 0, 16) - compute("fsdp", 3, 16), 16 * pass, 1e-12);
+  // FSDP2's passes repeat every micro-batch; DDP's second micro-batch adds (12) where the
+  // first's gradient was taken as it came, and the bucket's copy and division are once a step:
+  // 2 x 12 for FSDP2 and 2 x 12 + 12 + 16 for DDP against 2 x 12 and 2 x 28.
+  EXPECT_NEAR(compute("fsdp", 3, 32) - 2 * compute("fsdp", 3, 16), 0, 1e-12);
+  EXPECT_NEAR(compute("fsdp", 0, 32) - 2 * compute("fsdp", 0, 16), -4 * pass, 1e-12);
+  // Full recomputation casts the weights once more.
+  const StepTime full = step("fsdp", 0, 16, Recompute::kFull);
+  EXPECT_NEAR(full.compute_s - full.recompute_s - compute("fsdp", 0, 16), 6 * pass, 1e-12);
+  // Megatron makes no such pass: its accumulation is fused into the GEMMs.
+  EXPECT_DOUBLE_EQ(compute("megatron", 0, 32), 2 * compute("megatron", 0, 16));
 }
 
 }  // namespace

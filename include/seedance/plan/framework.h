@@ -52,8 +52,9 @@ struct FrameworkTraits {
   // What the data-parallel collectives carry. FSDP and torchtitan (FSDP2) all-gather the
   // weights cast to the compute precision (param_dtype), not their fp32 shards; FSDP reduces
   // the gradients in the compute precision (the FSDP plan's reduce_dtype, emit.h), torchtitan
-  // in fp32 (its mixed_precision_reduce). Megatron and DeepSpeed move their state bytes
-  // (StateBytesFor, memory_model.h).
+  // in fp32 (its mixed_precision_reduce); under either, ZeRO 0 is DDP with autocast, which
+  // all-reduces the fp32 gradients (DDP has no reduce precision). Megatron and DeepSpeed move
+  // their state bytes (StateBytesFor, memory_model.h).
   enum class Reduce { kStateBytes, kComputePrecision, kFp32 };
   bool gather_in_compute_precision = false;
   Reduce reduce = Reduce::kStateBytes;
@@ -80,22 +81,44 @@ struct FrameworkTraits {
   // v0.13 ZeRO 1 keeps its contiguous buckets (on by default) and reduces each partition to its
   // owner without offload too, half the bytes of the all-reduce.
   bool serial_reduction_below_zero2 = false;
-  // DeepSpeed accumulates gradients in passes over the parameters outside the GEMMs, every
-  // micro-batch. Below ZeRO 2 autograd does it: from the second micro-batch on, AccumulateGrad
-  // adds the new 16-bit (or fp32) gradient to the parameter's .grad in place, reading both and
-  // writing the sum; in bf16 at ZeRO 0 BF16_Optimizer instead adds every micro-batch's bf16
-  // gradients into its fp32 accumulator (update_hp_grads: `hp_grad.add_(lp.grad.to(fp32))` casts
-  // to an fp32 temporary, 2 bytes read and 4 written, then adds it, 8 read and 4 written: 18
-  // bytes a parameter). At ZeRO 2 and 3 each micro-batch's gradients are copied into the
-  // contiguous reduce bucket (read and written once) and, reduced, added into the rank's
-  // partition (a 1/d share); under ZeRO-Offload that running sum lives in host memory and moves
-  // over PCIe both ways every micro-batch (async_accumulate_grad_in_cpu_via_gpu at ZeRO 2,
-  // partition_grads at 3).
-  // Megatron fuses the accumulation into the weight-gradient GEMM (gradient_accumulation_fusion,
-  // fp32 main_grad): no pass. Source: DeepSpeed v0.6.2-v0.16 runtime/engine.py, pipe/engine.py
-  // (_exec_backward_pass), bf16_optimizer.py, zero/stage_1_and_2.py, zero/stage3.py. FSDP's and
-  // DDP's accumulation are not modelled.
-  bool accumulates_outside_gemms = false;
+  // The passes over the parameters a micro-batch makes outside the GEMMs: gradient
+  // accumulation, copies into and out of the collectives' buffers, casts. Megatron makes none
+  // that scale with the parameters: it fuses the accumulation into the weight-gradient GEMM
+  // (gradient_accumulation_fusion, fp32 main_grad) and its buffers are the gradients.
+  //
+  // kDeepSpeed. Below ZeRO 2 autograd accumulates: from the second micro-batch on,
+  // AccumulateGrad adds the new 16-bit (or fp32) gradient to the parameter's .grad in place,
+  // reading both and writing the sum; in bf16 at ZeRO 0 BF16_Optimizer instead adds every
+  // micro-batch's bf16 gradients into its fp32 accumulator (update_hp_grads:
+  // `hp_grad.add_(lp.grad.to(fp32))` casts to an fp32 temporary, 2 bytes read and 4 written,
+  // then adds it, 8 read and 4 written: 18 bytes a parameter). At ZeRO 2 and 3 each
+  // micro-batch's gradients are copied into the contiguous reduce bucket (read and written once)
+  // and, reduced, added into the rank's partition (a 1/d share); under ZeRO-Offload that running
+  // sum lives in host memory and moves over PCIe both ways every micro-batch
+  // (async_accumulate_grad_in_cpu_via_gpu at ZeRO 2, partition_grads at 3). Source: DeepSpeed
+  // v0.6.2-v0.16 runtime/engine.py, pipe/engine.py (_exec_backward_pass), bf16_optimizer.py,
+  // zero/stage_1_and_2.py, zero/stage3.py.
+  //
+  // kPyTorch (FSDP2's fully_shard, DDP; PyTorch 2.13). FSDP2 on the compute stream: every
+  // all-gather's copy-out splits the gathered buffer into the layers' unsharded parameters
+  // (read and written in the gathered precision; two gathers a micro-batch at ZeRO 3, one at
+  // ZeRO 2, which reshards after the backward pass as well), and every micro-batch's
+  // reduce-scatter copy-in reads the unsharded gradients into the reduce buffer in the reduce
+  // precision (_fsdp_param_group.py wait_for_unshard, _fsdp_collectives.py foreach_reduce). The
+  // shard's cast before the gather and the add into the sharded gradient run on the
+  // collectives' streams over a 1/d share: not counted. DDP under autocast keeps fp32 weights
+  // and gradients: each forward pass (and each recomputation) casts every weight to the compute
+  // precision, the backward pass casts its gradient back to fp32, AccumulateGrad adds it to
+  // .grad in place from the second micro-batch on, and the synchronising micro-batch copies
+  // .grad into the reducer's bucket and divides it by the world size (reducer.cpp
+  // mark_variable_ready_dense; with gradient_as_bucket_view the bucket is .grad from then on).
+  enum class ParameterPasses { kNone, kDeepSpeed, kPyTorch };
+  ParameterPasses parameter_passes = ParameterPasses::kNone;
+  // FSDP2 reshards a unit's weights after its backward pass whatever reshard_after_forward says
+  // (FSDPParamGroup.reshard_after_backward, on by default; torchtitan and the FSDP plan's
+  // script leave gradient sync on): at ZeRO 2 too, each micro-batch gathers the weights for its
+  // forward pass and reduce-scatters its gradients.
+  bool reshards_after_backward = false;
   // What a layout that leaves it out means under the framework. PyTorch's FSDP and torchtitan
   // shard everything unless told otherwise (FULL_SHARD, fully_shard): ZeRO 3. torchtitan's
   // tensor parallelism always shards the norms and the residual stream along the sequence (its

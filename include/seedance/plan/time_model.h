@@ -48,8 +48,8 @@
 namespace seedance::plan {
 
 struct StepTime {
-  // Forward, backward and recompute on this GPU, all micro-batches, with the gradient
-  // accumulation outside the GEMMs (FrameworkTraits::accumulates_outside_gemms).
+  // Forward, backward and recompute on this GPU, all micro-batches, with the framework's passes
+  // over the parameters outside the GEMMs (FrameworkTraits::parameter_passes).
   double compute_s = 0;
   double recompute_s = 0;   // the recompute part of compute_s
   double tp_comm_s = 0;     // tensor- and context-parallel collectives, all micro-batches
