@@ -90,8 +90,8 @@ def main() -> int:
     mixed = plan["mixed_precision"]
     if strategy == ShardingStrategy.NO_SHARD:
         # The gradients are the reducer's buckets, as the plan's memory counts them (no second
-        # gradient-sized copy), and DDP has no reduce precision: it all-reduces the fp32
-        # gradients autocast leaves (the plan's reduce_dtype says float32).
+        # gradient-sized copy; zeroed in place below), and DDP has no reduce precision: it
+        # all-reduces the fp32 gradients autocast leaves (the plan's reduce_dtype says float32).
         model = DistributedDataParallel(model, gradient_as_bucket_view=True)
         autocast = getattr(torch, mixed["param_dtype"]) if mixed else None
     else:
@@ -133,7 +133,10 @@ def main() -> int:
                 loss.backward()
             step_loss += loss.detach().float()
         optimizer.step()
-        optimizer.zero_grad(set_to_none=True)
+        # DDP's gradients stay views of its buckets only when zeroed in place: set to None, each
+        # step's first micro-batch would make fresh gradients beside the buckets (a second
+        # gradient-sized copy through the accumulation) and the synchronising one copy them in.
+        optimizer.zero_grad(set_to_none=not isinstance(model, DistributedDataParallel))
         dist.all_reduce(step_loss)
         losses.append(step_loss.item() / world)
 

@@ -141,6 +141,10 @@ std::string TorchtitanBlocker(const JobSpec& spec, const ParallelConfig& c) {
            std::string(base::NumericFormatName(p));
   }
   if (c.zero_stage == 1) return "torchtitan's FSDP2 has no optimizer-state-only sharding (ZeRO 1)";
+  if (c.zero_stage == 0 && (c.tensor > 1 || c.pipeline > 1 || c.context_parallel > 1)) {
+    return "torchtitan combines tensor, pipeline and context parallelism with FSDP only (its DDP "
+           "is one-dimensional, and its autocast is off beside TP and PP): zero_stage 2 or 3";
+  }
   if (c.tensor > 1 && !c.sequence_parallel) {
     return "torchtitan's tensor parallelism always shards the norms along the sequence "
            "(sequence_parallel: true)";
@@ -214,6 +218,7 @@ FrameworkTraits TraitsOf(std::optional<Framework> framework) {
       t.reduce = FrameworkTraits::Reduce::kFp32;
       t.parameter_passes = FrameworkTraits::ParameterPasses::kPyTorch;
       t.reshards_after_backward = true;
+      t.ddp_syncs_every_micro_batch = true;
       t.default_zero_stage = 3;
       t.tensor_parallel_is_sequence_parallel = true;
       break;

@@ -318,22 +318,27 @@ MemoryEstimate EstimateMemory(const JobSpec& spec, const ModelFigures& figures,
       m.model_state_bytes += Ceil(static_cast<double>(m.parameters_on_gpu) * e);
     }
     // DDP under autocast (ZeRO 0 under FSDP's plan or torchtitan: fp32 weights, no master copy)
-    // saves each matmul's 16-bit cast of its weight for the backward pass: the LM head's always
-    // (tied or not, it is never recomputed), the layers' unless they are recomputed, which casts
-    // again; the embedding is looked up in fp32 and the norms' few weights, which stay fp32, are
-    // counted with their layers (tests/python/test_autocast_weight_casts.py measures it).
-    if (c.zero_stage == 0 && sb.master == 0 && LowPrecision(training.precision)) {
-      double casts = 0;
-      if (last) {
-        casts += static_cast<double>(model.vocab_size) * static_cast<double>(model.hidden_size) /
-                 static_cast<double>(c.tensor);
+    // holds the 16-bit cast of every layer's and the LM head's weight (tied or not) in
+    // autocast's cache until the forward pass and the loss are over, recomputed layers' too,
+    // and saves them for the backward pass; the embedding is looked up in fp32, and the norms'
+    // few weights, which stay fp32, are counted with their layers
+    // (tests/python/test_autocast_weight_casts.py measures both). torchtitan's DDP keeps its
+    // buckets beside the gradients (FrameworkTraits::ddp_syncs_every_micro_batch).
+    if (c.zero_stage == 0 && sb.master == 0) {
+      if (LowPrecision(training.precision)) {
+        // The stage's layers' weights, and the LM head's on the last stage.
+        double casts = static_cast<double>(StageLayers(c, model.layers, i)) *
+                       static_cast<double>(figures.layer_parameters) /
+                       static_cast<double>(c.tensor);
+        if (last) {
+          casts += static_cast<double>(model.vocab_size) * static_cast<double>(model.hidden_size) /
+                   static_cast<double>(c.tensor);
+        }
+        m.model_state_bytes += Ceil(casts * e);
       }
-      const double layers = static_cast<double>(StageLayers(c, model.layers, i));
-      if (c.recompute == Recompute::kNone) {
-        casts +=
-            layers * static_cast<double>(figures.layer_parameters) / static_cast<double>(c.tensor);
+      if (TraitsOf(framework).ddp_syncs_every_micro_batch) {
+        m.model_state_bytes += Ceil(static_cast<double>(m.parameters_on_gpu) * sb.gradient);
       }
-      m.model_state_bytes += Ceil(casts * e);
     }
     const double layers = static_cast<double>(StageLayers(c, model.layers, i));
     // 1F1B: stage i holds min(p - i, m) micro-batches (interleaved: times 1 + (p - 1)/(p v)).

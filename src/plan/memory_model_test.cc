@@ -191,10 +191,12 @@ TEST(MemoryModel, ZeroThreeTemporariesHoldTheRootUnit) {
   EXPECT_EQ(EstimateMemory(spec, f, c, int64_t{1} << 40).temporary_bytes, 0);
 }
 
-// DDP under autocast (ZeRO 0 under FSDP's plan) keeps fp32 weights and saves each matmul's bf16
-// cast of its weight for the backward pass: 2 bytes a parameter of the layers, unless they are
-// recomputed, and of the LM head always. Megatron's bf16 weights are what its GEMMs read: no cast.
-TEST(MemoryModel, DdpUnderAutocastKeepsTheWeightsCastsForTheBackwardPass) {
+// DDP under autocast (ZeRO 0 under FSDP's plan) keeps fp32 weights and holds each matmul's bf16
+// cast of its weight until the forward pass is over (autocast's cache, recomputed layers' too)
+// and saves it for the backward pass: 2 bytes a parameter of the layers and the LM head.
+// torchtitan's DDP keeps its buckets beside the gradients: 4 bytes more. Megatron's bf16 weights
+// are what its GEMMs read: no cast.
+TEST(MemoryModel, DdpUnderAutocastKeepsTheWeightsCasts) {
   const ModelSpec m = TinyLlama(4, 1000);
   JobSpec spec;
   spec.model = m;
@@ -209,10 +211,13 @@ TEST(MemoryModel, DdpUnderAutocastKeepsTheWeightsCastsForTheBackwardPass) {
     const ParallelConfig c{.zero_stage = 0, .recompute = recompute, .micro_batch = 1};
     return EstimateMemory(spec, f, c, int64_t{1} << 40).model_state_bytes;
   };
-  // fp32 weights and gradients and Adam's two moments (16 bytes a parameter), and the head's
-  // 1000 x 64 cast (TinyLlama, above); without recomputation the 4 layers' 41,088 too.
-  EXPECT_EQ(states(Recompute::kFull), f.parameters * 16 + 64'000 * 2);
-  EXPECT_EQ(states(Recompute::kNone) - states(Recompute::kFull), 4 * 41'088 * 2);
+  // fp32 weights and gradients and Adam's two moments (16 bytes a parameter), and the casts of
+  // the 4 layers' 41,088 and the head's 1000 x 64 (TinyLlama, above).
+  const int64_t casts = (4 * 41'088 + 64'000) * 2;
+  EXPECT_EQ(states(Recompute::kNone), f.parameters * 16 + casts);
+  EXPECT_EQ(states(Recompute::kFull), states(Recompute::kNone));
+  spec.framework = Framework::kTorchtitan;
+  EXPECT_EQ(states(Recompute::kFull), f.parameters * (16 + 4) + casts);
   spec.framework = Framework::kMegatron;
   EXPECT_EQ(states(Recompute::kNone), states(Recompute::kFull));
 }

@@ -74,11 +74,12 @@ base::StatusOr<std::vector<Buffer>> PlannedStepBuffers(const JobSpec& spec,
   const std::optional<Framework> framework = RunningFramework(spec, c);
   const StateBytes sb = StateBytesFor(training, framework, &c);
   const int zero = ShardingStage(training, framework, c);  // BF16_Optimizer shards as ZeRO 1
-  // DDP under autocast keeps each matmul's 16-bit cast of its weight for the backward pass, as
-  // the memory model counts it: the layers' unless recomputed, the LM head's always.
-  const bool autocast_casts = c.zero_stage == 0 && sb.master == 0 &&
-                              training.precision != base::NumericFormat::kFp32 &&
+  // DDP under autocast holds the 16-bit casts of the layers' and the LM head's weights, and
+  // torchtitan's DDP its buckets beside the gradients, as the memory model counts them.
+  const bool ddp = c.zero_stage == 0 && sb.master == 0;
+  const bool autocast_casts = ddp && training.precision != base::NumericFormat::kFp32 &&
                               training.precision != base::NumericFormat::kTf32;
+  const bool ddp_buckets = ddp && TraitsOf(framework).ddp_syncs_every_micro_batch;
   auto states = [&](const std::string& name, int64_t params, double casts) {
     const StateBytes w{.weight = sb.weight, .gradient = 0, .master = 0, .optimizer = 0};
     const StateBytes g{.weight = 0, .gradient = sb.gradient, .master = 0, .optimizer = 0};
@@ -104,12 +105,14 @@ base::StatusOr<std::vector<Buffer>> PlannedStepBuffers(const JobSpec& spec,
     if (autocast_casts && casts > 0) {
       Add(out, name + ".autocast.weights", 0, end, casts * 2.0, BufferKind::kWeight);
     }
+    if (ddp_buckets) {
+      Add(out, name + ".bucket.gradients", 0, end, static_cast<double>(params) * sb.gradient,
+          BufferKind::kGradient);
+    }
   };
   const int64_t layer_params = figures.layer_parameters / c.tensor;
-  const double layer_casts =
-      c.recompute == Recompute::kNone ? static_cast<double>(layer_params) : 0;
   for (int64_t i = 0; i < layers; ++i) {
-    states("layer" + std::to_string(i), layer_params, layer_casts);
+    states("layer" + std::to_string(i), layer_params, static_cast<double>(layer_params));
   }
   int64_t root_params = 0;
   if (has_embedding) root_params += figures.embedding_parameters / c.tensor;

@@ -223,40 +223,60 @@ double HeadSeconds(const ModelSpec& model, const ParallelConfig& c, const Machin
   return 3 * Gemm(m, tokens, h, vocab) + Stream(m, loss_bytes * tokens * vocab) + 6 * m.gap;
 }
 
-// Bytes a parameter of the stage that the framework's passes outside the GEMMs stream in one
+// What the passes over a stage's parameters depend on (ParameterPassBytes).
+struct PassInputs {
+  int zero = 0;                 // the sharding stage (ShardingStage)
+  double shards = 1;            // ranks the gradients are sharded over (d x cp)
+  double micro_batches = 1;     // a step's, per pipeline
+  double reduced_bytes = 2;     // the precision the gradients are reduced in
+  double recomputed_share = 0;  // the share of the stage's layers run forward again
+  double params = 0;            // the stage's parameters on this GPU
+  double layer_params = 0;      // of them, the decoder layers'
+  double head_params = 0;       // the LM head's weight as its matmul reads it (tied or not)
+};
+
+// Bytes the framework's passes over the stage's parameters outside the GEMMs stream in one
 // micro-batch, averaged over the step's micro-batches (FrameworkTraits::ParameterPasses).
-// `shards`: the ranks the gradients are sharded over (d x cp); `reduced_bytes`: the precision
-// the gradients are reduced in; `recomputed_share`: the share of the stage's layers whose
-// forward pass runs again in the backward pass.
 double ParameterPassBytes(const Machine& m, const TrainingSpec& training,
                           std::optional<Framework> framework, const ParallelConfig& c,
-                          const StateBytes& sb, int zero, double shards, double micro_batches,
-                          double reduced_bytes, double recomputed_share) {
-  const double later = (micro_batches - 1) / micro_batches;  // micro-batches that add to a sum
+                          const StateBytes& sb, const PassInputs& in) {
+  const double mb = in.micro_batches;
+  const double later = (mb - 1) / mb;  // micro-batches that add to a sum
   const double g = sb.gradient;
   switch (m.traits.parameter_passes) {
     case FrameworkTraits::ParameterPasses::kNone:
       return 0;
     case FrameworkTraits::ParameterPasses::kDeepSpeed: {
-      if (RunsBf16Optimizer(training, framework, c)) return 2 + 4 + 8 + 4;  // update_hp_grads
-      if (zero <= 1) return 3.0 * g * later;  // autograd's in-place add
+      if (RunsBf16Optimizer(training, framework, c)) return in.params * (2 + 4 + 8 + 4);
+      if (in.zero <= 1) return in.params * 3.0 * g * later;  // autograd's in-place add
       // The copy into the reduce bucket, then the add into the rank's partition; ZeRO 2 also
       // copies its reduced share into a fresh partition buffer every micro-batch
       // (copy_grads_in_partition).
-      double bytes = 2.0 * g + 3.0 * g * later / shards;
-      if (zero == 2) bytes += 2.0 * g / shards;
-      return bytes;
+      double bytes = 2.0 * g + 3.0 * g * later / in.shards;
+      if (in.zero == 2) bytes += 2.0 * g / in.shards;
+      return in.params * bytes;
     }
     case FrameworkTraits::ParameterPasses::kPyTorch: {
-      if (zero >= 2) {
+      if (in.zero >= 2) {
         // FSDP2: each gather's copy-out (read and write), the reduce-scatter's copy-in.
-        const double gathers = zero == 3 ? 2 : 1;
-        return gathers * 2 * m.e + m.e + reduced_bytes;
+        const double gathers = in.zero == 3 ? 2 : 1;
+        return in.params * (gathers * 2 * m.e + m.e + in.reduced_bytes);
       }
-      // DDP: AccumulateGrad's in-place add, the bucket copy and division once a step, and
-      // under autocast the weights' casts (each forward pass) and their gradients' (backward).
-      double bytes = 3.0 * g * later + 2.0 * 2.0 * g / micro_batches;
-      if (m.e < g) bytes += (g + m.e) * (2 + recomputed_share);
+      double bytes = 0;
+      if (m.traits.ddp_syncs_every_micro_batch) {
+        // torchtitan's DDP: into the buckets divided (one pass: mul_out) and back, every
+        // micro-batch; AccumulateGrad's add from the second.
+        bytes = in.params * (3.0 * g * later + 2 * 2.0 * g);
+      } else {
+        // The FSDP plan's DDP: .grad is the bucket, zeroed and divided in place once a step;
+        // AccumulateGrad adds every micro-batch into it.
+        bytes = in.params * (3.0 * g + (g + 2.0 * g) / mb);
+      }
+      // Autocast: the layers' and the head's weights cast on each forward pass (the layers'
+      // again when recomputed), their gradients cast back.
+      if (m.e < g) {
+        bytes += (g + m.e) * (in.layer_params * (2 + in.recomputed_share) + 2 * in.head_params);
+      }
       return bytes;
     }
   }
@@ -362,10 +382,17 @@ StepTime EstimateStepTime(const JobSpec& spec, const ModelFigures& figures, cons
   const double recomputed_share = c.recompute == Recompute::kFull ? recomputed_layers / layers
                                   : c.recompute == Recompute::kOpSelective ? 1
                                                                            : 0;
-  const double accumulate =
-      Stream(m, params * ParameterPassBytes(m, training, framework, c, sb, zero,
-                                            static_cast<double>(d * c.context_parallel),
-                                            micro_batches, reduced_bytes, recomputed_share));
+  const PassInputs passes{
+      .zero = zero,
+      .shards = static_cast<double>(d * c.context_parallel),
+      .micro_batches = micro_batches,
+      .reduced_bytes = reduced_bytes,
+      .recomputed_share = recomputed_share,
+      .params = params,
+      .layer_params = layers * static_cast<double>(figures.layer_parameters) / t,
+      .head_params =
+          static_cast<double>(model.vocab_size) * static_cast<double>(model.hidden_size) / t};
+  const double accumulate = Stream(m, ParameterPassBytes(m, training, framework, c, sb, passes));
   const double last_layers = static_cast<double>(StageLayers(c, model.layers, c.pipeline - 1));
   const double stage_compute =
       accumulate + (c.pipeline == 1
@@ -445,8 +472,12 @@ StepTime EstimateStepTime(const JobSpec& spec, const ModelFigures& figures, cons
                          .total();
       st.dp_exposed_s = Exposed(st.dp_comm_s, backward_mb, loss);
     } else if (zero == 0) {
-      st.dp_comm_s = Collective(AllReduceWire(grads, dp), dp, dp_link, curve);
-      st.dp_exposed_s = Exposed(st.dp_comm_s, backward_mb, loss);
+      // One all-reduce behind the last micro-batch's backward pass; torchtitan's DDP one behind
+      // every micro-batch's (FrameworkTraits::ddp_syncs_every_micro_batch).
+      const double reductions = m.traits.ddp_syncs_every_micro_batch ? micro_batches : 1;
+      const double ar = Collective(AllReduceWire(grads, dp), dp, dp_link, curve);
+      st.dp_comm_s = reductions * ar;
+      st.dp_exposed_s = reductions * Exposed(ar, backward_mb, loss);
     } else if (zero == 1) {
       // The distributed optimizer: gradients reduce-scattered during the last micro-batch's
       // backward, the updated weights all-gathered during the next step's first forward.

@@ -244,27 +244,37 @@ TEST(TimeModelTest, FsdpGathersInTheComputePrecisionAndReducesAsItsPlanSays) {
     EXPECT_NEAR(EstimateStepTime(spec, f, zero2, h100, links).dp_comm_s, 2 * (gather + reduce),
                 1e-9)
         << framework;
-    // ZeRO 0 is DDP under autocast: one all-reduce a step, of the fp32 gradients.
+    // ZeRO 0 is DDP under autocast, all-reducing the fp32 gradients: once a step as the FSDP
+    // plan's script runs it, every micro-batch under torchtitan (no no_sync).
     const ParallelConfig ddp{.zero_stage = 0, .micro_batch = 2};
     EXPECT_NEAR(EstimateStepTime(spec, f, ddp, h100, links).dp_comm_s,
-                nvlink.latency_s + 2 * 7.0 / 8 * params * 4 / bytes_per_s, 1e-9)
+                (framework == "torchtitan" ? 2 : 1) *
+                    (nvlink.latency_s + 2 * 7.0 / 8 * params * 4 / bytes_per_s),
+                1e-9)
         << framework;
   }
 }
 
 // PyTorch's data parallelism passes over the parameters outside the GEMMs, on the compute
-// stream (FrameworkTraits::ParameterPasses::kPyTorch), in bytes a parameter a micro-batch:
-// FSDP2's copy-out of each gather (2 x 2 bytes in bf16; two gathers at ZeRO 3, one at ZeRO 2) and
-// its reduce-scatter copy-in (2 read, then 2 written by FSDP's plan or 4 by torchtitan); DDP's
-// weight casts under autocast (4 read and 2 written each forward pass and recomputation, the
-// gradient's 2 read and 4 written), AccumulateGrad's add from the second micro-batch (3 x 4) and
-// the bucket copy and division once a step (2 x 2 x 4). Eight H100s, micro-batches of 2, 16 or
-// 32 sequences a step: one or two micro-batches.
+// stream (FrameworkTraits::ParameterPasses::kPyTorch), in bytes a micro-batch. FSDP2, a byte a
+// parameter: each gather's copy-out (2 x 2 in bf16; two gathers at ZeRO 3, one at ZeRO 2) and the
+// reduce-scatter's copy-in (2 read, then 2 written by FSDP's plan or 4 by torchtitan). DDP under
+// autocast: the layers' and the head's weights cast (4 read, 2 written) on each forward pass and
+// recomputation and their gradients cast back (2 read, 4 written); the FSDP plan's DDP adds into
+// .grad every micro-batch (3 x 4 a parameter) and zeroes (4) and divides (2 x 4) it once a step;
+// torchtitan's copies into its buckets, divided, and back every micro-batch (2 x 2 x 4) and adds
+// from the second micro-batch. Eight H100s, micro-batches of 2, 16 or 32 sequences a step: one
+// or two micro-batches.
 TEST(TimeModelTest, PyTorchDataParallelismPassesOverTheParameters) {
   const cost::GpuSpec& h100 = **cost::GpuCatalog::BuiltIn().Get("H100-SXM");
-  const ModelFigures f = ComputeModelFigures(NodeJob("fsdp").model);
-  const Links links = ResolveLinks(NodeJob("fsdp").hardware, h100);
+  const JobSpec node = NodeJob("fsdp");
+  const ModelFigures f = ComputeModelFigures(node.model);
+  const Links links = ResolveLinks(node.hardware, h100);
   const double pass = SecondsPerByteOfEachParameter(f);
+  const double params = static_cast<double>(f.parameters);
+  // The weights autocast casts, in parameters' seconds: 16 layers and the 32,000 x 2,048 head.
+  const double layers = 16.0 * static_cast<double>(f.layer_parameters) / params * pass;
+  const double head = 32'000.0 * 2'048 / params * pass;
   auto step = [&](const std::string& framework, int zero, int64_t global_batch,
                   Recompute recompute = Recompute::kNone) {
     JobSpec spec = NodeJob(framework);
@@ -275,19 +285,24 @@ TEST(TimeModelTest, PyTorchDataParallelismPassesOverTheParameters) {
   auto compute = [&](const std::string& framework, int zero, int64_t global_batch) {
     return step(framework, zero, global_batch).compute_s;
   };
-  // One micro-batch: ZeRO 3 copies 2 x 2 x 2 + 2 + 2 = 12 bytes out, ZeRO 2 one gather less (8),
-  // torchtitan's fp32 reduce buffer 2 more (14), DDP 6 + 6 + 16 = 28.
+  // One micro-batch: ZeRO 3 streams 2 x 2 x 2 + 2 + 2 = 12 bytes a parameter, ZeRO 2 one gather
+  // less (8), torchtitan's fp32 reduce buffer 2 more (14); DDP 12 + 4 + 8 = 24 and the casts'
+  // 2 x 6 a layer and head parameter, torchtitan's DDP 16 and the casts.
   EXPECT_NEAR(compute("fsdp", 3, 16) - compute("fsdp", 2, 16), 4 * pass, 1e-12);
   EXPECT_NEAR(compute("torchtitan", 3, 16) - compute("fsdp", 3, 16), 2 * pass, 1e-12);
-  EXPECT_NEAR(compute("fsdp", 0, 16) - compute("fsdp", 3, 16), 16 * pass, 1e-12);
-  // FSDP2's passes repeat every micro-batch; DDP's second micro-batch adds (12) where the
-  // first's gradient was taken as it came, and the bucket's copy and division are once a step:
-  // 2 x 12 for FSDP2 and 2 x 12 + 12 + 16 for DDP against 2 x 12 and 2 x 28.
+  EXPECT_NEAR(compute("fsdp", 0, 16) - compute("fsdp", 3, 16), 12 * pass + 12 * (layers + head),
+              1e-12);
+  EXPECT_NEAR(compute("torchtitan", 0, 16) - compute("fsdp", 0, 16), -8 * pass, 1e-12);
+  // FSDP2's passes and the casts repeat every micro-batch; the FSDP plan's DDP zeroes and
+  // divides once a step (12 of its 24 bytes), torchtitan's adds from the second micro-batch on.
   EXPECT_NEAR(compute("fsdp", 3, 32) - 2 * compute("fsdp", 3, 16), 0, 1e-12);
-  EXPECT_NEAR(compute("fsdp", 0, 32) - 2 * compute("fsdp", 0, 16), -4 * pass, 1e-12);
-  // Full recomputation casts the weights once more.
+  EXPECT_NEAR(compute("fsdp", 0, 32) - 2 * compute("fsdp", 0, 16), -12 * pass, 1e-12);
+  EXPECT_NEAR(compute("torchtitan", 0, 32) - 2 * compute("torchtitan", 0, 16), 12 * pass, 1e-12);
+  // Full recomputation casts the layers' weights once more.
   const StepTime full = step("fsdp", 0, 16, Recompute::kFull);
-  EXPECT_NEAR(full.compute_s - full.recompute_s - compute("fsdp", 0, 16), 6 * pass, 1e-12);
+  EXPECT_NEAR(full.compute_s - full.recompute_s - compute("fsdp", 0, 16), 6 * layers, 1e-12);
+  // torchtitan's DDP all-reduces every micro-batch, the FSDP plan's once a step.
+  EXPECT_NEAR(step("torchtitan", 0, 32).dp_comm_s, 2 * step("fsdp", 0, 32).dp_comm_s, 1e-12);
   // Megatron makes no such pass: its accumulation is fused into the GEMMs.
   EXPECT_DOUBLE_EQ(compute("megatron", 0, 32), 2 * compute("megatron", 0, 16));
 }

@@ -10,6 +10,7 @@
 //                  (ZeRO <= 2)       (uneven stages)
 //   fsdp           1                 1                   no       0,2,3  none, full
 //   torchtitan     any (SP always)   any, interleaved    yes      0,2,3  none, op-selective, full
+//                  (ZeRO 0: DDP, data parallelism alone)
 //   accelerate     the FSDP rules (or DeepSpeed's when the spec names deepspeed): it is a
 //                  launcher configuration for one of them, an --emit target only.
 //
@@ -107,11 +108,14 @@ struct FrameworkTraits {
   // precision (_fsdp_param_group.py wait_for_unshard, _fsdp_collectives.py foreach_reduce). The
   // shard's cast before the gather and the add into the sharded gradient run on the
   // collectives' streams over a 1/d share: not counted. DDP under autocast keeps fp32 weights
-  // and gradients: each forward pass (and each recomputation) casts every weight to the compute
-  // precision, the backward pass casts its gradient back to fp32, AccumulateGrad adds it to
-  // .grad in place from the second micro-batch on, and the synchronising micro-batch copies
-  // .grad into the reducer's bucket and divides it by the world size (reducer.cpp
-  // mark_variable_ready_dense; with gradient_as_bucket_view the bucket is .grad from then on).
+  // and gradients: each forward pass (and each recomputation) casts every layer's and the LM
+  // head's weights to the compute precision (the embedding is looked up in fp32), the backward
+  // pass casts their gradients back to fp32, and AccumulateGrad adds each micro-batch's
+  // gradient to .grad in place. The FSDP plan's script keeps .grad as views of the reducer's
+  // buckets (gradient_as_bucket_view, zeroed in place once a step) and divides them in place
+  // once a step (reducer.cpp mark_variable_ready_dense); torchtitan's DDP
+  // (ddp_syncs_every_micro_batch) copies them into its buckets, divided, and back every
+  // micro-batch.
   enum class ParameterPasses { kNone, kDeepSpeed, kPyTorch };
   ParameterPasses parameter_passes = ParameterPasses::kNone;
   // FSDP2 reshards a unit's weights after its backward pass whatever reshard_after_forward says
@@ -119,6 +123,12 @@ struct FrameworkTraits {
   // script leave gradient sync on): at ZeRO 2 too, each micro-batch gathers the weights for its
   // forward pass and reduce-scatters its gradients.
   bool reshards_after_backward = false;
+  // torchtitan's DDP (composable replicate, bucket_cap_mb=100): no no_sync during gradient
+  // accumulation and DDP's default gradient_as_bucket_view=False, so every micro-batch
+  // all-reduces, copies the gradients into the buckets and back, and the buckets are a second
+  // gradient-sized copy (torchtitan 0.2.2 models/llama3/infra/parallelize.py apply_ddp,
+  // train.py; torch/distributed/_composable/replicate.py).
+  bool ddp_syncs_every_micro_batch = false;
   // What a layout that leaves it out means under the framework. PyTorch's FSDP and torchtitan
   // shard everything unless told otherwise (FULL_SHARD, fully_shard): ZeRO 3. torchtitan's
   // tensor parallelism always shards the norms and the residual stream along the sequence (its
