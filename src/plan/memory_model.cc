@@ -293,9 +293,9 @@ MemoryEstimate EstimateMemory(const JobSpec& spec, const ModelFigures& figures,
     const double root = static_cast<double>(root_params) / static_cast<double>(c.tensor);
     // FSDP's SHARD_GRAD_OP: a unit's unsharded gradients wait for their reduce-scatter — the
     // current layer's and the root's (the head's come first in the backward pass).
-    const bool torch_fsdp = framework == Framework::kFsdp || framework == Framework::kTorchtitan ||
-                            framework == Framework::kAccelerate;
-    if (c.zero_stage == 2 && torch_fsdp) return (layer_params + root) * sb.gradient;
+    if (c.zero_stage == 2 && TraitsOf(framework).reshards_after_backward) {
+      return (layer_params + root) * sb.gradient;
+    }
     // DDP's buckets are the gradients themselves (gradient_as_bucket_view): nothing beyond the
     // model states (the CPU validation's DDP rows were 8-15% high while two 25 MiB buckets were
     // counted on top).

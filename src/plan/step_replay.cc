@@ -163,9 +163,7 @@ base::StatusOr<std::vector<Buffer>> PlannedStepBuffers(const JobSpec& spec,
   const double root_unsharded_grads = static_cast<double>(root_params) * sb.gradient;
   // PyTorch's FSDP at ZeRO 2 (SHARD_GRAD_OP) reduce-scatters each unit's unsharded gradients
   // after its backward pass, as at ZeRO 3.
-  const bool torch_zero2 =
-      c.zero_stage == 2 && (framework == Framework::kFsdp || framework == Framework::kTorchtitan ||
-                            framework == Framework::kAccelerate);
+  const bool torch_zero2 = c.zero_stage == 2 && TraitsOf(framework).reshards_after_backward;
 
   const bool deepspeed_pipe = framework == Framework::kDeepSpeed && c.pipeline > 1;
   if (deepspeed_pipe) {  // the persistent receive buffers, of a / t each
