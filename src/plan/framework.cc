@@ -219,6 +219,8 @@ FrameworkTraits TraitsOf(std::optional<Framework> framework) {
       t.parameter_passes = FrameworkTraits::ParameterPasses::kPyTorch;
       t.reshards_after_backward = true;
       t.ddp_syncs_every_micro_batch = true;
+      t.pipeline_defers_resharding = true;
+      t.keeps_head_gathered = true;
       t.default_zero_stage = 3;
       t.tensor_parallel_is_sequence_parallel = true;
       break;
@@ -260,6 +262,10 @@ std::optional<Framework> RunningFramework(const JobSpec& spec, const ParallelCon
     if (FrameworkBlocker(f, spec, c).empty()) return f;
   }
   return std::nullopt;
+}
+
+bool GathersOnceAStep(std::optional<Framework> framework, const ParallelConfig& c) {
+  return TraitsOf(framework).pipeline_defers_resharding && c.pipeline > 1 && c.zero_stage >= 2;
 }
 
 bool RunnableBySome(const JobSpec& spec, const ParallelConfig& c) {

@@ -303,6 +303,8 @@ MemoryEstimate EstimateMemory(const JobSpec& spec, const ModelFigures& figures,
     return layer_params * (2 * e + sb.gradient) + root * (e + sb.gradient);
   };
   const int64_t head_params = figures.lm_head_parameters;
+  const bool fsdp2 = TraitsOf(framework).reshards_after_backward;
+  const bool once_a_step = GathersOnceAStep(framework, c);
   auto stage = [&](int64_t i) {
     const bool first = i == 0, last = i == p - 1;
     MemoryEstimate m;
@@ -310,12 +312,20 @@ MemoryEstimate EstimateMemory(const JobSpec& spec, const ModelFigures& figures,
     m.parameters_on_gpu = ParamsOfStage(model, figures, c, i);
     StateBytes on_gpu = sb;
     if (c.offload_optimizer) on_gpu.master = on_gpu.optimizer = on_gpu.gradient_copy = 0;
-    m.model_state_bytes =
-        ModelStateBytes(m.parameters_on_gpu, on_gpu, ShardingStage(training, framework, c), shards);
-    // ZeRO-2 under PyTorch's FSDP keeps the 16-bit weights gathered from the forward pass to
-    // the backward pass (reshard_after_forward=False) beside its fp32 shards.
-    if (c.zero_stage == 2 && sb.master == 0 && LowPrecision(training.precision)) {
-      m.model_state_bytes += Ceil(static_cast<double>(m.parameters_on_gpu) * e);
+    if (fsdp2 && c.zero_stage >= 2) {
+      // FSDP2 keeps every parameter sharded, in fp32 when it computes in 16 bits (its own
+      // master copy), gradients and optimizer states too: ZeRO 3's accounting. At ZeRO 2
+      // (reshard_after_forward=False) a unit's gathered weights stay from the forward pass to
+      // the backward pass, all of a stage's at the peak; under a pipeline that gathers once a
+      // step (GathersOnceAStep) they stay the whole step, with the unsharded gradients
+      // accumulated in the reduce precision beside them.
+      const auto params = static_cast<double>(m.parameters_on_gpu);
+      m.model_state_bytes = ModelStateBytes(m.parameters_on_gpu, on_gpu, 3, shards);
+      if (c.zero_stage == 2 || once_a_step) m.model_state_bytes += Ceil(params * e);
+      if (once_a_step) m.model_state_bytes += Ceil(params * sb.gradient);
+    } else {
+      m.model_state_bytes = ModelStateBytes(m.parameters_on_gpu, on_gpu,
+                                            ShardingStage(training, framework, c), shards);
     }
     // DDP under autocast (ZeRO 0 under FSDP's plan or torchtitan: fp32 weights, no master copy)
     // holds the 16-bit cast of every layer's and the LM head's weight (tied or not) in
@@ -355,10 +365,22 @@ MemoryEstimate EstimateMemory(const JobSpec& spec, const ModelFigures& figures,
     m.pipeline_buffer_bytes = Ceil(pipe_buffers);
     m.activation_bytes = Ceil(activations(layers) * in_flight + transient + pipe_buffers);
     m.logits_bytes = last ? Ceil(logits) : 0;
+    // The root unit's parameters: the embedding's and the head's. torchtitan reshards the
+    // embedding after its forward pass and gathers it again for the end of the backward pass,
+    // when the activations are gone; only its head stays gathered at the peak.
     int64_t root = 0;
-    if (first) root += figures.embedding_parameters;
+    if (first && !TraitsOf(framework).keeps_head_gathered) root += figures.embedding_parameters;
     if (last) root += head_params;
-    m.temporary_bytes = Ceil(temporaries(root));
+    if (once_a_step) {
+      // The weights and the gradients are model states here: one unit's fresh gradients
+      // before they are added into the accumulator (the head's first, on the last stage).
+      const double unit =
+          std::max(layer_params,
+                   last ? static_cast<double>(head_params) / static_cast<double>(c.tensor) : 0.0);
+      m.temporary_bytes = Ceil(unit * e);
+    } else {
+      m.temporary_bytes = Ceil(temporaries(root));
+    }
     const int64_t managed =
         m.model_state_bytes + m.activation_bytes + m.logits_bytes + m.temporary_bytes;
     m.fragmentation_bytes = Ceil(static_cast<double>(managed) * settings.fragmentation_fraction);

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <string_view>
 
 #include "seedance/plan/job_spec.h"
 #include "seedance/plan/model_figures.h"
@@ -148,28 +149,41 @@ TEST(MemoryModel, LlamaLayerWithGqaAndFlashAttention) {
   EXPECT_EQ(LayerActivationBytes(m, t, {.micro_batch = 2}), std::llround(expected));
 }
 
-// At ZeRO 3 the temporaries are FSDP's working set: the current and the prefetched layer's
-// gathered weights and the current layer's gradients, plus the root unit (embeddings, and the
-// head on the stage that holds it) gathered from forward to backward with its gradients.
-TEST(MemoryModel, ZeroThreeTemporariesHoldTheRootUnit) {
-  const ModelSpec m = TinyLlama(4, 1000);
+// TinyLlama(4, 1000) training with AdamW in `precision` on one node of 4 GPUs, 8 sequences a step.
+JobSpec TinyFourGpuJob(base::NumericFormat precision) {
   JobSpec spec;
-  spec.model = m;
+  spec.model = TinyLlama(4, 1000);
   spec.training.global_batch = 8;
-  spec.training.precision = base::NumericFormat::kFp32;  // 4-byte weights and gradients
+  spec.training.precision = precision;
   spec.training.optimizer = "adamw";
   spec.hardware.gpus_per_node = 4;
   spec.hardware.nodes = 1;
-  const ModelFigures f = ComputeModelFigures(m);
+  return spec;
+}
+
+// At ZeRO 3 the temporaries are FSDP's working set: the current and the prefetched layer's
+// gathered weights and the current layer's gradients, plus the root unit (embeddings, and the
+// head on the stage that holds it) gathered from forward to backward with its gradients.
+// torchtitan reshards the embedding after its forward pass: only the head's unit stays.
+TEST(MemoryModel, ZeroThreeTemporariesHoldTheRootUnit) {
+  // fp32: 4-byte weights and gradients.
+  JobSpec spec = TinyFourGpuJob(base::NumericFormat::kFp32);
+  const ModelFigures f = ComputeModelFigures(spec.model);
   // A llama layer: 2 norms (2 x 64) + q, k, v, o (4 x 64^2) + gate, up, down (3 x 64 x 128)
   // = 128 + 16,384 + 24,576 = 41,088; embeddings 1000 x 64 = 64,000 = the untied head.
   ASSERT_EQ(f.layer_parameters, 41'088);
   ASSERT_EQ(f.embedding_parameters, 64'000);
   ParallelConfig c{.zero_stage = 3, .micro_batch = 1};
   // 41,088 x (2 x 4 + 4) + (64,000 + 64,000) x (4 + 4) = 493,056 + 1,024,000
+  spec.framework = Framework::kFsdp;
   EXPECT_EQ(EstimateMemory(spec, f, c, int64_t{1} << 40).temporary_bytes, 1'517'056);
-  // Two pipeline stages: the first holds the embeddings, the last the head; each root unit is
-  // 64,000 parameters: 493,056 + 64,000 x 8 = 1,005,056.
+  // torchtitan: 493,056 + 64,000 x 8 = 1,005,056.
+  spec.framework = Framework::kTorchtitan;
+  EXPECT_EQ(EstimateMemory(spec, f, c, int64_t{1} << 40).temporary_bytes, 1'005'056);
+  // Two pipeline stages with no framework named (none runs ZeRO 3 in a pipeline as FSDP's
+  // units): the first holds the embeddings, the last the head; each root unit is 64,000
+  // parameters: 493,056 + 64,000 x 8 = 1,005,056.
+  spec.framework = Framework::kMegatron;
   c.pipeline = 2;
   EXPECT_EQ(EstimateMemory(spec, f, c, int64_t{1} << 40).temporary_bytes, 1'005'056);
   // Below ZeRO 3: Megatron's and DDP's buckets are the gradients (bucket views): nothing;
@@ -191,22 +205,41 @@ TEST(MemoryModel, ZeroThreeTemporariesHoldTheRootUnit) {
   EXPECT_EQ(EstimateMemory(spec, f, c, int64_t{1} << 40).temporary_bytes, 0);
 }
 
+// FSDP2 keeps every parameter sharded in fp32 with its gradients and Adam's moments (16 / d
+// bytes a parameter) whatever the stage; ZeRO 2 holds the bf16 weights it gathered from the
+// forward pass to the backward pass (2 bytes a parameter), never an unsharded fp32 copy.
+// torchtitan under a pipeline keeps them the whole step, at ZeRO 2 and 3 alike, with the
+// unsharded fp32 gradients it accumulates (4 more); its temporaries are one unit's fresh bf16
+// gradients, the head's (64,000 parameters) on the last stage, a layer's (41,088) on the first.
+TEST(MemoryModel, Fsdp2KeepsItsShardsAndWhatItGathers) {
+  JobSpec spec = TinyFourGpuJob(base::NumericFormat::kBf16);
+  const ModelFigures f = ComputeModelFigures(spec.model);
+  spec.framework = Framework::kFsdp;
+  auto at = [&](ParallelConfig c) { return EstimateMemory(spec, f, c, int64_t{1} << 40); };
+  const int64_t p = f.parameters;
+  EXPECT_EQ(at({.zero_stage = 3, .micro_batch = 1}).model_state_bytes, p * 16 / 4);
+  EXPECT_EQ(at({.zero_stage = 2, .micro_batch = 1}).model_state_bytes, p * 16 / 4 + p * 2);
+  spec.framework = Framework::kTorchtitan;
+  for (int zero : {2, 3}) {
+    const MemoryEstimate e = at({.pipeline = 2, .zero_stage = zero, .micro_batch = 1});
+    const int64_t stage = e.parameters_on_gpu;  // two data-parallel ranks
+    EXPECT_EQ(e.model_state_bytes, stage * 16 / 2 + stage * (2 + 4)) << zero;
+    EXPECT_EQ(e.temporary_bytes, (std::string_view(e.peak_stage) == "last" ? 64'000 : 41'088) * 2)
+        << zero;
+  }
+  EXPECT_EQ(at({.pipeline = 2, .zero_stage = 2, .micro_batch = 1}).total_bytes,
+            at({.pipeline = 2, .zero_stage = 3, .micro_batch = 1}).total_bytes);
+}
+
 // DDP under autocast (ZeRO 0 under FSDP's plan) keeps fp32 weights and holds each matmul's bf16
 // cast of its weight until the forward pass is over (autocast's cache, recomputed layers' too)
 // and saves it for the backward pass: 2 bytes a parameter of the layers and the LM head.
 // torchtitan's DDP keeps its buckets beside the gradients: 4 bytes more. Megatron's bf16 weights
 // are what its GEMMs read: no cast.
 TEST(MemoryModel, DdpUnderAutocastKeepsTheWeightsCasts) {
-  const ModelSpec m = TinyLlama(4, 1000);
-  JobSpec spec;
-  spec.model = m;
-  spec.training.global_batch = 8;
-  spec.training.precision = base::NumericFormat::kBf16;
-  spec.training.optimizer = "adamw";
-  spec.hardware.gpus_per_node = 4;
-  spec.hardware.nodes = 1;
+  JobSpec spec = TinyFourGpuJob(base::NumericFormat::kBf16);
   spec.framework = Framework::kFsdp;
-  const ModelFigures f = ComputeModelFigures(m);
+  const ModelFigures f = ComputeModelFigures(spec.model);
   auto states = [&](Recompute recompute) {
     const ParallelConfig c{.zero_stage = 0, .recompute = recompute, .micro_batch = 1};
     return EstimateMemory(spec, f, c, int64_t{1} << 40).model_state_bytes;

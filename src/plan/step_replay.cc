@@ -80,6 +80,14 @@ base::StatusOr<std::vector<Buffer>> PlannedStepBuffers(const JobSpec& spec,
   const bool autocast_casts = ddp && training.precision != base::NumericFormat::kFp32 &&
                               training.precision != base::NumericFormat::kTf32;
   const bool ddp_buckets = ddp && TraitsOf(framework).ddp_syncs_every_micro_batch;
+  // FSDP2 keeps its shards, gradients and optimizer states as ZeRO 3 does at ZeRO 2 too, beside
+  // the gathered weights ZeRO 2 holds and, under a pipeline that gathers once a step, the
+  // unsharded gradients it accumulates (memory_model.cc).
+  const bool fsdp2 = TraitsOf(framework).reshards_after_backward && c.zero_stage >= 2;
+  const bool once_a_step = GathersOnceAStep(framework, c);
+  const int state_zero = fsdp2 ? 3 : zero;
+  // Bytes per activation element and per gathered weight (16-bit or fp32 compute).
+  const double e = StateBytesFor(training).weight;
   auto states = [&](const std::string& name, int64_t params, double casts) {
     const StateBytes w{.weight = sb.weight, .gradient = 0, .master = 0, .optimizer = 0};
     const StateBytes g{.weight = 0, .gradient = sb.gradient, .master = 0, .optimizer = 0};
@@ -89,18 +97,19 @@ base::StatusOr<std::vector<Buffer>> PlannedStepBuffers(const JobSpec& spec,
                         .optimizer = c.offload_optimizer ? 0 : sb.optimizer,
                         .gradient_copy = c.offload_optimizer ? 0 : sb.gradient_copy};
     Add(out, name + ".weights", 0, end,
-        static_cast<double>(ModelStateBytes(params, w, zero, shards)), BufferKind::kWeight);
+        static_cast<double>(ModelStateBytes(params, w, state_zero, shards)), BufferKind::kWeight);
     Add(out, name + ".gradients", 0, end,
-        static_cast<double>(ModelStateBytes(params, g, zero, shards)), BufferKind::kGradient);
+        static_cast<double>(ModelStateBytes(params, g, state_zero, shards)), BufferKind::kGradient);
     Add(out, name + ".optimizer", 0, end,
-        static_cast<double>(ModelStateBytes(params, mo, zero, shards)),
+        static_cast<double>(ModelStateBytes(params, mo, state_zero, shards)),
         BufferKind::kOptimizerState);
-    // PyTorch's FSDP at ZeRO 2 (reshard_after_forward=False) keeps the 16-bit weights it
-    // gathered beside its fp32 shards for the whole step, as the memory model counts them.
-    if (c.zero_stage == 2 && sb.master == 0 && training.precision != base::NumericFormat::kFp32 &&
-        training.precision != base::NumericFormat::kTf32) {
-      Add(out, name + ".unsharded.weights", 0, end, static_cast<double>(params) * 2.0,
+    if (fsdp2 && (c.zero_stage == 2 || once_a_step)) {
+      Add(out, name + ".unsharded.weights", 0, end, static_cast<double>(params) * e,
           BufferKind::kWeight);
+    }
+    if (once_a_step) {
+      Add(out, name + ".accumulated.gradients", 0, end, static_cast<double>(params) * sb.gradient,
+          BufferKind::kGradient);
     }
     if (autocast_casts && casts > 0) {
       Add(out, name + ".autocast.weights", 0, end, casts * 2.0, BufferKind::kWeight);
@@ -149,8 +158,6 @@ base::StatusOr<std::vector<Buffer>> PlannedStepBuffers(const JobSpec& spec,
   // Op-selective keeps one set of tensors from the forward pass to the backward pass.
   const double op_selective =
       static_cast<double>(LayerActivationBytes(model, training, c, framework)) - input;
-  // Bytes per activation element and per gathered weight (16-bit or fp32 compute).
-  const double e = StateBytesFor(training).weight;
   const double sp = c.sequence_parallel ? t : 1;
   const double tokens = static_cast<double>(model.sequence_length) *
                         static_cast<double>(c.micro_batch) /
@@ -159,8 +166,13 @@ base::StatusOr<std::vector<Buffer>> PlannedStepBuffers(const JobSpec& spec,
   const double sbv = tokens * static_cast<double>(model.vocab_size) / t;
   const double gathered_layer = static_cast<double>(layer_params) * e;
   const double unsharded_grads = static_cast<double>(layer_params) * sb.gradient;
-  const double root_gathered = static_cast<double>(root_params) * e;
-  const double root_unsharded_grads = static_cast<double>(root_params) * sb.gradient;
+  // torchtitan reshards the embedding after its forward pass: only the head stays gathered.
+  const int64_t root_held = has_embedding && TraitsOf(framework).keeps_head_gathered
+                                ? root_params - figures.embedding_parameters / c.tensor
+                                : root_params;
+  const double root_gathered = static_cast<double>(root_held) * e;
+  const double root_unsharded_grads = static_cast<double>(root_held) * sb.gradient;
+  const double head_fresh_grads = has_head ? head_casts * e : 0;
   // PyTorch's FSDP at ZeRO 2 (SHARD_GRAD_OP) reduce-scatters each unit's unsharded gradients
   // after its backward pass, as at ZeRO 3.
   const bool torch_zero2 = c.zero_stage == 2 && TraitsOf(framework).reshards_after_backward;
@@ -209,12 +221,17 @@ base::StatusOr<std::vector<Buffer>> PlannedStepBuffers(const JobSpec& spec,
         Add(out, id + ".norms", from, b + 1, norms, BufferKind::kActivation);
       }
       Add(out, id + ".grad_input", b, b + 1, grad_flow, BufferKind::kActivation);
-      if (c.zero_stage == 3) {
-        Add(out, id + ".gathered_fwd", f, f + 2, gathered_layer, BufferKind::kWorkspace);
-        Add(out, id + ".gathered_bwd", b, b + 2, gathered_layer, BufferKind::kWorkspace);
-      }
-      if (c.zero_stage == 3 || torch_zero2) {
-        Add(out, id + ".unsharded_grads", b, b + 1, unsharded_grads, BufferKind::kWorkspace);
+      if (once_a_step) {
+        // The layer's fresh gradients until they are added into the accumulator.
+        Add(out, id + ".fresh_grads", b, b + 1, gathered_layer, BufferKind::kWorkspace);
+      } else {
+        if (c.zero_stage == 3) {
+          Add(out, id + ".gathered_fwd", f, f + 2, gathered_layer, BufferKind::kWorkspace);
+          Add(out, id + ".gathered_bwd", b, b + 2, gathered_layer, BufferKind::kWorkspace);
+        }
+        if (c.zero_stage == 3 || torch_zero2) {
+          Add(out, id + ".unsharded_grads", b, b + 1, unsharded_grads, BufferKind::kWorkspace);
+        }
       }
     }
     // DeepSpeed's pipeline engine, as memory_model.cc counts it: each micro-batch's stage output
@@ -238,7 +255,9 @@ base::StatusOr<std::vector<Buffer>> PlannedStepBuffers(const JobSpec& spec,
       Add(out, mb + ".logits", head_f, b0 + 1, e * sbv, BufferKind::kActivation);
       Add(out, mb + ".logits_fp32", head_f, b0 + 1, 4 * sbv, BufferKind::kActivation);
     }
-    if (c.zero_stage == 3 || torch_zero2) {
+    if (once_a_step) {
+      Add(out, mb + ".head_fresh_grads", b0, b0 + 1, head_fresh_grads, BufferKind::kWorkspace);
+    } else if (c.zero_stage == 3 || torch_zero2) {
       Add(out, mb + ".root_unsharded_grads", b0, b0 + units, root_unsharded_grads,
           BufferKind::kWorkspace);
     } else {
@@ -252,7 +271,7 @@ base::StatusOr<std::vector<Buffer>> PlannedStepBuffers(const JobSpec& spec,
   }
   // One gathered copy of the root unit while any micro-batch is between its forward and its
   // backward pass: from the step's first forward pass to its last backward pass.
-  if (c.zero_stage == 3) {
+  if (c.zero_stage == 3 && !once_a_step) {
     Add(out, "root_gathered", 0, clock, root_gathered, BufferKind::kWorkspace);
   }
   return out;

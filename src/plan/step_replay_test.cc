@@ -97,7 +97,9 @@ TEST(StepReplayTest, TimelineAgreesWithTheMemoryModel) {
 // The frameworks' own buffers are in the timeline as in the closed form: DeepSpeed's pipeline
 // engine's stage outputs, rebuilt outputs and gradients and receive buffers (with and without
 // tensor parallelism), its ZeRO 2 bucket; FSDP's SHARD_GRAD_OP
-// holds a unit's unsharded gradients until their reduce-scatter and its gathered 16-bit weights.
+// holds a unit's unsharded gradients until their reduce-scatter and its gathered 16-bit weights;
+// torchtitan keeps only its head's unit gathered, and under a pipeline the stage's weights and
+// accumulated gradients the whole step.
 TEST(StepReplayTest, FrameworkBuffersAgreeWithTheMemoryModel) {
   JobSpec spec = ReplayDefaultJob();
   const cost::GpuSpec& gpu = ReplayGpuOf(spec);
@@ -114,6 +116,10 @@ TEST(StepReplayTest, FrameworkBuffersAgreeWithTheMemoryModel) {
        "rebuilt_output_and_grad"},
       {Framework::kDeepSpeed, {.zero_stage = 2, .micro_batch = 1}, "bucket"},
       {Framework::kFsdp, {.zero_stage = 2, .micro_batch = 1}, "unsharded_grads"},
+      {Framework::kTorchtitan, {.zero_stage = 3, .micro_batch = 1}, "root_gathered"},
+      {Framework::kTorchtitan,
+       {.pipeline = 2, .zero_stage = 3, .micro_batch = 1},
+       "accumulated.gradients"},
   };
   for (const Case& k : cases) {
     spec.framework = k.framework;

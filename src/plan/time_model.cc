@@ -225,14 +225,16 @@ double HeadSeconds(const ModelSpec& model, const ParallelConfig& c, const Machin
 
 // What the passes over a stage's parameters depend on (ParameterPassBytes).
 struct PassInputs {
-  int zero = 0;                 // the sharding stage (ShardingStage)
-  double shards = 1;            // ranks the gradients are sharded over (d x cp)
-  double micro_batches = 1;     // a step's, per pipeline
-  double reduced_bytes = 2;     // the precision the gradients are reduced in
-  double recomputed_share = 0;  // the share of the stage's layers run forward again
-  double params = 0;            // the stage's parameters on this GPU
-  double layer_params = 0;      // of them, the decoder layers'
-  double head_params = 0;       // the LM head's weight as its matmul reads it (tied or not)
+  int zero = 0;                  // the sharding stage (ShardingStage)
+  double shards = 1;             // ranks the gradients are sharded over (d x cp)
+  double micro_batches = 1;      // a step's, per pipeline
+  double reduced_bytes = 2;      // the precision the gradients are reduced in
+  double recomputed_share = 0;   // the share of the stage's layers run forward again
+  double params = 0;             // the stage's parameters on this GPU
+  double layer_params = 0;       // of them, the decoder layers'
+  double head_params = 0;        // the LM head's weight as its matmul reads it (tied or not)
+  double regathered_params = 0;  // of params, those ZeRO 3 gathers again for the backward pass
+  bool once_a_step = false;      // one gather and one reduction a step (GathersOnceAStep)
 };
 
 // Bytes the framework's passes over the stage's parameters outside the GEMMs stream in one
@@ -257,10 +259,21 @@ double ParameterPassBytes(const Machine& m, const TrainingSpec& training,
       return in.params * bytes;
     }
     case FrameworkTraits::ParameterPasses::kPyTorch: {
+      if (in.once_a_step) {
+        // FSDP2 under a pipeline: one gather's copy-out and one reduce-scatter's copy-in a step;
+        // the gradients accumulated unsharded every micro-batch, in the reduce precision — the
+        // first cast into the accumulator, the later ones added into it with their cast fused
+        // (to_accumulated_grad_if_needed, accumulate_unsharded_grad_if_needed) — or, in the
+        // compute precision, by autograd's in-place add from the second.
+        const double r = in.reduced_bytes;
+        const double accumulation =
+            m.e < r ? (m.e + r) / mb + (m.e + 2 * r) * later : 3 * m.e * later;
+        return in.params * (accumulation + (2 * m.e + 2 * r) / mb);
+      }
       if (in.zero >= 2) {
         // FSDP2: each gather's copy-out (read and write), the reduce-scatter's copy-in.
-        const double gathers = in.zero == 3 ? 2 : 1;
-        return in.params * (gathers * 2 * m.e + m.e + in.reduced_bytes);
+        const double gathered = in.zero == 3 ? in.params + in.regathered_params : in.params;
+        return gathered * 2 * m.e + in.params * (m.e + in.reduced_bytes);
       }
       double bytes = 0;
       if (m.traits.ddp_syncs_every_micro_batch) {
@@ -379,6 +392,13 @@ StepTime EstimateStepTime(const JobSpec& spec, const ModelFigures& figures, cons
   };
   // The framework's passes over the stage's parameters outside the GEMMs, a micro-batch's share.
   const double params = static_cast<double>(StageParameters(model, figures, c));
+  const double head_params =
+      static_cast<double>(model.vocab_size) * static_cast<double>(model.hidden_size) / t;
+  // torchtitan keeps the head gathered from its forward pass to its backward pass: ZeRO 3
+  // gathers the rest again (FrameworkTraits::keeps_head_gathered).
+  const double regathered_params =
+      traits.keeps_head_gathered && c.pipeline == 1 ? params - head_params : params;
+  const bool once_a_step = GathersOnceAStep(framework, c);
   const double recomputed_share = c.recompute == Recompute::kFull ? recomputed_layers / layers
                                   : c.recompute == Recompute::kOpSelective ? 1
                                                                            : 0;
@@ -390,8 +410,9 @@ StepTime EstimateStepTime(const JobSpec& spec, const ModelFigures& figures, cons
       .recomputed_share = recomputed_share,
       .params = params,
       .layer_params = layers * static_cast<double>(figures.layer_parameters) / t,
-      .head_params =
-          static_cast<double>(model.vocab_size) * static_cast<double>(model.hidden_size) / t};
+      .head_params = head_params,
+      .regathered_params = regathered_params,
+      .once_a_step = once_a_step};
   const double accumulate = Stream(m, ParameterPassBytes(m, training, framework, c, sb, passes));
   const double last_layers = static_cast<double>(StageLayers(c, model.layers, c.pipeline - 1));
   const double stage_compute =
@@ -478,6 +499,15 @@ StepTime EstimateStepTime(const JobSpec& spec, const ModelFigures& figures, cons
       const double ar = Collective(AllReduceWire(grads, dp), dp, dp_link, curve);
       st.dp_comm_s = reductions * ar;
       st.dp_exposed_s = reductions * Exposed(ar, backward_mb, loss);
+    } else if (once_a_step) {
+      // FSDP2 under a pipeline (GathersOnceAStep): the weights gathered during the step's first
+      // forward pass, the first layer's gather not hidden; the accumulated gradients
+      // reduce-scattered after the stage's last backward pass, with no compute after it on the
+      // first stage.
+      const double ag = Collective(ShardWire(weights, dp), dp, dp_link, curve);
+      const double rs = Collective(ShardWire(grads, dp), dp, dp_link, curve);
+      st.dp_comm_s = ag + rs;
+      st.dp_exposed_s = Exposed(ag, forward_mb, loss) + ag / std::max(1.0, layers) + rs;
     } else if (zero == 1) {
       // The distributed optimizer: gradients reduce-scattered during the last micro-batch's
       // backward, the updated weights all-gathered during the next step's first forward.
@@ -509,10 +539,12 @@ StepTime EstimateStepTime(const JobSpec& spec, const ModelFigures& figures, cons
       // ZeRO-3 / FSDP: the weights gathered for the forward and again for the backward, the
       // gradients reduce-scattered, every micro-batch; the first layer's gather is not hidden.
       const double ag = Collective(ShardWire(weights, dp), dp, dp_link, curve);
+      const double ag_bwd =
+          Collective(ShardWire(regathered_params * gathered_bytes, dp), dp, dp_link, curve);
       const double rs = Collective(ShardWire(grads, dp), dp, dp_link, curve);
-      st.dp_comm_s = micro_batches * (2 * ag + rs);
+      st.dp_comm_s = micro_batches * (ag + ag_bwd + rs);
       st.dp_exposed_s =
-          micro_batches * (Exposed(ag, forward_mb, loss) + Exposed(ag + rs, backward_mb, loss) +
+          micro_batches * (Exposed(ag, forward_mb, loss) + Exposed(ag_bwd + rs, backward_mb, loss) +
                            ag / std::max(1.0, layers));
     }
   }

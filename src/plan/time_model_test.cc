@@ -222,7 +222,8 @@ TEST(TimeModelTest, DeepSpeedAccumulatesItsGradientsOutsideTheGemms) {
 // FSDP and torchtitan all-gather the weights cast to bf16, not their fp32 shards; FSDP's plan
 // reduces the gradients in bf16, torchtitan in fp32. ZeRO 3 on one node of 8 H100s: per
 // micro-batch two gathers (forward, backward) and a reduce-scatter of the whole model, each
-// moving 7/8 of it over NVLink.
+// moving 7/8 of it over NVLink; torchtitan keeps its head gathered for the backward pass, so its
+// second gather leaves the 32,000 x 2,048 head out.
 TEST(TimeModelTest, FsdpGathersInTheComputePrecisionAndReducesAsItsPlanSays) {
   const cost::GpuSpec& h100 = **cost::GpuCatalog::BuiltIn().Get("H100-SXM");
   const LinkCurve nvlink = HardwareModel{}.curves.nvlink_hopper;
@@ -236,8 +237,11 @@ TEST(TimeModelTest, FsdpGathersInTheComputePrecisionAndReducesAsItsPlanSays) {
     const double bytes_per_s = links.intra_node_gbytes_per_s * 1e9 * nvlink.busbw_fraction;
     const double params = static_cast<double>(f.parameters);
     const double gather = nvlink.latency_s + 7.0 / 8 * params * 2 / bytes_per_s;
+    const double regathered = framework == "torchtitan" ? params - 32'000.0 * 2'048 : params;
+    const double gather_bwd = nvlink.latency_s + 7.0 / 8 * regathered * 2 / bytes_per_s;
     const double reduce = nvlink.latency_s + 7.0 / 8 * params * reduce_bytes / bytes_per_s;
-    EXPECT_NEAR(st.dp_comm_s, 2 * (2 * gather + reduce), 1e-9) << framework;  // 2 micro-batches
+    EXPECT_NEAR(st.dp_comm_s, 2 * (gather + gather_bwd + reduce), 1e-9)
+        << framework;  // 2 micro-batches
     // ZeRO 2 (reshard_after_forward=False) reshards after each backward pass all the same: a
     // gather and a reduce-scatter every micro-batch.
     const ParallelConfig zero2{.zero_stage = 2, .micro_batch = 2};
@@ -286,10 +290,11 @@ TEST(TimeModelTest, PyTorchDataParallelismPassesOverTheParameters) {
     return step(framework, zero, global_batch).compute_s;
   };
   // One micro-batch: ZeRO 3 streams 2 x 2 x 2 + 2 + 2 = 12 bytes a parameter, ZeRO 2 one gather
-  // less (8), torchtitan's fp32 reduce buffer 2 more (14); DDP 12 + 4 + 8 = 24 and the casts'
-  // 2 x 6 a layer and head parameter, torchtitan's DDP 16 and the casts.
+  // less (8), torchtitan's fp32 reduce buffer 2 more (14) and its head's second gather less (4
+  // a head parameter); DDP 12 + 4 + 8 = 24 and the casts' 2 x 6 a layer and head parameter,
+  // torchtitan's DDP 16 and the casts.
   EXPECT_NEAR(compute("fsdp", 3, 16) - compute("fsdp", 2, 16), 4 * pass, 1e-12);
-  EXPECT_NEAR(compute("torchtitan", 3, 16) - compute("fsdp", 3, 16), 2 * pass, 1e-12);
+  EXPECT_NEAR(compute("torchtitan", 3, 16) - compute("fsdp", 3, 16), 2 * pass - 4 * head, 1e-12);
   EXPECT_NEAR(compute("fsdp", 0, 16) - compute("fsdp", 3, 16), 12 * pass + 12 * (layers + head),
               1e-12);
   EXPECT_NEAR(compute("torchtitan", 0, 16) - compute("fsdp", 0, 16), -8 * pass, 1e-12);
@@ -305,6 +310,40 @@ TEST(TimeModelTest, PyTorchDataParallelismPassesOverTheParameters) {
   EXPECT_NEAR(step("torchtitan", 0, 32).dp_comm_s, 2 * step("fsdp", 0, 32).dp_comm_s, 1e-12);
   // Megatron makes no such pass: its accumulation is fused into the GEMMs.
   EXPECT_DOUBLE_EQ(compute("megatron", 0, 32), 2 * compute("megatron", 0, 16));
+}
+
+// torchtitan's FSDP2 under a pipeline (GathersOnceAStep), ZeRO 2 and 3 alike: the stage's
+// weights gathered once a step in bf16 and its accumulated gradients reduce-scattered once in
+// fp32, after its last backward pass with nothing to hide behind. Its passes over the stage's
+// parameters a step, in bytes a parameter: the first micro-batch's gradients cast into the
+// accumulator (2 read, 4 written), every later one's added with the cast fused (2 + 4 read, 4
+// written), one gather's copy-out (2 x 2) and one copy-in (2 x 4): 10 m + 8 for m micro-batches.
+// Two stages on a node of 8 H100s: four data-parallel ranks, 4 or 8 micro-batches of 2.
+TEST(TimeModelTest, TorchtitanUnderAPipelineGathersAndReducesOnceAStep) {
+  const cost::GpuSpec& h100 = **cost::GpuCatalog::BuiltIn().Get("H100-SXM");
+  const LinkCurve nvlink = HardwareModel{}.curves.nvlink_hopper;
+  JobSpec spec = NodeJob("torchtitan");
+  const ModelFigures f = ComputeModelFigures(spec.model);
+  const Links links = ResolveLinks(spec.hardware, h100);
+  const double bytes_per_s = links.intra_node_gbytes_per_s * 1e9 * nvlink.busbw_fraction;
+  auto step = [&](int zero, int64_t global_batch) {
+    spec.training.global_batch = global_batch;
+    const ParallelConfig c{.pipeline = 2, .zero_stage = zero, .micro_batch = 2};
+    return EstimateStepTime(spec, f, c, h100, links);
+  };
+  const ParallelConfig c{.pipeline = 2, .zero_stage = 3, .micro_batch = 2};
+  const double stage = static_cast<double>(StageParameters(spec.model, f, c));
+  const double gather = nvlink.latency_s + 3.0 / 4 * stage * 2 / bytes_per_s;
+  const double reduce = nvlink.latency_s + 3.0 / 4 * stage * 4 / bytes_per_s;
+  for (int zero : {2, 3}) {
+    const StepTime st = step(zero, 32);
+    EXPECT_NEAR(st.dp_comm_s, gather + reduce, 1e-9) << zero;
+    EXPECT_GE(st.dp_exposed_s, reduce) << zero;
+    EXPECT_DOUBLE_EQ(st.step_s, step(3, 32).step_s) << zero;
+    EXPECT_DOUBLE_EQ(step(zero, 64).dp_comm_s, st.dp_comm_s) << zero;
+  }
+  const double pass = SecondsPerByteOfEachParameter(f) * stage / static_cast<double>(f.parameters);
+  EXPECT_NEAR(step(3, 64).compute_s - 2 * step(3, 32).compute_s, -8 * pass, 1e-12);
 }
 
 }  // namespace

@@ -129,6 +129,20 @@ struct FrameworkTraits {
   // gradient-sized copy (torchtitan 0.2.2 models/llama3/infra/parallelize.py apply_ddp,
   // train.py; torch/distributed/_composable/replicate.py).
   bool ddp_syncs_every_micro_batch = false;
+  // torchtitan's FSDP2 under a pipeline. PyTorch's pipeline stage runs every backward pass but a
+  // stage's last with resharding after backward and gradient sync off, and reduce-scatters
+  // after the last (torch.distributed.pipelining stage.py backward_maybe_with_nosync,
+  // set_reshard_after_backward(False), set_requires_gradient_sync(False)); torchtitan turns
+  // reshard_after_forward off when it pipelines (apply_fsdp: "default" is `not pp_enabled`).
+  // So at ZeRO 2 and 3 alike a stage gathers its 16-bit weights once a step and keeps them,
+  // accumulates unsharded gradients in the reduce precision
+  // (FSDPParam.to_accumulated_grad_if_needed, accumulate_unsharded_grad_if_needed), and
+  // reduce-scatters them once, after its last backward pass (GathersOnceAStep).
+  bool pipeline_defers_resharding = false;
+  // torchtitan wraps the final norm and the output head in one FSDP unit it does not reshard
+  // after the forward pass (apply_fsdp: reshard_after_forward only under the "always" policy):
+  // at ZeRO 3 the head is gathered once a micro-batch, not twice.
+  bool keeps_head_gathered = false;
   // What a layout that leaves it out means under the framework. PyTorch's FSDP and torchtitan
   // shard everything unless told otherwise (FULL_SHARD, fully_shard): ZeRO 3. torchtitan's
   // tensor parallelism always shards the norms and the residual stream along the sequence (its
@@ -155,5 +169,10 @@ std::optional<Framework> RunningFramework(const JobSpec& spec, const ParallelCon
 // DeepSpeed's offload), bf16 optimizer states allowed, and Seedance's compression hook on plain
 // data parallelism (it is a DDP hook).
 bool RunnableBySome(const JobSpec& spec, const ParallelConfig& c);
+
+// Whether `framework` runs `c`'s sharded data parallelism (ZeRO 2 or 3) inside a pipeline with
+// one gather and one reduce-scatter a step, the weights and the unsharded gradients kept for
+// the whole step (FrameworkTraits::pipeline_defers_resharding).
+bool GathersOnceAStep(std::optional<Framework> framework, const ParallelConfig& c);
 
 }  // namespace seedance::plan
