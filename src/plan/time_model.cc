@@ -501,13 +501,16 @@ StepTime EstimateStepTime(const JobSpec& spec, const ModelFigures& figures, cons
       st.dp_exposed_s = reductions * Exposed(ar, backward_mb, loss);
     } else if (once_a_step) {
       // FSDP2 under a pipeline (GathersOnceAStep): the weights gathered during the step's first
-      // forward pass, the first layer's gather not hidden; the accumulated gradients
-      // reduce-scattered after the stage's last backward pass, with no compute after it on the
-      // first stage.
+      // forward pass, the first layer's gather not hidden; each model chunk's accumulated
+      // gradients reduce-scattered after the chunk's last backward pass. The first stage's first
+      // chunk ends the pipeline's drain: its share has no compute after it, the other chunks'
+      // run beside the last backward passes of the chunks after them.
       const double ag = Collective(ShardWire(weights, dp), dp, dp_link, curve);
       const double rs = Collective(ShardWire(grads, dp), dp, dp_link, curve);
+      const double later_chunks = (v - 1) / v;
       st.dp_comm_s = ag + rs;
-      st.dp_exposed_s = Exposed(ag, forward_mb, loss) + ag / std::max(1.0, layers) + rs;
+      st.dp_exposed_s = Exposed(ag, forward_mb, loss) + ag / std::max(1.0, layers) + rs / v +
+                        Exposed(rs * later_chunks, backward_mb * later_chunks, loss);
     } else if (zero == 1) {
       // The distributed optimizer: gradients reduce-scattered during the last micro-batch's
       // backward, the updated weights all-gathered during the next step's first forward.

@@ -314,7 +314,8 @@ TEST(TimeModelTest, PyTorchDataParallelismPassesOverTheParameters) {
 
 // torchtitan's FSDP2 under a pipeline (GathersOnceAStep), ZeRO 2 and 3 alike: the stage's
 // weights gathered once a step in bf16 and its accumulated gradients reduce-scattered once in
-// fp32, after its last backward pass with nothing to hide behind. Its passes over the stage's
+// fp32, after its last backward pass with nothing to hide behind (interleaved, each model
+// chunk after its own, the first chunk's last). Its passes over the stage's
 // parameters a step, in bytes a parameter: the first micro-batch's gradients cast into the
 // accumulator (2 read, 4 written), every later one's added with the cast fused (2 + 4 read, 4
 // written), one gather's copy-out (2 x 2) and one copy-in (2 x 4): 10 m + 8 for m micro-batches.
@@ -344,6 +345,15 @@ TEST(TimeModelTest, TorchtitanUnderAPipelineGathersAndReducesOnceAStep) {
   }
   const double pass = SecondsPerByteOfEachParameter(f) * stage / static_cast<double>(f.parameters);
   EXPECT_NEAR(step(3, 64).compute_s - 2 * step(3, 32).compute_s, -8 * pass, 1e-12);
+  // Interleaved, each model chunk reduces after its own last backward pass: only the first
+  // chunk's half is left with no compute after it.
+  spec.training.global_batch = 32;
+  const ParallelConfig interleaved{
+      .pipeline = 2, .virtual_stages = 2, .zero_stage = 3, .micro_batch = 2};
+  const StepTime chunks = EstimateStepTime(spec, f, interleaved, h100, links);
+  EXPECT_NEAR(chunks.dp_comm_s, gather + reduce, 1e-9);
+  EXPECT_GE(chunks.dp_exposed_s, reduce / 2);
+  EXPECT_LT(chunks.dp_exposed_s, step(3, 32).dp_exposed_s);
 }
 
 }  // namespace
