@@ -278,6 +278,7 @@ MemoryEstimate EstimateMemory(const JobSpec& spec, const ModelFigures& figures,
   // (measured on CPU ranks: bench/plan/cpu_validation.py).
   const double layer_params =
       static_cast<double>(figures.layer_parameters) / static_cast<double>(c.tensor);
+  const FrameworkTraits traits = TraitsOf(framework);
   auto temporaries = [&](int64_t root_params) {
     // DeepSpeed's ZeRO 2 reduces through contiguous buckets of 5e8 elements (its
     // reduce_bucket_size default): two with overlap_comm, which the time model's overlapped
@@ -293,7 +294,7 @@ MemoryEstimate EstimateMemory(const JobSpec& spec, const ModelFigures& figures,
     const double root = static_cast<double>(root_params) / static_cast<double>(c.tensor);
     // FSDP's SHARD_GRAD_OP: a unit's unsharded gradients wait for their reduce-scatter — the
     // current layer's and the root's (the head's come first in the backward pass).
-    if (c.zero_stage == 2 && TraitsOf(framework).reshards_after_backward) {
+    if (c.zero_stage == 2 && traits.reshards_after_backward) {
       return (layer_params + root) * sb.gradient;
     }
     // DDP's buckets are the gradients themselves (gradient_as_bucket_view): nothing beyond the
@@ -303,7 +304,7 @@ MemoryEstimate EstimateMemory(const JobSpec& spec, const ModelFigures& figures,
     return layer_params * (2 * e + sb.gradient) + root * (e + sb.gradient);
   };
   const int64_t head_params = figures.lm_head_parameters;
-  const bool fsdp2 = TraitsOf(framework).reshards_after_backward;
+  const bool fsdp2 = traits.reshards_after_backward;
   const bool once_a_step = GathersOnceAStep(framework, c);
   auto stage = [&](int64_t i) {
     const bool first = i == 0, last = i == p - 1;
@@ -346,7 +347,7 @@ MemoryEstimate EstimateMemory(const JobSpec& spec, const ModelFigures& figures,
         }
         m.model_state_bytes += Ceil(casts * e);
       }
-      if (TraitsOf(framework).ddp_syncs_every_micro_batch) {
+      if (traits.ddp_syncs_every_micro_batch) {
         m.model_state_bytes += Ceil(static_cast<double>(m.parameters_on_gpu) * sb.gradient);
       }
     }
@@ -369,7 +370,7 @@ MemoryEstimate EstimateMemory(const JobSpec& spec, const ModelFigures& figures,
     // embedding after its forward pass and gathers it again for the end of the backward pass,
     // when the activations are gone; only its head stays gathered at the peak.
     int64_t root = 0;
-    if (first && !TraitsOf(framework).keeps_head_gathered) root += figures.embedding_parameters;
+    if (first && !traits.keeps_head_gathered) root += figures.embedding_parameters;
     if (last) root += head_params;
     if (once_a_step) {
       // The weights and the gradients are model states here: one unit's fresh gradients

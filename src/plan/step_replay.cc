@@ -79,11 +79,12 @@ base::StatusOr<std::vector<Buffer>> PlannedStepBuffers(const JobSpec& spec,
   const bool ddp = c.zero_stage == 0 && sb.master == 0;
   const bool autocast_casts = ddp && training.precision != base::NumericFormat::kFp32 &&
                               training.precision != base::NumericFormat::kTf32;
-  const bool ddp_buckets = ddp && TraitsOf(framework).ddp_syncs_every_micro_batch;
+  const FrameworkTraits traits = TraitsOf(framework);
+  const bool ddp_buckets = ddp && traits.ddp_syncs_every_micro_batch;
   // FSDP2 keeps its shards, gradients and optimizer states as ZeRO 3 does at ZeRO 2 too, beside
   // the gathered weights ZeRO 2 holds and, under a pipeline that gathers once a step, the
   // unsharded gradients it accumulates (memory_model.cc).
-  const bool fsdp2 = TraitsOf(framework).reshards_after_backward && c.zero_stage >= 2;
+  const bool fsdp2 = traits.reshards_after_backward && c.zero_stage >= 2;
   const bool once_a_step = GathersOnceAStep(framework, c);
   const int state_zero = fsdp2 ? 3 : zero;
   // Bytes per activation element and per gathered weight (16-bit or fp32 compute).
@@ -167,7 +168,7 @@ base::StatusOr<std::vector<Buffer>> PlannedStepBuffers(const JobSpec& spec,
   const double gathered_layer = static_cast<double>(layer_params) * e;
   const double unsharded_grads = static_cast<double>(layer_params) * sb.gradient;
   // torchtitan reshards the embedding after its forward pass: only the head stays gathered.
-  const int64_t root_held = has_embedding && TraitsOf(framework).keeps_head_gathered
+  const int64_t root_held = has_embedding && traits.keeps_head_gathered
                                 ? root_params - figures.embedding_parameters / c.tensor
                                 : root_params;
   const double root_gathered = static_cast<double>(root_held) * e;
@@ -175,7 +176,7 @@ base::StatusOr<std::vector<Buffer>> PlannedStepBuffers(const JobSpec& spec,
   const double head_fresh_grads = has_head ? head_casts * e : 0;
   // PyTorch's FSDP at ZeRO 2 (SHARD_GRAD_OP) reduce-scatters each unit's unsharded gradients
   // after its backward pass, as at ZeRO 3.
-  const bool torch_zero2 = c.zero_stage == 2 && TraitsOf(framework).reshards_after_backward;
+  const bool torch_zero2 = fsdp2 && c.zero_stage == 2;
 
   const bool deepspeed_pipe = framework == Framework::kDeepSpeed && c.pipeline > 1;
   if (deepspeed_pipe) {  // the persistent receive buffers, of a / t each
