@@ -90,6 +90,7 @@ function(seedance_add_test name)
   target_include_directories(${name} PRIVATE "${private}")
   target_link_libraries(${name} PRIVATE ${ARG_DEPS} GTest::gtest GTest::gtest_main GTest::gmock
                         seedance_compile_options)
+  target_compile_options(${name} PRIVATE ${SEEDANCE_CCACHE_TEST_FLAGS})  # cmake/SeedanceCcache.cmake
   set_target_properties(${name} PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}/tests")
   gtest_discover_tests(${name}
     PROPERTIES LABELS "cpp"
