@@ -40,16 +40,21 @@ def test_pip_install_into_a_fresh_venv(tmp_path: pathlib.Path) -> None:
     env_dir = tmp_path / "venv"
     venv.EnvBuilder(with_pip=True).create(env_dir)
     python = env_dir / "bin" / "python"
-    run([str(python), "-m", "pip", "install", "-q", "--no-input", pinned("torch")], tmp_path, 900)
+    # (--no-compile: no bytecode for torch's files, which Python writes on import if it needs it)
+    run([str(python), "-m", "pip", "install", "-q", "--no-input", "--no-compile", pinned("torch")],
+        tmp_path, 900)
     # CUDA is compiled and tested by the dev build; the wheel here skips it, and builds with no
     # optimisation and no debug information (build type None), to keep CI short. The build
     # folder is inside the checkout (ignored by git, emptied first and afterwards) so that ccache,
-    # when installed, finds the objects of an earlier run of this test, from any checkout.
+    # when installed, finds the objects of an earlier run of this test, from any checkout: the
+    # wheel's unity build #includes each source by its absolute path, so __FILE__ is mapped
+    # relative to the checkout (as cmake/SeedanceCcache.cmake does for the test programs).
     build_dir = REPO / "build-pip"
     shutil.rmtree(build_dir, ignore_errors=True)
     try:
         run([str(python), "-m", "pip", "install", "-q", "--no-input",
              "-C", "cmake.define.SEEDANCE_CUDA=OFF", "-C", "cmake.build-type=None",
+             "-C", f"cmake.define.CMAKE_CXX_FLAGS=-fmacro-prefix-map={REPO}/=",
              "-C", f"build-dir={build_dir}",
              str(REPO)], tmp_path, 1500)
     finally:
