@@ -145,12 +145,14 @@ run_tests() {
   grep -A4 -E "^[^ ]+\.(cc|h):[0-9]+: Failure$" "$log" | head -40 | sed 's/^/    /' >>build/test-failures || true
 
   # Two passes: every test but the timing ones over all cores, then the timing ones (marker
-  # `timing`: a measurement held to a reference) alone, one at a time. Every test runs.
+  # `timing`: a measurement held to a reference) alone, one at a time. Every test runs. In the
+  # first, tests/conftest.py gives each worker one compute thread, and the tests marked with one
+  # xdist_group (those that load SmolLM2 into Transformers) share a worker.
   local py_passed=0 py_failed=0 py_errors=0 pass args summary n
   for pass in parallel timing; do
     if [[ $pass == parallel ]]; then
       echo "==> Python and CLI tests (pytest, $(nproc) workers)"
-      args=(-n "$(nproc)" -m "not timing" --durations=8)
+      args=(-n "$(nproc)" --dist loadgroup -m "not timing" --durations=8)
     else
       echo "==> Python and CLI timing tests (pytest, alone)"
       args=(-m timing)

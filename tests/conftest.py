@@ -17,6 +17,15 @@ import tempfile
 
 import pytest
 
+# Under pytest-xdist (the README's test command runs one worker a core) each worker, and every
+# process it starts (torchrun's ranks, the bench scripts), computes on one thread unless
+# OMP_NUM_THREADS says otherwise: torch's default of one thread a core in every worker puts
+# several spinning thread pools on each core, which wastes more CPU than the threads gain
+# (docs/benchmarks.md, "CI", has the suite's times both ways). The timing tests run alone, with
+# torch's defaults.
+if os.environ.get("PYTEST_XDIST_WORKER") and "OMP_NUM_THREADS" not in os.environ:
+    os.environ["OMP_NUM_THREADS"] = "1"
+
 REPO = pathlib.Path(__file__).resolve().parent.parent
 BUILD = pathlib.Path(os.environ.get("SEEDANCE_BUILD_DIR", REPO / "build")).resolve()
 DATA = pathlib.Path(os.environ.get("SEEDANCE_DATA_DIR", REPO.parent / "shared" / "data")).resolve()

@@ -136,7 +136,8 @@ def main() -> int:
         print(f"error: Fashion-MNIST not found ({DATA}; apt-get install dataset-fashion-mnist)",
               file=sys.stderr)
         return 1
-    torch.set_num_threads(max(1, os.cpu_count() or 1))
+    # Every core, unless OMP_NUM_THREADS names a count (the parallel tests set it to 1).
+    torch.set_num_threads(int(os.environ.get("OMP_NUM_THREADS") or os.cpu_count() or 1))
     xtr, ytr = load("train")
     xte, yte = load("t10k")
     xtr, ytr = xtr[:args.train_samples], ytr[:args.train_samples]

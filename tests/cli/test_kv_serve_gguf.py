@@ -15,6 +15,10 @@ import pytest
 
 from conftest import smollm2_gguf
 
+# Every test that loads SmolLM2 into Transformers runs on one xdist worker, which loads it
+# once (conftest's smollm2_hf; scripts/dev.sh runs pytest with --dist loadgroup).
+pytestmark = pytest.mark.xdist_group("smollm2")
+
 openai = pytest.importorskip("openai")
 
 

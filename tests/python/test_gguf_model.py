@@ -15,6 +15,10 @@ import pytest
 from conftest import smollm2_gguf
 from seedance import _core
 
+# Every test that loads SmolLM2 into Transformers runs on one xdist worker, which loads it
+# once (conftest's smollm2_hf; scripts/dev.sh runs pytest with --dist loadgroup).
+pytestmark = pytest.mark.xdist_group("smollm2")
+
 
 def model_path() -> str:
     return smollm2_gguf()

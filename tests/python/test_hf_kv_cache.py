@@ -16,6 +16,10 @@ from transformers import DynamicCache, LlamaConfig, LlamaForCausalLM, MistralCon
 import seedance.hf  # noqa: E402
 from seedance.errors import SeedanceError  # noqa: E402
 
+# Every test that loads SmolLM2 into Transformers runs on one xdist worker, which loads it
+# once (conftest's smollm2_hf; scripts/dev.sh runs pytest with --dist loadgroup).
+pytestmark = pytest.mark.xdist_group("smollm2")
+
 
 def tiny_llama(attn: str = "sdpa") -> LlamaForCausalLM:
     torch.manual_seed(0)
