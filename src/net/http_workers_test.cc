@@ -286,6 +286,36 @@ TEST(HttpWorkers, InFlightCountsAResponseUntilItsLastByteLeaves) {
   ::close(idle);
 }
 
+// A handler runs only while its response is counted in flight: a graceful shutdown that waits
+// for the count to reach 0 once the handler has ended (KvServer::Drain) must not read a count
+// published before the loop saw the request. KvServer.ADrainPastItsTimeoutCancelsAndSaysSo
+// failed once in CI that way: the stream's client read a connection closed under its response.
+TEST(HttpWorkers, AHandlerRunsOnlyWhileItsResponseIsCounted) {
+  std::atomic<HttpServer*> self{nullptr};
+  std::atomic<uint64_t> least{~uint64_t{0}};
+  std::atomic<int> handled{0};
+  HttpServerOptions o;
+  o.workers = 2;
+  auto server = StartOrDie(o, [&](const HttpRequest&) {
+    const uint64_t n = self.load()->stats().in_flight;
+    uint64_t seen = least.load();
+    while (n < seen && !least.compare_exchange_weak(seen, n)) {
+    }
+    ++handled;
+    return HttpResponse{};
+  });
+  ASSERT_TRUE(server);
+  self = server.get();
+  httplib::Client client("127.0.0.1", server->port());
+  for (int i = 0; i < 300; ++i) {
+    auto r = client.Get("/x");
+    ASSERT_TRUE(r);
+    ASSERT_EQ(r->status, 200);
+  }
+  EXPECT_EQ(handled.load(), 300);
+  EXPECT_GE(least.load(), 1u);
+}
+
 TEST(HttpWorkers, HealthzAndMetricsAreServedByTheServer) {
   std::atomic<bool> draining{false};
   HttpServerOptions o;
