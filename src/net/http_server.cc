@@ -244,8 +244,8 @@ class HttpServer::Impl {
     }
   }
 
-  // Runs every round of events, and as a request goes to a worker: the stats lock is taken only
-  // when the count changed.
+  // Runs every round of events, and as a request goes to an idle server's worker: the stats
+  // lock is taken only when the count changed.
   void PublishInFlight() {
     uint64_t n = 0;
     for (const auto& [fd, c] : conns_) n += c->busy || c->stream || c->pending() > 0 ? 1 : 0;
@@ -507,8 +507,9 @@ class HttpServer::Impl {
       c.deadline = kNever;  // the handler's time is not the client's to keep
       // Counted in flight before a worker can run the handler: a graceful shutdown that sees
       // the handler end (KvServer::Drain) must not read the count of a round that had not yet
-      // seen the request, and stop the server with the response unsent.
-      PublishInFlight();
+      // seen the request, and stop the server with the response unsent. Only a published 0 can
+      // hide it (the round's end recounts exactly), so a busy server does not recount here.
+      if (published_in_flight_ == 0) PublishInFlight();
       Job job;
       job.fd = c.fd;
       job.serial = c.serial;
