@@ -203,13 +203,14 @@ bool DeepSpeedContiguousBucket(const ParallelConfig& c) {
   return c.zero_stage == 2 || (c.zero_stage == 1 && c.offload_optimizer);
 }
 
-double InFlightMicroBatches(const ParallelConfig& c, int64_t micro_batches) {
-  const int64_t p = c.pipeline;
-  double in_flight = static_cast<double>(std::min(p, micro_batches));
-  if (c.virtual_stages > 1) {
-    in_flight *= 1 + static_cast<double>(p - 1) / static_cast<double>(p * c.virtual_stages);
-  }
-  return in_flight;
+double InFlightMicroBatches(const ParallelConfig& c, int64_t micro_batches, int64_t stage) {
+  const int64_t p = c.pipeline, v = c.virtual_stages;
+  if (v == 1) return static_cast<double>(std::min(p - stage, micro_batches));
+  const int64_t chunk_passes = micro_batches * v;
+  const int64_t held = micro_batches == p
+                           ? chunk_passes
+                           : std::min(2 * (p - stage - 1) + (v - 1) * p + 1, chunk_passes);
+  return static_cast<double>(held) / static_cast<double>(v);
 }
 
 int64_t LayerActivationBytes(const ModelSpec& model, const TrainingSpec& training,
@@ -352,14 +353,9 @@ MemoryEstimate EstimateMemory(const JobSpec& spec, const ModelFigures& figures,
       }
     }
     const double layers = static_cast<double>(StageLayers(c, model.layers, i));
-    // 1F1B: stage i holds min(p - i, m) micro-batches (interleaved: times 1 + (p - 1)/(p v)).
-    double in_flight = 1;
-    if (!last) {
-      in_flight = static_cast<double>(std::min(p - i, micro_batches));
-      if (c.virtual_stages > 1) {
-        in_flight *= 1 + static_cast<double>(p - 1) / static_cast<double>(p * c.virtual_stages);
-      }
-    }
+    // 1F1B: stage i holds min(p - i, m) micro-batches; interleaved, the last stage too holds
+    // the warm-up's chunks (InFlightMicroBatches).
+    const double in_flight = InFlightMicroBatches(c, micro_batches, i);
     const double pipe_buffers = framework == Framework::kDeepSpeed && p > 1
                                     ? DeepSpeedPipeBytes(model, c, e, in_flight, first, last)
                                     : 0;

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string_view>
 
@@ -310,6 +311,58 @@ TEST(MemoryModel, DeepSpeedPipelineBuffersFollowItsEngine) {
     EXPECT_EQ(ds.activation_bytes - mg.activation_bytes, static_cast<int64_t>(expected)) << t;
     EXPECT_EQ(ds.temporary_bytes, 0);  // ZeRO 1: nothing at the backward peak
   }
+}
+
+// Megatron-LM's schedules (megatron/core/pipeline_parallel/schedules.py), run pass by pass: a
+// rank runs its warm-up forward passes, then one forward and one backward pass until no forward
+// pass is left, then the remaining backward passes; the most chunk passes alive at once, each
+// 1/v of the stage, is what the rank holds. Korthikanti et al. 2022 (section 4.2.3) give the first
+// stage's closed form for interleaving, p (1 + (p - 1)/(p v)) micro-batches, while m is large
+// enough.
+double MostAliveInMegatronSchedule(int64_t p, int64_t v, int64_t m, int64_t rank) {
+  const int64_t total = m * v;
+  int64_t warmup = 0;
+  if (v == 1) {
+    warmup = std::min(p - rank - 1, m);
+  } else if (m == p) {
+    warmup = total;  // every forward pass first
+  } else {
+    warmup = std::min(2 * (p - rank - 1) + (v - 1) * p, total);
+  }
+  int64_t alive = 0, most = 0, forwards = 0;
+  for (; forwards < warmup; ++forwards) most = std::max(most, ++alive);
+  while (forwards < total) {
+    ++forwards;
+    most = std::max(most, ++alive);
+    --alive;  // its backward pass
+  }
+  return static_cast<double>(most) / static_cast<double>(v);
+}
+
+TEST(MemoryModel, InFlightMicroBatchesFollowMegatronsSchedules) {
+  for (int64_t p : {2, 3, 4, 8, 16}) {
+    for (int64_t v : {1, 2, 3, 4, 8}) {
+      for (int64_t m : {p, 2 * p, 3 * p, 8 * p, int64_t{1}, p + 1}) {
+        if (v > 1 && m % p != 0) continue;  // Megatron's interleaving needs p | m
+        const ParallelConfig c{.pipeline = p, .virtual_stages = v};
+        for (int64_t rank = 0; rank < p; ++rank) {
+          EXPECT_DOUBLE_EQ(InFlightMicroBatches(c, m, rank),
+                           MostAliveInMegatronSchedule(p, v, m, rank))
+              << "p " << p << " v " << v << " m " << m << " rank " << rank;
+        }
+        const double korthikanti =
+            static_cast<double>(p) * (1 + static_cast<double>(p - 1) / static_cast<double>(p * v));
+        if (v > 1 && m >= 2 * p) {
+          EXPECT_DOUBLE_EQ(InFlightMicroBatches(c, m), korthikanti);
+        }
+      }
+    }
+  }
+  // m = p interleaved: every chunk's forward pass before any backward pass, on every stage.
+  const ParallelConfig c{.pipeline = 16, .virtual_stages = 2};
+  EXPECT_DOUBLE_EQ(InFlightMicroBatches(c, 16, 0), 16);
+  EXPECT_DOUBLE_EQ(InFlightMicroBatches(c, 16, 15), 16);
+  EXPECT_DOUBLE_EQ(InFlightMicroBatches(c, 32, 15), 8.5);  // (v - 1) p + 1 chunk passes
 }
 
 }  // namespace

@@ -46,9 +46,7 @@ base::StatusOr<std::vector<Buffer>> PlannedStepBuffers(const JobSpec& spec,
   const bool last = stage == c.pipeline - 1;
   const bool has_head = last;
   const bool has_embedding = stage == 0;
-  ParallelConfig at = c;
-  at.pipeline = c.pipeline - stage;  // stage i holds min(p - i, m) micro-batches
-  const int64_t in_flight = last ? 1 : static_cast<int64_t>(std::ceil(InFlightMicroBatches(at, m)));
+  const auto in_flight = static_cast<int64_t>(std::ceil(InFlightMicroBatches(c, m, stage)));
   const int64_t simulated = std::min(m, in_flight + 2);
   const int64_t layers = StageLayers(c, model.layers, stage);
   const int64_t units = layers + (has_head ? 1 : 0);  // a pass's time units

@@ -133,9 +133,14 @@ int64_t ModelStateBytes(int64_t params, const StateBytes& bytes, int stage, int6
 // contiguous gradients off and reduces after the backward passes.
 bool DeepSpeedContiguousBucket(const ParallelConfig& c);
 
-// Micro-batches whose activations the first pipeline stage holds at once: min(p, m) in 1F1B,
-// times 1 + (p - 1)/(p v) when interleaved; `micro_batches` is m, per pipeline per step.
-double InFlightMicroBatches(const ParallelConfig& c, int64_t micro_batches);
+// Micro-batches whose activations pipeline stage `stage` holds at its peak, as Megatron-LM's
+// schedules run (megatron/core/pipeline_parallel/schedules.py): its warm-up forward passes plus
+// the first steady one. 1F1B: min(p - stage, m). Interleaved over v model chunks a stage: the
+// warm-up is 2 (p - stage - 1) + (v - 1) p chunk passes, each holding 1/v of the stage's layers,
+// at most all m v of them, and all of them when m = p; stage 0 holds p + (p - 1)/v micro-batches,
+// Korthikanti et al.'s 1 + (p - 1)/(p v) times 1F1B's, until m caps it. `micro_batches` is m, per
+// pipeline per step.
+double InFlightMicroBatches(const ParallelConfig& c, int64_t micro_batches, int64_t stage = 0);
 
 // Activation bytes of one layer for one micro-batch of `c.micro_batch` sequences.
 int64_t LayerActivationBytes(const ModelSpec& model, const TrainingSpec& training,
