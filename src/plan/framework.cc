@@ -211,6 +211,8 @@ FrameworkTraits TraitsOf(std::optional<Framework> framework) {
       t.parameter_passes = FrameworkTraits::ParameterPasses::kPyTorch;
       t.reshards_after_backward = true;
       t.default_zero_stage = 3;
+      // Accelerate's FSDP2 is the FSDP plan's; its DDP keeps DDP's default buckets.
+      t.ddp_buckets_beside_gradients = framework == Framework::kAccelerate;
       break;
     case Framework::kTorchtitan:
       t.fused_kernels = false;
@@ -219,6 +221,7 @@ FrameworkTraits TraitsOf(std::optional<Framework> framework) {
       t.parameter_passes = FrameworkTraits::ParameterPasses::kPyTorch;
       t.reshards_after_backward = true;
       t.ddp_syncs_every_micro_batch = true;
+      t.ddp_buckets_beside_gradients = true;
       t.pipeline_defers_resharding = true;
       t.keeps_head_gathered = true;
       t.default_zero_stage = 3;

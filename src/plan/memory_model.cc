@@ -334,8 +334,8 @@ MemoryEstimate EstimateMemory(const JobSpec& spec, const ModelFigures& figures,
     // autocast's cache until the forward pass and the loss are over, recomputed layers' too,
     // and saves them for the backward pass; the embedding is looked up in fp32, and the norms'
     // few weights, which stay fp32, are counted with their layers
-    // (tests/python/test_autocast_weight_casts.py measures both). torchtitan's DDP keeps its
-    // buckets beside the gradients (FrameworkTraits::ddp_syncs_every_micro_batch).
+    // (tests/python/test_autocast_weight_casts.py measures both). torchtitan's and Accelerate's
+    // DDP keep their buckets beside the gradients (FrameworkTraits::ddp_buckets_beside_gradients).
     if (c.zero_stage == 0 && sb.master == 0) {
       if (LowPrecision(training.precision)) {
         // The stage's layers' weights, and the LM head's on the last stage.
@@ -348,7 +348,7 @@ MemoryEstimate EstimateMemory(const JobSpec& spec, const ModelFigures& figures,
         }
         m.model_state_bytes += Ceil(casts * e);
       }
-      if (traits.ddp_syncs_every_micro_batch) {
+      if (traits.ddp_buckets_beside_gradients) {
         m.model_state_bytes += Ceil(static_cast<double>(m.parameters_on_gpu) * sb.gradient);
       }
     }

@@ -252,6 +252,10 @@ TEST(MemoryModel, DdpUnderAutocastKeepsTheWeightsCasts) {
   EXPECT_EQ(states(Recompute::kFull), states(Recompute::kNone));
   spec.framework = Framework::kTorchtitan;
   EXPECT_EQ(states(Recompute::kFull), f.parameters * (16 + 4) + casts);
+  // Accelerate's DDP keeps DDP's default buckets, fp32 beside the fp32 gradients
+  // (tests/python/test_accelerate_ddp_buckets.py reads them in PyTorch).
+  spec.framework = Framework::kAccelerate;
+  EXPECT_EQ(states(Recompute::kNone), f.parameters * (16 + 4) + casts);
   spec.framework = Framework::kMegatron;
   EXPECT_EQ(states(Recompute::kNone), states(Recompute::kFull));
 }

@@ -266,18 +266,18 @@ base::StatusOr<Report> EmitSection(Framework framework, const JobSpec& spec,
                                    const std::vector<Evaluation>& fitting, const cost::GpuSpec& gpu,
                                    const PlanSettings& settings) {
   const std::string after_blocker = Inexpressible(framework, spec, fitting.front().config);
+  // Accelerate launches FSDP2 as the FSDP plan runs it, DDP with DDP's default buckets
+  // (FrameworkTraits::ddp_buckets_beside_gradients), or DeepSpeed when the spec names it.
+  const bool recount = !spec.framework || (framework == Framework::kAccelerate &&
+                                           spec.framework != Framework::kDeepSpeed);
   JobSpec as_written = spec;
-  if (!spec.framework) {
-    // Accelerate launches FSDP (or DeepSpeed, which a spec would name): counted as FSDP.
-    as_written.framework = framework == Framework::kAccelerate ? Framework::kFsdp : framework;
-  }
+  if (recount) as_written.framework = framework;
   const double headroom_capacity =
       static_cast<double>(gpu.MemoryBytes()) * (1 - spec.planning.headroom);
   std::vector<Evaluation> recounted;
   for (const Evaluation& listed : fitting) {
     if (!Inexpressible(framework, spec, listed.config).empty()) continue;
-    recounted.push_back(spec.framework ? listed
-                                       : Evaluate(as_written, gpu, listed.config, settings));
+    recounted.push_back(recount ? Evaluate(as_written, gpu, listed.config, settings) : listed);
     if (static_cast<double>(recounted.back().memory.total_bytes) > headroom_capacity ||
         !recounted.back().memory.fits) {
       recounted.pop_back();

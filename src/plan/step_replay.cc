@@ -73,12 +73,13 @@ base::StatusOr<std::vector<Buffer>> PlannedStepBuffers(const JobSpec& spec,
   const StateBytes sb = StateBytesFor(training, framework, &c);
   const int zero = ShardingStage(training, framework, c);  // BF16_Optimizer shards as ZeRO 1
   // DDP under autocast holds the 16-bit casts of the layers' and the LM head's weights, and
-  // torchtitan's DDP its buckets beside the gradients, as the memory model counts them.
+  // torchtitan's and Accelerate's DDP their buckets beside the gradients, as the memory model
+  // counts them.
   const bool ddp = c.zero_stage == 0 && sb.master == 0;
   const bool autocast_casts = ddp && training.precision != base::NumericFormat::kFp32 &&
                               training.precision != base::NumericFormat::kTf32;
   const FrameworkTraits traits = TraitsOf(framework);
-  const bool ddp_buckets = ddp && traits.ddp_syncs_every_micro_batch;
+  const bool ddp_buckets = ddp && traits.ddp_buckets_beside_gradients;
   // FSDP2 keeps its shards, gradients and optimizer states as ZeRO 3 does at ZeRO 2 too, beside
   // the gathered weights ZeRO 2 holds and, under a pipeline that gathers once a step, the
   // unsharded gradients it accumulates (memory_model.cc).

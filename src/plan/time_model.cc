@@ -280,6 +280,10 @@ double ParameterPassBytes(const Machine& m, const TrainingSpec& training,
         // torchtitan's DDP: into the buckets divided (one pass: mul_out) and back, every
         // micro-batch; AccumulateGrad's add from the second.
         bytes = in.params * (3.0 * g * later + 2 * 2.0 * g);
+      } else if (m.traits.ddp_buckets_beside_gradients) {
+        // Accelerate's DDP: AccumulateGrad adds from the second micro-batch (.grad set to None
+        // once a step); the gradients go into the buckets divided and back once a step.
+        bytes = in.params * (3.0 * g * later + 2 * 2.0 * g / mb);
       } else {
         // The FSDP plan's DDP: .grad is the bucket, zeroed and divided in place once a step;
         // AccumulateGrad adds every micro-batch into it.

@@ -267,8 +267,8 @@ TEST(TimeModelTest, FsdpGathersInTheComputePrecisionAndReducesAsItsPlanSays) {
 // recomputation and their gradients cast back (2 read, 4 written); the FSDP plan's DDP adds into
 // .grad every micro-batch (3 x 4 a parameter) and zeroes (4) and divides (2 x 4) it once a step;
 // torchtitan's copies into its buckets, divided, and back every micro-batch (2 x 2 x 4) and adds
-// from the second micro-batch. Eight H100s, micro-batches of 2, 16 or 32 sequences a step: one
-// or two micro-batches.
+// from the second micro-batch; Accelerate's the same copies once a step. Eight H100s, micro-batches
+// of 2, 16 or 32 sequences a step: one or two micro-batches.
 TEST(TimeModelTest, PyTorchDataParallelismPassesOverTheParameters) {
   const cost::GpuSpec& h100 = **cost::GpuCatalog::BuiltIn().Get("H100-SXM");
   const JobSpec node = NodeJob("fsdp");
@@ -281,7 +281,9 @@ TEST(TimeModelTest, PyTorchDataParallelismPassesOverTheParameters) {
   const double head = 32'000.0 * 2'048 / params * pass;
   auto step = [&](const std::string& framework, int zero, int64_t global_batch,
                   Recompute recompute = Recompute::kNone) {
-    JobSpec spec = NodeJob(framework);
+    // Accelerate is no job spec's framework, only what `--emit accelerate` counts a layout as.
+    JobSpec spec = NodeJob(framework == "accelerate" ? "fsdp" : framework);
+    if (framework == "accelerate") spec.framework = Framework::kAccelerate;
     spec.training.global_batch = global_batch;
     const ParallelConfig c{.zero_stage = zero, .recompute = recompute, .micro_batch = 2};
     return EstimateStepTime(spec, f, c, h100, links);
@@ -308,6 +310,13 @@ TEST(TimeModelTest, PyTorchDataParallelismPassesOverTheParameters) {
   EXPECT_NEAR(full.compute_s - full.recompute_s - compute("fsdp", 0, 16), 6 * layers, 1e-12);
   // torchtitan's DDP all-reduces every micro-batch, the FSDP plan's once a step.
   EXPECT_NEAR(step("torchtitan", 0, 32).dp_comm_s, 2 * step("fsdp", 0, 32).dp_comm_s, 1e-12);
+  // Accelerate's DDP (DDP's default buckets, no_sync through the accumulation, .grad set to
+  // None): the copies into the buckets, divided, and back once a step (2 x 2 x 4) and the adds
+  // from the second micro-batch (3 x 4); its FSDP2 is the FSDP plan's.
+  EXPECT_NEAR(compute("accelerate", 0, 16) - compute("fsdp", 0, 16), -8 * pass, 1e-12);
+  EXPECT_NEAR(compute("accelerate", 0, 32) - 2 * compute("accelerate", 0, 16), -4 * pass, 1e-12);
+  EXPECT_DOUBLE_EQ(step("accelerate", 0, 32).dp_comm_s, step("fsdp", 0, 32).dp_comm_s);
+  EXPECT_DOUBLE_EQ(step("accelerate", 3, 32).step_s, step("fsdp", 3, 32).step_s);
   // Megatron makes no such pass: its accumulation is fused into the GEMMs.
   EXPECT_DOUBLE_EQ(compute("megatron", 0, 32), 2 * compute("megatron", 0, 16));
 }

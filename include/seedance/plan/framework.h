@@ -115,7 +115,7 @@ struct FrameworkTraits {
   // buckets (gradient_as_bucket_view, zeroed in place once a step) and divides them in place
   // once a step (reducer.cpp mark_variable_ready_dense); torchtitan's DDP
   // (ddp_syncs_every_micro_batch) copies them into its buckets, divided, and back every
-  // micro-batch.
+  // micro-batch, Accelerate's (ddp_buckets_beside_gradients) once a step.
   enum class ParameterPasses { kNone, kDeepSpeed, kPyTorch };
   ParameterPasses parameter_passes = ParameterPasses::kNone;
   // FSDP2 reshards a unit's weights after its backward pass whatever reshard_after_forward says
@@ -129,6 +129,14 @@ struct FrameworkTraits {
   // gradient-sized copy (torchtitan 0.2.2 models/llama3/infra/parallelize.py apply_ddp,
   // train.py; torch/distributed/_composable/replicate.py).
   bool ddp_syncs_every_micro_batch = false;
+  // DDP at its default gradient_as_bucket_view=False, as torchtitan's replicate and Accelerate's
+  // MULTI_GPU launch run it (Accelerate's config file has no key for it; only a script's
+  // DistributedDataParallelKwargs sets it): the reducer's buckets are a second gradient-sized
+  // copy beside .grad, filled from it divided (mul_out) when a bucket is ready and copied back
+  // after the all-reduce (reducer.cpp mark_variable_ready_dense, finalize_bucket_dense).
+  // Accelerate accumulates under no_sync and its zero_grad sets .grad to None, so the copies
+  // run once a step and AccumulateGrad adds from the second micro-batch on.
+  bool ddp_buckets_beside_gradients = false;
   // torchtitan's FSDP2 under a pipeline. PyTorch's pipeline stage runs every backward pass but a
   // stage's last with resharding after backward and gradient sync off, and reduce-scatters
   // after the last (torch.distributed.pipelining stage.py backward_maybe_with_nosync,
