@@ -121,7 +121,8 @@ struct HttpServerStats {
   double seconds_sum = 0;
   // Connections whose response is not yet wholly handed to the kernel: a request with a worker,
   // a stream running, or output unsent. A graceful shutdown waits for 0 before Stop(), which
-  // discards what is unsent. Updated by the loop after each round of events.
+  // discards what is unsent. Updated by the loop after each round of events, and before a
+  // request is handed to a worker while it reads 0, so no handler runs while it reads 0.
   uint64_t in_flight = 0;
 };
 
