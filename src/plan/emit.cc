@@ -41,10 +41,13 @@ Report DeepSpeedConfig(const JobSpec& spec, const ParallelConfig& c) {
   }
   Report zero = Report::object();
   zero["stage"] = c.zero_stage;
-  // Overlapped reduction at ZeRO 2-3, as the time and memory models count it (two buckets); ZeRO
-  // 1 reduces after the backward passes (the models count the releases that force it so).
+  // Overlapped reduction at ZeRO 2-3, as the time and memory models count it (two buckets).
+  // ZeRO 1 reduces after the backward passes, the whole gradient all-reduced with no bucket
+  // held (DeepSpeedContiguousBucket): v0.6-v0.12 force its contiguous buckets off, and later
+  // releases, which keep them on by default and allocate a 5e8-element bucket in the backward
+  // pass, run it so when the config turns them off (offload turns them back on).
   zero["overlap_comm"] = c.zero_stage >= 2;
-  zero["contiguous_gradients"] = true;
+  zero["contiguous_gradients"] = c.zero_stage != 1 || c.offload_optimizer;
   if (c.zero_stage > 0) {
     zero["offload_optimizer"] = c.offload_optimizer
                                     ? Report{{"device", "cpu"}, {"pin_memory", true}}

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "seedance/plan/memory_model.h"
 #include "seedance/plan/optimize.h"
 #include "seedance/plan/search.h"
 
@@ -109,6 +110,31 @@ TEST(EmitTest, DeepSpeedBatchIdentityHoldsForEveryExpressibleLayout) {
     ++written;
   }
   EXPECT_GT(written, 0);
+}
+
+// DeepSpeed's contiguous reduce buckets are on in the written config exactly where the memory
+// model counts them (DeepSpeedContiguousBucket, and always at ZeRO 3): ZeRO 1 turns them off, so
+// that DeepSpeed from v0.13 on, which keeps them on by default, all-reduces after the backward
+// passes with no bucket held, as v0.6-v0.12 did (tests/python/test_deepspeed_reduce_buckets.py
+// runs both settings in DeepSpeed).
+TEST(EmitTest, DeepSpeedContiguousBucketsAreWhatTheMemoryModelCounts) {
+  const JobSpec spec = DefaultJob();
+  for (int zero = 0; zero <= 3; ++zero) {
+    for (bool offload : {false, true}) {
+      ParallelConfig c = Layout(1, 1, zero, Recompute::kFull);
+      c.offload_optimizer = offload && zero > 0;
+      const base::Report ds = EmitContent(Framework::kDeepSpeed, spec, c);
+      const bool contiguous = ds["zero_optimization"]["contiguous_gradients"].get<bool>();
+      if (zero == 1 || zero == 2) {
+        EXPECT_EQ(contiguous, DeepSpeedContiguousBucket(c)) << zero << " " << offload;
+      }
+      EXPECT_EQ(ds["zero_optimization"]["overlap_comm"].get<bool>(), zero >= 2) << zero;
+    }
+  }
+  EXPECT_FALSE(
+      EmitContent(Framework::kDeepSpeed, spec,
+                  Layout(1, 1, 1, Recompute::kFull))["zero_optimization"]["contiguous_gradients"]
+          .get<bool>());
 }
 
 TEST(EmitTest, MegatronFlagsForAnInterleavedLayout) {
