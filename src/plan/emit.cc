@@ -109,6 +109,13 @@ Report MegatronArgs(const JobSpec& spec, const ParallelConfig& c) {
   }
   if (c.sequence_parallel) a.emplace_back("--sequence-parallel");
   if (c.zero_stage == 1) a.emplace_back("--use-distributed-optimizer");
+  // The overlap the time model counts for Megatron, off by default in Megatron-LM: the
+  // data-parallel reduction behind the backward pass, the distributed optimizer's gather behind
+  // the next forward pass, and Transformer Engine's tensor-parallel overlap, which needs
+  // sequence parallelism (its arguments.py asserts it).
+  a.emplace_back("--overlap-grad-reduce");
+  if (c.zero_stage == 1) a.emplace_back("--overlap-param-gather");
+  if (c.tensor > 1 && c.sequence_parallel) a.emplace_back("--tp-comm-overlap");
   if (c.recompute == Recompute::kSelective) a.emplace_back("--recompute-activations");
   if (c.first_stage_layers > 0) {
     flag("--decoder-first-pipeline-num-layers", c.first_stage_layers);

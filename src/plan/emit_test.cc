@@ -146,7 +146,8 @@ TEST(EmitTest, MegatronFlagsForAnInterleavedLayout) {
       "--tensor-model-parallel-size", "2", "--pipeline-model-parallel-size", "4",
       // 32 layers / (4 stages x 2 chunks) = 4 layers per virtual stage
       "--num-layers-per-virtual-pipeline-stage", "4", "--sequence-parallel",
-      "--use-distributed-optimizer", "--recompute-activations", "--micro-batch-size", "1",
+      "--use-distributed-optimizer", "--overlap-grad-reduce", "--overlap-param-gather",
+      "--tp-comm-overlap", "--recompute-activations", "--micro-batch-size", "1",
       "--global-batch-size", "512", "--bf16", "--optimizer", "adam", "--num-layers", "32",
       "--hidden-size", "4096", "--ffn-hidden-size", "11008", "--num-attention-heads", "32",
       "--seq-length", "4096", "--max-position-embeddings", "4096", "--swiglu", "--normalization",
