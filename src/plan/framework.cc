@@ -224,6 +224,7 @@ FrameworkTraits TraitsOf(std::optional<Framework> framework) {
       t.ddp_buckets_beside_gradients = true;
       t.pipeline_defers_resharding = true;
       t.keeps_head_gathered = true;
+      t.pytorch_pipeline_schedules = true;
       t.default_zero_stage = 3;
       t.tensor_parallel_is_sequence_parallel = true;
       break;

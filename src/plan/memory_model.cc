@@ -203,14 +203,19 @@ bool DeepSpeedContiguousBucket(const ParallelConfig& c) {
   return c.zero_stage == 2 || (c.zero_stage == 1 && c.offload_optimizer);
 }
 
-double InFlightMicroBatches(const ParallelConfig& c, int64_t micro_batches, int64_t stage) {
+double InFlightMicroBatches(const ParallelConfig& c, int64_t micro_batches, int64_t stage,
+                            std::optional<Framework> framework) {
   const int64_t p = c.pipeline, v = c.virtual_stages;
   if (v == 1) return static_cast<double>(std::min(p - stage, micro_batches));
   const int64_t chunk_passes = micro_batches * v;
-  const int64_t held = micro_batches == p
-                           ? chunk_passes
-                           : std::min(2 * (p - stage - 1) + (v - 1) * p + 1, chunk_passes);
-  return static_cast<double>(held) / static_cast<double>(v);
+  int64_t warmup = 0;
+  if (TraitsOf(framework).pytorch_pipeline_schedules) {
+    const int64_t per_round = micro_batches / std::max<int64_t>(1, micro_batches / p);
+    warmup = (v - 1) * per_round + 2 * (p - stage - 1);
+  } else {
+    warmup = micro_batches == p ? chunk_passes : 2 * (p - stage - 1) + (v - 1) * p;
+  }
+  return static_cast<double>(std::min(warmup + 1, chunk_passes)) / static_cast<double>(v);
 }
 
 int64_t LayerActivationBytes(const ModelSpec& model, const TrainingSpec& training,
@@ -355,7 +360,7 @@ MemoryEstimate EstimateMemory(const JobSpec& spec, const ModelFigures& figures,
     const double layers = static_cast<double>(StageLayers(c, model.layers, i));
     // 1F1B: stage i holds min(p - i, m) micro-batches; interleaved, the last stage too holds
     // the warm-up's chunks (InFlightMicroBatches).
-    const double in_flight = InFlightMicroBatches(c, micro_batches, i);
+    const double in_flight = InFlightMicroBatches(c, micro_batches, i, framework);
     const double pipe_buffers = framework == Framework::kDeepSpeed && p > 1
                                     ? DeepSpeedPipeBytes(model, c, e, in_flight, first, last)
                                     : 0;

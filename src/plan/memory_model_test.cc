@@ -317,17 +317,22 @@ TEST(MemoryModel, DeepSpeedPipelineBuffersFollowItsEngine) {
   }
 }
 
-// Megatron-LM's schedules (megatron/core/pipeline_parallel/schedules.py), run pass by pass: a
-// rank runs its warm-up forward passes, then one forward and one backward pass until no forward
-// pass is left, then the remaining backward passes; the most chunk passes alive at once, each
-// 1/v of the stage, is what the rank holds. Korthikanti et al. 2022 (section 4.2.3) give the first
-// stage's closed form for interleaving, p (1 + (p - 1)/(p v)) micro-batches, while m is large
-// enough.
-double MostAliveInMegatronSchedule(int64_t p, int64_t v, int64_t m, int64_t rank) {
+// The pipeline schedules, run pass by pass: a rank runs its warm-up forward passes, then one
+// forward and one backward pass until no forward pass is left, then the remaining backward
+// passes; the most chunk passes alive at once, each 1/v of the stage, is what the rank holds.
+// The warm-up as Megatron-LM counts it (megatron/core/pipeline_parallel/schedules.py), or as
+// torch.distributed.pipelining's ScheduleInterleaved1F1B (torchtitan's) does in _get_warmup_ops:
+// (v - 1) rounds of m / max(1, m / p) micro-batches, two more a stage from the last, at most m v,
+// with no all-forward case. Korthikanti et al. 2022 (section 4.2.3) give the first stage's
+// closed form for interleaving, p (1 + (p - 1)/(p v)) micro-batches, while m is large enough.
+double MostAliveInSchedule(int64_t p, int64_t v, int64_t m, int64_t rank, bool pytorch) {
   const int64_t total = m * v;
   int64_t warmup = 0;
   if (v == 1) {
     warmup = std::min(p - rank - 1, m);
+  } else if (pytorch) {
+    const int64_t per_round = m / std::max<int64_t>(1, m / p);
+    warmup = std::min((v - 1) * per_round + 2 * (p - 1 - rank), total);
   } else if (m == p) {
     warmup = total;  // every forward pass first
   } else {
@@ -351,8 +356,13 @@ TEST(MemoryModel, InFlightMicroBatchesFollowMegatronsSchedules) {
         const ParallelConfig c{.pipeline = p, .virtual_stages = v};
         for (int64_t rank = 0; rank < p; ++rank) {
           EXPECT_DOUBLE_EQ(InFlightMicroBatches(c, m, rank),
-                           MostAliveInMegatronSchedule(p, v, m, rank))
+                           MostAliveInSchedule(p, v, m, rank, false))
               << "p " << p << " v " << v << " m " << m << " rank " << rank;
+          EXPECT_DOUBLE_EQ(InFlightMicroBatches(c, m, rank, Framework::kMegatron),
+                           InFlightMicroBatches(c, m, rank));
+          EXPECT_DOUBLE_EQ(InFlightMicroBatches(c, m, rank, Framework::kTorchtitan),
+                           MostAliveInSchedule(p, v, m, rank, true))
+              << "torchtitan: p " << p << " v " << v << " m " << m << " rank " << rank;
         }
         const double korthikanti =
             static_cast<double>(p) * (1 + static_cast<double>(p - 1) / static_cast<double>(p * v));
@@ -367,6 +377,10 @@ TEST(MemoryModel, InFlightMicroBatchesFollowMegatronsSchedules) {
   EXPECT_DOUBLE_EQ(InFlightMicroBatches(c, 16, 0), 16);
   EXPECT_DOUBLE_EQ(InFlightMicroBatches(c, 16, 15), 16);
   EXPECT_DOUBLE_EQ(InFlightMicroBatches(c, 32, 15), 8.5);  // (v - 1) p + 1 chunk passes
+  // PyTorch's schedule at m = p: the first stage runs every forward pass first all the same,
+  // the last does not.
+  EXPECT_DOUBLE_EQ(InFlightMicroBatches(c, 16, 0, Framework::kTorchtitan), 16);
+  EXPECT_DOUBLE_EQ(InFlightMicroBatches(c, 16, 15, Framework::kTorchtitan), 8.5);
 }
 
 }  // namespace

@@ -208,8 +208,8 @@ base::StatusOr<Report> RecomputeSection(const JobSpec& spec, const cost::GpuSpec
   keep_all.recompute_layers = 0;
   const int64_t d = DataParallel(e.config, spec.hardware.total_gpus());
   const int64_t micro_batches = spec.training.global_batch / (e.config.micro_batch * d);
-  const auto copies =
-      static_cast<int64_t>(std::ceil(InFlightMicroBatches(e.config, micro_batches)));
+  const auto copies = static_cast<int64_t>(std::ceil(
+      InFlightMicroBatches(e.config, micro_batches, 0, RunningFramework(spec, e.config))));
   LayerPartSeconds seconds =
       LayerPartForwardSeconds(spec, keep_all, gpu, settings.hardware);  // per micro-batch
   const auto per_step = static_cast<double>(micro_batches);

@@ -46,7 +46,9 @@ base::StatusOr<std::vector<Buffer>> PlannedStepBuffers(const JobSpec& spec,
   const bool last = stage == c.pipeline - 1;
   const bool has_head = last;
   const bool has_embedding = stage == 0;
-  const auto in_flight = static_cast<int64_t>(std::ceil(InFlightMicroBatches(c, m, stage)));
+  const std::optional<Framework> framework = RunningFramework(spec, c);
+  const auto in_flight =
+      static_cast<int64_t>(std::ceil(InFlightMicroBatches(c, m, stage, framework)));
   const int64_t simulated = std::min(m, in_flight + 2);
   const int64_t layers = StageLayers(c, model.layers, stage);
   const int64_t units = layers + (has_head ? 1 : 0);  // a pass's time units
@@ -69,7 +71,6 @@ base::StatusOr<std::vector<Buffer>> PlannedStepBuffers(const JobSpec& spec,
 
   std::vector<Buffer> out;
   // Model states, per layer and for the stage's embedding and head.
-  const std::optional<Framework> framework = RunningFramework(spec, c);
   const StateBytes sb = StateBytesFor(training, framework, &c);
   const int zero = ShardingStage(training, framework, c);  // BF16_Optimizer shards as ZeRO 1
   // DDP under autocast holds the 16-bit casts of the layers' and the LM head's weights, and

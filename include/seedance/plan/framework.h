@@ -151,6 +151,11 @@ struct FrameworkTraits {
   // after the forward pass (apply_fsdp: reshard_after_forward only under the "always" policy):
   // at ZeRO 3 the head is gathered once a micro-batch, not twice.
   bool keeps_head_gathered = false;
+  // torchtitan pipelines through torch.distributed.pipelining, whose interleaved schedule
+  // (ScheduleInterleaved1F1B, _get_warmup_ops) warms up in rounds of m / max(1, m / p)
+  // micro-batches and has no case that runs every forward pass first when m = p, as Megatron's
+  // has (InFlightMicroBatches).
+  bool pytorch_pipeline_schedules = false;
   // What a layout that leaves it out means under the framework. PyTorch's FSDP and torchtitan
   // shard everything unless told otherwise (FULL_SHARD, fully_shard): ZeRO 3. torchtitan's
   // tensor parallelism always shards the norms and the residual stream along the sequence (its

@@ -138,9 +138,11 @@ bool DeepSpeedContiguousBucket(const ParallelConfig& c);
 // the first steady one. 1F1B: min(p - stage, m). Interleaved over v model chunks a stage: the
 // warm-up is 2 (p - stage - 1) + (v - 1) p chunk passes, each holding 1/v of the stage's layers,
 // at most all m v of them, and all of them when m = p; stage 0 holds p + (p - 1)/v micro-batches,
-// Korthikanti et al.'s 1 + (p - 1)/(p v) times 1F1B's, until m caps it. `micro_batches` is m, per
-// pipeline per step.
-double InFlightMicroBatches(const ParallelConfig& c, int64_t micro_batches, int64_t stage = 0);
+// Korthikanti et al.'s 1 + (p - 1)/(p v) times 1F1B's, until m caps it. Under PyTorch's schedules
+// (FrameworkTraits::pytorch_pipeline_schedules) the warm-up's (v - 1) p is (v - 1) rounds of
+// m / max(1, m / p), and m = p is no special case. `micro_batches` is m, per pipeline per step.
+double InFlightMicroBatches(const ParallelConfig& c, int64_t micro_batches, int64_t stage = 0,
+                            std::optional<Framework> framework = std::nullopt);
 
 // Activation bytes of one layer for one micro-batch of `c.micro_batch` sequences.
 int64_t LayerActivationBytes(const ModelSpec& model, const TrainingSpec& training,
