@@ -569,17 +569,22 @@ StepTime EstimateStepTime(const JobSpec& spec, const ModelFigures& figures, cons
     // updated 16-bit weights back.
     st.offload_s = std::max(0.0, shard * 4 / pcie - backward_mb) + shard * sb.weight / pcie;
     // DeepSpeed's ZeRO 2 and 3 accumulate an offloaded partition's gradients in host memory,
-    // each round trip hidden only behind its micro-batch's backward pass: ZeRO 2 brings the
-    // running sum back to add to on the GPU every micro-batch after the first and sends it out
-    // again every one before the last (zero/stage_1_and_2.py async_accumulate_grad_in_cpu_via_gpu,
-    // v0.6.2-v0.15; v0.16 sends once and brings back m - 1 times); ZeRO 3 round-trips every
-    // micro-batch, the first included (stage3.py partition_grads). ZeRO 1 reduces once, after the
-    // last, but with more than one micro-batch its boundary still copies the (never written) host
-    // sum to the GPU to add to: one more transfer, after the backward passes.
+    // each transfer hidden only behind its micro-batch's backward pass: ZeRO 2 brings the running
+    // sum back to add to on the GPU every micro-batch after the first and sends it out again
+    // every micro-batch, the last included, as DeepSpeed 0.19.8 runs it (the release --emit
+    // writes for; zero/stage_1_and_2.py copy_grads_in_partition, async_accumulate_grad_in_cpu_
+    // via_gpu; v0.6.2-v0.15 sent it every micro-batch but the last, and no published run
+    // offloads); ZeRO 3 round-trips every micro-batch, the first included (stage3.py
+    // partition_grads). ZeRO 1 reduces once, after the last, but with more than one micro-batch
+    // its boundary still copies the (never written) host sum to the GPU to add to: one more
+    // transfer, after the backward passes.
     if (m.traits.parameter_passes == FrameworkTraits::ParameterPasses::kDeepSpeed) {
       const double round_trip = 2 * shard * sb.gradient / pcie;
       const double trips = zero == 3 ? micro_batches : zero == 2 ? micro_batches - 1 : 0;
       st.offload_s += trips * std::max(0.0, round_trip - layers * layer_bwd);
+      if (zero == 2 && micro_batches > 1) {
+        st.offload_s += std::max(0.0, round_trip / 2 - layers * layer_bwd);  // the last send
+      }
       if (zero <= 1 && micro_batches > 1) st.offload_s += shard * sb.gradient / pcie;
     }
   } else {
