@@ -348,7 +348,7 @@ double MostAliveInSchedule(int64_t p, int64_t v, int64_t m, int64_t rank, bool p
   return static_cast<double>(most) / static_cast<double>(v);
 }
 
-TEST(MemoryModel, InFlightMicroBatchesFollowMegatronsSchedules) {
+TEST(MemoryModel, InFlightMicroBatchesFollowThePipelineSchedules) {
   for (int64_t p : {2, 3, 4, 8, 16}) {
     for (int64_t v : {1, 2, 3, 4, 8}) {
       for (int64_t m : {p, 2 * p, 3 * p, 8 * p, int64_t{1}, p + 1}) {
