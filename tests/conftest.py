@@ -143,6 +143,36 @@ def run_ranks(worker: str, world: int, *args: str, timeout: int = 300) -> list[s
     return outputs
 
 
+# Prepended to every script run_deepspeed_one_rank starts: on the CPU accelerator DeepSpeed's
+# comm backend JIT-compiles its shared-memory collective op when it starts (over a minute, again
+# in every new environment); one rank sends nothing through it. The assertion makes a rename in
+# DeepSpeed fail loudly rather than compile again.
+_DEEPSPEED_ONE_RANK = """
+import importlib
+import deepspeed
+backend = importlib.import_module("deepspeed.comm.torch")
+assert callable(backend.build_shm_op)
+backend.build_shm_op = lambda: None
+deepspeed.init_distributed(dist_backend="gloo")
+"""
+
+
+def run_deepspeed_one_rank(source: str, *args: str,
+                           timeout: int = 600) -> subprocess.CompletedProcess:
+    """Runs the Python `source` (argv: *args) as the only rank of a gloo group on DeepSpeed's CPU
+    accelerator, with DeepSpeed's distributed state set up; asserts it exits 0."""
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    env = dict(os.environ, MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port), RANK="0",
+               WORLD_SIZE="1", LOCAL_RANK="0", DS_ACCELERATOR="cpu")
+    r = subprocess.run([sys.executable, "-c", _DEEPSPEED_ONE_RANK + source, *args],
+                       capture_output=True, text=True, timeout=timeout, env=env)
+    assert r.returncode == 0, r.stderr[-3000:]
+    return r
+
+
 def run_on_tty(args: list[str], timeout: int = 300) -> tuple[subprocess.CompletedProcess, str]:
     """Runs a command with stderr on a pseudo-terminal (stdout piped); returns the process and
     everything written to the terminal."""

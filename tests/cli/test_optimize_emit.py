@@ -18,6 +18,8 @@ import pytest
 import tomllib
 import yaml
 
+from conftest import run_deepspeed_one_rank
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 FRAMEWORKS = ("deepspeed", "fsdp", "megatron", "torchtitan", "accelerate")
 
@@ -99,16 +101,9 @@ def test_bad_emit_requests_fail_and_write_nothing(seedancectl, tmp_path):
 
 
 DEEPSPEED_CHECK = r"""
-import importlib, json, sys
-import deepspeed
+import json, sys
 from deepspeed.runtime.config import DeepSpeedConfig
-
-# On the CPU accelerator DeepSpeed's comm backend JIT-compiles its shared-memory collective op
-# when it starts (over a minute, again in every new environment); a config check sends nothing.
-backend = importlib.import_module("deepspeed.comm.torch")
-assert callable(backend.build_shm_op)
-backend.build_shm_op = lambda: None
-deepspeed.init_distributed(dist_backend="gloo")  # one rank; the data-parallel size from mpu
+# One rank (run_deepspeed_one_rank); the data-parallel size from mpu.
 
 
 class DataParallelOnly:  # DeepSpeed's model-parallel-unit interface
@@ -166,12 +161,7 @@ def test_deepspeed_reads_the_config(seedancectl, tmp_path, job):
         extra = [tmp_path / "offload.yaml"]
     report, out = emit(seedancectl, tmp_path, "deepspeed", *extra)
     layout = report["emit"]["parallelism"]
-    env = dict(os.environ, MASTER_ADDR="127.0.0.1", MASTER_PORT=str(free_port()), RANK="0",
-               WORLD_SIZE="1", LOCAL_RANK="0", DS_ACCELERATOR="cpu")
-    r = subprocess.run([sys.executable, "-c", DEEPSPEED_CHECK, str(out),
-                        str(layout["data_parallel"])], capture_output=True, text=True,
-                       timeout=600, env=env)
-    assert r.returncode == 0, r.stderr[-3000:]
+    r = run_deepspeed_one_rank(DEEPSPEED_CHECK, str(out), str(layout["data_parallel"]))
     got = json.loads(r.stdout.strip().splitlines()[-1])
     assert got["misspelt_key_rejected"]
     assert got["zero_stage"] == layout["zero_stage"]

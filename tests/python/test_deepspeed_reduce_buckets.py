@@ -15,25 +15,17 @@ runs.
 from __future__ import annotations
 
 import json
-import os
-import socket
-import subprocess
-import sys
 
 import pytest
+
+from conftest import run_deepspeed_one_rank
 
 pytest.importorskip("torch")
 pytest.importorskip("deepspeed")
 
 PROBE = r"""
-import importlib, json, sys
+import json, sys
 import torch, deepspeed
-# On the CPU accelerator DeepSpeed's comm backend JIT-compiles its shared-memory collective op
-# when it starts (over a minute in a new environment); one rank sends nothing through it.
-backend = importlib.import_module("deepspeed.comm.torch")
-assert callable(backend.build_shm_op)
-backend.build_shm_op = lambda: None
-deepspeed.init_distributed(dist_backend="gloo")
 out = {}
 for name, zero in json.loads(sys.argv[1]).items():
     config = {"train_batch_size": 4, "train_micro_batch_size_per_gpu": 2,
@@ -64,12 +56,6 @@ print(json.dumps(out))
 """
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 BUCKET = 500_000_000  # reduce_bucket_size's default, in elements
 
 
@@ -85,11 +71,7 @@ def test_deepspeed_holds_the_buckets_the_memory_model_counts():
         "zero2": {"stage": 2, "overlap_comm": True, "contiguous_gradients": True,
                   "offload_optimizer": {"device": "none"}},
     }
-    env = dict(os.environ, MASTER_ADDR="127.0.0.1", MASTER_PORT=str(free_port()), RANK="0",
-               WORLD_SIZE="1", LOCAL_RANK="0", DS_ACCELERATOR="cpu")
-    r = subprocess.run([sys.executable, "-c", PROBE, json.dumps(configs)], capture_output=True,
-                       text=True, timeout=600, env=env)
-    assert r.returncode == 0, r.stderr[-3000:]
+    r = run_deepspeed_one_rank(PROBE, json.dumps(configs))
     out = json.loads(r.stdout.strip().splitlines()[-1])
     for name in configs:
         assert out[name]["optimizer"] == "DeepSpeedZeroOptimizer"
