@@ -107,6 +107,12 @@ Report MegatronArgs(const JobSpec& spec, const ParallelConfig& c) {
   } else if (c.virtual_stages > 1) {
     flag("--num-layers-per-virtual-pipeline-stage", m.layers / (c.pipeline * c.virtual_stages));
   }
+  if (c.virtual_stages > 1) {
+    // Megatron-LM runs p micro-batches through a model chunk before the next by default and
+    // refuses a step whose last group holds fewer than p; the memory model counts this group.
+    const int64_t group = InterleavedGroup(c.pipeline, Accumulation(spec, c));
+    if (group != c.pipeline) flag("--microbatch-group-size-per-virtual-pipeline-stage", group);
+  }
   if (c.sequence_parallel) a.emplace_back("--sequence-parallel");
   if (c.zero_stage == 1) a.emplace_back("--use-distributed-optimizer");
   // The overlap the time model counts for Megatron, off by default in Megatron-LM: the

@@ -208,6 +208,32 @@ TEST(EmitTest, MegatronFlagsForUnequalStagesAndPartialRecomputation) {
             std::string::npos);
 }
 
+// Micro-batch counts that are not a multiple of the pipeline under interleaving: Megatron-LM
+// (schedules.py at d98e8a6) runs them with a micro-batch group per model chunk whose last group is
+// empty or holds p or more, and the flags name the group the memory model counts; fewer than p
+// micro-batches it refuses.
+TEST(EmitTest, MegatronInterleavedMicroBatchGroups) {
+  JobSpec spec = DefaultJob();
+  const ParallelConfig c = Layout(1, 4, 1, Recompute::kNone, 2);  // d 4, micro-batch 2
+  const struct {
+    int64_t micro_batches;
+    const char* group;
+  } cases[] = {{4, "(absent)"}, {8, "(absent)"}, {6, "6"}, {9, "5"}, {10, "5"}, {13, "7"}};
+  for (const auto& k : cases) {
+    spec.training.global_batch = k.micro_batches * 2 * 4;
+    ASSERT_EQ(Inexpressible(Framework::kMegatron, spec, c), "") << k.micro_batches;
+    const auto args = EmitContent(Framework::kMegatron, spec, c).get<std::vector<std::string>>();
+    std::string group = "(absent)";
+    for (size_t i = 0; i + 1 < args.size(); ++i) {
+      if (args[i] == "--microbatch-group-size-per-virtual-pipeline-stage") group = args[i + 1];
+    }
+    EXPECT_EQ(group, k.group) << k.micro_batches;
+  }
+  spec.training.global_batch = 3 * 2 * 4;
+  EXPECT_NE(Inexpressible(Framework::kMegatron, spec, c).find("at least pipeline (4)"),
+            std::string::npos);
+}
+
 TEST(EmitTest, FsdpPlanNamesTheShardingStrategy) {
   const JobSpec spec = DefaultJob();
   const struct {

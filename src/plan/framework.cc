@@ -1,5 +1,6 @@
 #include "seedance/plan/framework.h"
 
+#include <algorithm>
 #include <string>
 
 #include "seedance/base/enum_names.h"
@@ -38,6 +39,12 @@ std::string CommonBlocker(const JobSpec& spec, const ParallelConfig& c) {
 }
 
 bool Uneven(const ParallelConfig& c) { return c.first_stage_layers > 0 || c.last_stage_layers > 0; }
+
+// Micro-batches per pipeline per step.
+int64_t MicroBatches(const JobSpec& spec, const ParallelConfig& c) {
+  const int64_t per_step = c.micro_batch * DataParallel(c, spec.hardware.total_gpus());
+  return per_step > 0 ? TrainingOf(spec.training, c).global_batch / per_step : 0;
+}
 
 std::string DeepSpeedBlocker(const JobSpec& spec, const ParallelConfig& c) {
   if (c.gradient_compression != GradCompression::kNone) {
@@ -122,6 +129,11 @@ std::string MegatronBlocker(const JobSpec& spec, const ParallelConfig& c) {
              "stages are set";
     }
   }
+  if (c.virtual_stages > 1 && MicroBatches(spec, c) < c.pipeline) {
+    return "Megatron-LM's interleaved schedule needs at least pipeline (" +
+           std::to_string(c.pipeline) + ") micro-batches per step; this layout has " +
+           std::to_string(MicroBatches(spec, c));
+  }
   if (c.virtual_stages > 1 && c.recompute_layers > 0) {
     return "Megatron-LM's --recompute-num-layers counts per model chunk, not per stage, when "
            "stages interleave";
@@ -154,6 +166,13 @@ std::string TorchtitanBlocker(const JobSpec& spec, const ParallelConfig& c) {
   }
   if (c.recompute_layers > 0 || !EvenStages(c, spec.model.layers)) {
     return "torchtitan's configuration has no per-stage layer counts or partial recomputation";
+  }
+  const int64_t m = MicroBatches(spec, c);
+  const int64_t rounds = std::max<int64_t>(1, m / c.pipeline);
+  if (c.virtual_stages > 1 && m % rounds != 0) {
+    return "PyTorch's interleaved schedule runs the " + std::to_string(m) +
+           " micro-batches per step in max(1, m / pipeline) = " + std::to_string(rounds) +
+           " equal rounds, and " + std::to_string(rounds) + " does not divide " + std::to_string(m);
   }
   return "";
 }

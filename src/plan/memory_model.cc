@@ -203,18 +203,25 @@ bool DeepSpeedContiguousBucket(const ParallelConfig& c) {
   return c.zero_stage == 2 || (c.zero_stage == 1 && c.offload_optimizer);
 }
 
+int64_t InterleavedGroup(int64_t pipeline, int64_t micro_batches,
+                         std::optional<Framework> framework) {
+  const int64_t p = pipeline, m = micro_batches;
+  if (TraitsOf(framework).pytorch_pipeline_schedules) return m / std::max<int64_t>(1, m / p);
+  for (int64_t n = p; n <= m; ++n) {
+    if (m % n == 0 || m % n >= p) return n;
+  }
+  return 0;
+}
+
 double InFlightMicroBatches(const ParallelConfig& c, int64_t micro_batches, int64_t stage,
                             std::optional<Framework> framework) {
   const int64_t p = c.pipeline, v = c.virtual_stages;
   if (v == 1) return static_cast<double>(std::min(p - stage, micro_batches));
   const int64_t chunk_passes = micro_batches * v;
-  int64_t warmup = 0;
-  if (TraitsOf(framework).pytorch_pipeline_schedules) {
-    const int64_t per_round = micro_batches / std::max<int64_t>(1, micro_batches / p);
-    warmup = (v - 1) * per_round + 2 * (p - stage - 1);
-  } else {
-    warmup = micro_batches == p ? chunk_passes : 2 * (p - stage - 1) + (v - 1) * p;
-  }
+  // A layout Megatron refuses (m < p) and no framework runs is counted as PyTorch's.
+  int64_t group = InterleavedGroup(p, micro_batches, framework);
+  if (group == 0) group = micro_batches;
+  const int64_t warmup = (v - 1) * group + 2 * (p - stage - 1);
   return static_cast<double>(std::min(warmup + 1, chunk_passes)) / static_cast<double>(v);
 }
 

@@ -4,8 +4,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <sstream>
+#include <string>
 #include <string_view>
 
+#include "seedance/base/env.h"
+#include "seedance/cost/gpu_catalog.h"
+#include "seedance/plan/framework.h"
 #include "seedance/plan/job_spec.h"
 #include "seedance/plan/model_figures.h"
 
@@ -317,26 +323,26 @@ TEST(MemoryModel, DeepSpeedPipelineBuffersFollowItsEngine) {
   }
 }
 
-// The pipeline schedules, run pass by pass: a rank runs its warm-up forward passes, then one
-// forward and one backward pass until no forward pass is left, then the remaining backward
-// passes; the most chunk passes alive at once, each 1/v of the stage, is what the rank holds.
-// The warm-up as Megatron-LM counts it (megatron/core/pipeline_parallel/schedules.py), or as
-// torch.distributed.pipelining's ScheduleInterleaved1F1B (torchtitan's) does in _get_warmup_ops:
-// (v - 1) rounds of m / max(1, m / p) micro-batches, two more a stage from the last, at most m v,
-// with no all-forward case. Korthikanti et al. 2022 (section 4.2.3) give the first stage's
-// closed form for interleaving, p (1 + (p - 1)/(p v)) micro-batches, while m is large enough.
-double MostAliveInSchedule(int64_t p, int64_t v, int64_t m, int64_t rank, bool pytorch) {
+// Megatron-LM's interleaved schedule at commit d98e8a6 (megatron/core/pipeline_parallel/
+// schedules.py), run pass by pass: its micro-batch group N is the least that
+// forward_backward_pipelining_with_interleaving accepts (p <= N <= m, and the last group empty
+// or holding p or more), the warm-up get_pp_rank_microbatches's 2 (p - rank - 1) + (v - 1) N
+// chunk passes, at most all m v of them; then one forward and one backward pass until no
+// forward pass is left. The most chunk passes alive at once, each 1/v of the stage, is what the
+// rank holds. 1F1B (v = 1) warms up with min(p - rank - 1, m). Korthikanti et al. 2022
+// (section 4.2.3) give the first stage's closed form for interleaving with N = p,
+// p (1 + (p - 1)/(p v)) micro-batches, while m is large enough. Returns -1 where Megatron
+// refuses m.
+double MostAliveInMegatronSchedule(int64_t p, int64_t v, int64_t m, int64_t rank) {
   const int64_t total = m * v;
   int64_t warmup = 0;
   if (v == 1) {
     warmup = std::min(p - rank - 1, m);
-  } else if (pytorch) {
-    const int64_t per_round = m / std::max<int64_t>(1, m / p);
-    warmup = std::min((v - 1) * per_round + 2 * (p - 1 - rank), total);
-  } else if (m == p) {
-    warmup = total;  // every forward pass first
   } else {
-    warmup = std::min(2 * (p - rank - 1) + (v - 1) * p, total);
+    int64_t group = p;
+    while (group <= m && m % group != 0 && m % group < p) ++group;
+    if (group > m) return -1;
+    warmup = std::min(2 * (p - rank - 1) + (v - 1) * group, total);
   }
   int64_t alive = 0, most = 0, forwards = 0;
   for (; forwards < warmup; ++forwards) most = std::max(most, ++alive);
@@ -348,39 +354,93 @@ double MostAliveInSchedule(int64_t p, int64_t v, int64_t m, int64_t rank, bool p
   return static_cast<double>(most) / static_cast<double>(v);
 }
 
-TEST(MemoryModel, InFlightMicroBatchesFollowThePipelineSchedules) {
+TEST(MemoryModel, InFlightMicroBatchesFollowMegatronsSchedules) {
   for (int64_t p : {2, 3, 4, 8, 16}) {
     for (int64_t v : {1, 2, 3, 4, 8}) {
-      for (int64_t m : {p, 2 * p, 3 * p, 8 * p, int64_t{1}, p + 1}) {
-        if (v > 1 && m % p != 0) continue;  // Megatron's interleaving needs p | m
+      for (int64_t m = 1; m <= 3 * p + 1; ++m) {
         const ParallelConfig c{.pipeline = p, .virtual_stages = v};
+        if (v > 1 && m < p) {
+          EXPECT_EQ(InterleavedGroup(p, m, Framework::kMegatron), 0);
+          continue;
+        }
         for (int64_t rank = 0; rank < p; ++rank) {
-          EXPECT_DOUBLE_EQ(InFlightMicroBatches(c, m, rank),
-                           MostAliveInSchedule(p, v, m, rank, false))
-              << "p " << p << " v " << v << " m " << m << " rank " << rank;
           EXPECT_DOUBLE_EQ(InFlightMicroBatches(c, m, rank, Framework::kMegatron),
-                           InFlightMicroBatches(c, m, rank));
-          EXPECT_DOUBLE_EQ(InFlightMicroBatches(c, m, rank, Framework::kTorchtitan),
-                           MostAliveInSchedule(p, v, m, rank, true))
-              << "torchtitan: p " << p << " v " << v << " m " << m << " rank " << rank;
+                           MostAliveInMegatronSchedule(p, v, m, rank))
+              << "p " << p << " v " << v << " m " << m << " rank " << rank;
+          // No framework named: counted as Megatron-Core runs it.
+          EXPECT_DOUBLE_EQ(InFlightMicroBatches(c, m, rank),
+                           InFlightMicroBatches(c, m, rank, Framework::kMegatron));
         }
-        const double korthikanti =
-            static_cast<double>(p) * (1 + static_cast<double>(p - 1) / static_cast<double>(p * v));
-        if (v > 1 && m >= 2 * p) {
-          EXPECT_DOUBLE_EQ(InFlightMicroBatches(c, m), korthikanti);
-        }
+      }
+      const ParallelConfig c{.pipeline = p, .virtual_stages = v};
+      const double korthikanti =
+          static_cast<double>(p) * (1 + static_cast<double>(p - 1) / static_cast<double>(p * v));
+      if (v > 1) {
+        EXPECT_DOUBLE_EQ(InFlightMicroBatches(c, 8 * p), korthikanti);
       }
     }
   }
-  // m = p interleaved: every chunk's forward pass before any backward pass, on every stage.
+  // Since Megatron-Core's tunable schedule (4295be1, November 2024) m = p is no all-forward
+  // case: the last stage holds ((v - 1) p + 1)/v micro-batches, the first all of them.
   const ParallelConfig c{.pipeline = 16, .virtual_stages = 2};
   EXPECT_DOUBLE_EQ(InFlightMicroBatches(c, 16, 0), 16);
-  EXPECT_DOUBLE_EQ(InFlightMicroBatches(c, 16, 15), 16);
-  EXPECT_DOUBLE_EQ(InFlightMicroBatches(c, 32, 15), 8.5);  // (v - 1) p + 1 chunk passes
-  // PyTorch's schedule at m = p: the first stage runs every forward pass first all the same,
-  // the last does not.
-  EXPECT_DOUBLE_EQ(InFlightMicroBatches(c, 16, 0, Framework::kTorchtitan), 16);
-  EXPECT_DOUBLE_EQ(InFlightMicroBatches(c, 16, 15, Framework::kTorchtitan), 8.5);
+  EXPECT_DOUBLE_EQ(InFlightMicroBatches(c, 16, 15), 8.5);
+  // m = 18 on 16 stages: one group of 18 (a group of 16 would leave a last group of 2).
+  EXPECT_EQ(InterleavedGroup(16, 18), 18);
+  EXPECT_DOUBLE_EQ(InFlightMicroBatches(c, 18, 15), 9.5);
+}
+
+// PyTorch's ScheduleInterleaved1F1B (torchtitan's), as tests/python/test_pipeline_schedules.py
+// reads it from PyTorch into tests/fixtures/pytorch_interleaved_in_flight.csv: the chunk passes
+// each rank holds at its peak, and the micro-batch counts the schedule refuses, for p 2-8,
+// v 2-4 and every m from 1 to 3p + 1.
+TEST(MemoryModel, InFlightMicroBatchesMatchPyTorchsInterleavedSchedule) {
+  const char* root = std::getenv("SEEDANCE_SOURCE_DIR");
+  ASSERT_NE(root, nullptr) << "SEEDANCE_SOURCE_DIR names the source tree";
+  auto text = base::Env::Default()->ReadFile(std::string(root) +
+                                             "/tests/fixtures/pytorch_interleaved_in_flight.csv");
+  ASSERT_TRUE(text.ok()) << text.status().ToString();
+  auto spec = ParseJobSpec(DefaultJobYaml(), "default", cost::GpuCatalog::BuiltIn());
+  ASSERT_TRUE(spec.ok()) << spec.status().ToString();
+  spec->framework = Framework::kTorchtitan;
+  spec->model.layers = 288;  // even stages for every p x v of the table
+  std::istringstream lines(*text);
+  std::string line;
+  std::getline(lines, line);
+  ASSERT_EQ(line, "pipeline,virtual_stages,micro_batches,rank,chunk_passes_in_flight");
+  int rows = 0, refused = 0;
+  while (std::getline(lines, line)) {
+    std::istringstream fields(line);
+    std::string p, v, m, rank, held;
+    std::getline(fields, p, ',');
+    std::getline(fields, v, ',');
+    std::getline(fields, m, ',');
+    std::getline(fields, rank, ',');
+    std::getline(fields, held, ',');
+    ParallelConfig c{.pipeline = std::stoll(p),
+                     .virtual_stages = std::stoll(v),
+                     .sequence_parallel = false,
+                     .zero_stage = 3,
+                     .micro_batch = 1};
+    spec->hardware.gpus_per_node = c.pipeline;
+    spec->hardware.nodes = 1;
+    spec->training.global_batch = std::stoll(m);
+    const std::string blocker = Inexpressible(Framework::kTorchtitan, *spec, c);
+    if (held == "refused") {
+      EXPECT_NE(blocker, "") << line;
+      ++refused;
+      continue;
+    }
+    EXPECT_EQ(blocker, "") << line;
+    EXPECT_DOUBLE_EQ(
+        InFlightMicroBatches(c, std::stoll(m), std::stoll(rank), Framework::kTorchtitan) *
+            static_cast<double>(c.virtual_stages),
+        std::stod(held))
+        << line;
+    ++rows;
+  }
+  EXPECT_GT(rows, 500);
+  EXPECT_GT(refused, 100);
 }
 
 }  // namespace

@@ -160,10 +160,6 @@ base::Status CheckParallelism(const ParallelConfig& c, const JobSpec& spec,
                    ") so that every GPU runs whole micro-batches",
                "training.", "global_batch");
   }
-  if (c.virtual_stages > 1 && (global / (c.micro_batch * d)) % c.pipeline != 0) {
-    return Bad("interleaved 1F1B needs the micro-batches per step to be a multiple of pipeline",
-               where_prefix, "virtual_stages");
-  }
   return base::OkStatus();
 }
 

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "seedance/plan/framework.h"
 #include "seedance/plan/optimize.h"
 
 namespace seedance::plan {
@@ -140,6 +141,23 @@ TEST(Search, TimeModelDirections) {
   const Evaluation pp2 =
       Evaluate(spec, gpu, {.pipeline = 4, .virtual_stages = 2, .micro_batch = 4});
   EXPECT_NEAR(pp2.time.pp_bubble_s, pp.time.pp_bubble_s / 2, 1e-9);
+  // Fewer micro-batches than stages, interleaved (PyTorch's schedule runs m = 2 on 4 stages):
+  // each micro-batch's chunks wait on the stages, p + (m - 1)/v = 4.5 micro-batch times for a
+  // step of m = 2, a bubble of 2.5 rather than (p - 1)/v = 1.5.
+  JobSpec titan = spec;
+  titan.framework = Framework::kTorchtitan;
+  const ParallelConfig few{
+      .pipeline = 4, .virtual_stages = 2, .zero_stage = 3, .micro_batch = 64};  // m = 2
+  ASSERT_EQ(Inexpressible(Framework::kTorchtitan, titan, few), "");
+  const Evaluation short_step = Evaluate(titan, gpu, few);
+  EXPECT_NEAR(short_step.time.pp_bubble_s,
+              2.5 * (short_step.time.compute_s + short_step.time.tp_comm_s) / 2 * bubble, 1e-9);
+  // Without interleaving the same count is 1F1B's m + p - 1: the bubble stays p - 1.
+  ParallelConfig plain = few;
+  plain.virtual_stages = 1;
+  const Evaluation plain_step = Evaluate(titan, gpu, plain);
+  EXPECT_NEAR(plain_step.time.pp_bubble_s,
+              3.0 * (plain_step.time.compute_s + plain_step.time.tp_comm_s) / 2 * bubble, 1e-9);
   JobSpec pcie = spec;
   pcie.hardware.intra_node = "pcie";
   const ParallelConfig tp{.tensor = 8, .micro_batch = 4};

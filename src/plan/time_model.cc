@@ -431,7 +431,12 @@ StepTime EstimateStepTime(const JobSpec& spec, const ModelFigures& figures, cons
   st.recompute_s = micro_batches * recomputed_layers * layer_recompute;
   st.tp_comm_s = micro_batches * stage_comm;
   if (c.pipeline > 1) {
-    st.pp_bubble_s = (p - 1) / v * micro_batch_s * k[Coef::kBubble];
+    // 1F1B's bubble, (p - 1)/v micro-batch times, holds while each model chunk's group of
+    // micro-batches fills the pipeline. With fewer micro-batches than stages (PyTorch's
+    // interleaved schedule runs m < p) every micro-batch's chunks wait on the p stages: the step
+    // lasts p + (m - 1)/v micro-batch times, not m + (p - 1)/v.
+    const double idle = std::max((p - 1) / v, (p - micro_batches) + (micro_batches - 1) / v);
+    st.pp_bubble_s = idle * micro_batch_s * k[Coef::kBubble];
     // Stages fill whole nodes once t x cp x d GPUs reach a node: their boundaries cross the
     // network.
     const bool across =

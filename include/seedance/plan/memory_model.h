@@ -133,14 +133,23 @@ int64_t ModelStateBytes(int64_t params, const StateBytes& bytes, int stage, int6
 // contiguous gradients off and reduces after the backward passes.
 bool DeepSpeedContiguousBucket(const ParallelConfig& c);
 
-// Micro-batches whose activations pipeline stage `stage` holds at its peak, as Megatron-LM's
-// schedules run (megatron/core/pipeline_parallel/schedules.py): its warm-up forward passes plus
-// the first steady one. 1F1B: min(p - stage, m). Interleaved over v model chunks a stage: the
-// warm-up is 2 (p - stage - 1) + (v - 1) p chunk passes, each holding 1/v of the stage's layers,
-// at most all m v of them, and all of them when m = p; stage 0 holds p + (p - 1)/v micro-batches,
-// Korthikanti et al.'s 1 + (p - 1)/(p v) times 1F1B's, until m caps it. Under PyTorch's schedules
-// (FrameworkTraits::pytorch_pipeline_schedules) the warm-up's (v - 1) p is (v - 1) rounds of
-// m / max(1, m / p), and m = p is no special case. `micro_batches` is m, per pipeline per step.
+// Micro-batches an interleaved schedule runs through one model chunk before the next (its group):
+// Megatron-Core's --microbatch-group-size-per-virtual-pipeline-stage, p by default, and refused
+// unless the last group is empty or holds p or more (schedules.py at d98e8a6, since 4295be1 of
+// November 2024); the planner writes the least such N in [p, m], p itself when p divides m.
+// PyTorch's schedules (FrameworkTraits::pytorch_pipeline_schedules) run m / max(1, m / p), which
+// is below p when m < p. `micro_batches` is m, per pipeline per step; 0 for an m that Megatron
+// refuses (m < p).
+int64_t InterleavedGroup(int64_t pipeline, int64_t micro_batches,
+                         std::optional<Framework> framework = std::nullopt);
+
+// Micro-batches whose activations pipeline stage `stage` holds at its peak, as the frameworks'
+// schedules run (Megatron-Core's megatron/core/pipeline_parallel/schedules.py, PyTorch's
+// torch/distributed/pipelining/schedules.py): its warm-up forward passes plus the first steady
+// one. 1F1B: min(p - stage, m). Interleaved over v model chunks a stage: the warm-up is
+// 2 (p - stage - 1) + (v - 1) N chunk passes (N the InterleavedGroup), each holding 1/v of the
+// stage's layers, at most all m v of them; with N = p, stage 0 holds p + (p - 1)/v micro-batches,
+// Korthikanti et al.'s 1 + (p - 1)/(p v) times 1F1B's, until m caps it.
 double InFlightMicroBatches(const ParallelConfig& c, int64_t micro_batches, int64_t stage = 0,
                             std::optional<Framework> framework = std::nullopt);
 
