@@ -26,8 +26,10 @@ constexpr std::array<CoefficientInfo, kCoefCount> kInfo = {{
     {"step_fixed_s", "seconds per optimizer step outside the model", 0.05, 1.0, 1e-4, 10.0},
     {"network", "share of the nccl-tests bus bandwidth reached across nodes in training", 1.0, 0.3,
      0.01, 1.5},
-    {"bubble", "pipeline bubble as a multiple of 1F1B's (p - 1)/v micro-batch times", 1.0, 0.3, 0.5,
-     3.0},
+    {"bubble",
+     "pipeline bubble as a multiple of the schedule's idle micro-batch times ((p - 1)/v; more "
+     "with fewer micro-batches than stages)",
+     1.0, 0.3, 0.5, 3.0},
     {"cp_overlap", "share of context parallelism's ring exchange hidden by the attention", 0.5, 0.7,
      0.01, 1.0},
 }};

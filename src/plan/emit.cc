@@ -111,7 +111,8 @@ Report MegatronArgs(const JobSpec& spec, const ParallelConfig& c) {
     // Megatron-LM runs p micro-batches through a model chunk before the next by default and
     // refuses a step whose last group holds fewer than p; the memory model counts this group.
     const int64_t group = InterleavedGroup(c.pipeline, Accumulation(spec, c));
-    if (group != c.pipeline) flag("--microbatch-group-size-per-virtual-pipeline-stage", group);
+    if (group != 0 && group != c.pipeline)
+      flag("--microbatch-group-size-per-virtual-pipeline-stage", group);
   }
   if (c.sequence_parallel) a.emplace_back("--sequence-parallel");
   if (c.zero_stage == 1) a.emplace_back("--use-distributed-optimizer");

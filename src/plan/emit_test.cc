@@ -221,6 +221,7 @@ TEST(EmitTest, MegatronInterleavedMicroBatchGroups) {
   } cases[] = {{4, "(absent)"}, {8, "(absent)"}, {6, "6"}, {9, "5"}, {10, "5"}, {13, "7"}};
   for (const auto& k : cases) {
     spec.training.global_batch = k.micro_batches * 2 * 4;
+    EXPECT_TRUE(CheckParallelism(c, spec).ok()) << CheckParallelism(c, spec).ToString();
     ASSERT_EQ(Inexpressible(Framework::kMegatron, spec, c), "") << k.micro_batches;
     const auto args = EmitContent(Framework::kMegatron, spec, c).get<std::vector<std::string>>();
     std::string group = "(absent)";
@@ -230,6 +231,7 @@ TEST(EmitTest, MegatronInterleavedMicroBatchGroups) {
     EXPECT_EQ(group, k.group) << k.micro_batches;
   }
   spec.training.global_batch = 3 * 2 * 4;
+  EXPECT_TRUE(CheckParallelism(c, spec).ok());  // a valid layout (PyTorch's schedule runs it)
   EXPECT_NE(Inexpressible(Framework::kMegatron, spec, c).find("at least pipeline (4)"),
             std::string::npos);
 }

@@ -17,10 +17,15 @@ import json
 import pathlib
 import subprocess
 import sys
+import tempfile
 
 import pytest
 
 pytest.importorskip("torch")
+# The fake process group and the schedule's op types: private to PyTorch; a release that moves
+# them skips the test rather than failing it.
+pytest.importorskip("torch.testing._internal.distributed.fake_pg")
+pytest.importorskip("torch.distributed.pipelining")
 
 FIXTURE = (pathlib.Path(__file__).resolve().parents[1] / "fixtures" /
            "pytorch_interleaved_in_flight.csv")
@@ -59,14 +64,17 @@ for p in (2, 3, 4, 8):
                         alive -= 1
                 rows.append([p, v, m, r, most])
     dist.destroy_process_group()
-json.dump(rows, sys.stdout)
+with open(sys.argv[1], "w") as out:
+    json.dump(rows, out)
 """
 
 
 def pytorch_table() -> str:
-    out = subprocess.run([sys.executable, "-c", SCHEDULES], check=True, capture_output=True,
-                         text=True, timeout=600)
-    rows = json.loads(out.stdout)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = pathlib.Path(tmp) / "rows.json"
+        subprocess.run([sys.executable, "-c", SCHEDULES, str(path)], check=True,
+                       capture_output=True, text=True, timeout=600)
+        rows = json.loads(path.read_text())
     return HEADER + "\n" + "".join(",".join(str(x) for x in row) + "\n" for row in rows)
 
 
