@@ -168,7 +168,11 @@ Report MegatronArgs(const JobSpec& spec, const ParallelConfig& c) {
                        "--position-embedding-type", "rope"});
   }
   if (!m.tie_embeddings) a.emplace_back("--untie-embeddings-and-output-weights");
-  if (spec.training.attention == "flash") a.emplace_back("--use-flash-attn");
+  if (spec.training.attention != "eager") a.emplace_back("--use-flash-attn");
+  // A named kernel pins Transformer Engine's backend (Megatron-Core sets NVTE_FLASH_ATTN and
+  // NVTE_FUSED_ATTN from it); "flash" leaves it on auto, cuDNN's on Hopper.
+  if (spec.training.attention == "flash2") a.insert(a.end(), {"--attention-backend", "flash"});
+  if (spec.training.attention == "cudnn") a.insert(a.end(), {"--attention-backend", "fused"});
   return Report(a);
 }
 

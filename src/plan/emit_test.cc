@@ -208,6 +208,36 @@ TEST(EmitTest, MegatronFlagsForUnequalStagesAndPartialRecomputation) {
             std::string::npos);
 }
 
+// A named attention kernel: Megatron-Core's --attention-backend, which sets Transformer Engine's
+// NVTE_FLASH_ATTN / NVTE_FUSED_ATTN (language_module.py at d98e8a6); cuDNN's kernel is Transformer
+// Engine's, which only the Megatron plan runs.
+TEST(EmitTest, AttentionKernelIsMegatronsAttentionBackend) {
+  JobSpec spec = DefaultJob();
+  const ParallelConfig c = Layout(1, 1, 1, Recompute::kNone);
+  const struct {
+    const char* attention;
+    const char* backend;
+  } cases[] = {{"flash", "(absent)"}, {"flash2", "flash"}, {"cudnn", "fused"}};
+  for (const auto& k : cases) {
+    spec.training.attention = k.attention;
+    const auto args = EmitContent(Framework::kMegatron, spec, c).get<std::vector<std::string>>();
+    std::string backend = "(absent)";
+    for (size_t i = 0; i + 1 < args.size(); ++i) {
+      if (args[i] == "--attention-backend") backend = args[i + 1];
+    }
+    EXPECT_EQ(backend, k.backend) << k.attention;
+  }
+  spec.training.attention = "cudnn";
+  EXPECT_EQ(Inexpressible(Framework::kMegatron, spec, c), "");
+  for (Framework f : {Framework::kDeepSpeed, Framework::kFsdp, Framework::kTorchtitan}) {
+    EXPECT_NE(Inexpressible(f, spec, Layout(1, 1, 3, Recompute::kFull)).find("cuDNN"),
+              std::string::npos)
+        << FrameworkName(f);
+  }
+  spec.training.attention = "flash2";
+  EXPECT_EQ(Inexpressible(Framework::kFsdp, spec, Layout(1, 1, 3, Recompute::kFull)), "");
+}
+
 // Micro-batch counts that are not a multiple of the pipeline under interleaving: Megatron-LM
 // (schedules.py at d98e8a6) runs them with a micro-batch group per model chunk whose last group is
 // empty or holds p or more, and the flags name the group the memory model counts; fewer than p

@@ -40,6 +40,15 @@ std::string CommonBlocker(const JobSpec& spec, const ParallelConfig& c) {
 
 bool Uneven(const ParallelConfig& c) { return c.first_stage_layers > 0 || c.last_stage_layers > 0; }
 
+// cuDNN's fused attention is Transformer Engine's (Megatron's): the configurations written for
+// the PyTorch frameworks run PyTorch's SDPA or the flash-attn package, with no setting for it.
+std::string CudnnAttentionBlocker(const JobSpec& spec, const char* framework) {
+  if (spec.training.attention != "cudnn") return "";
+  return std::string(framework) +
+         "'s configuration has no setting for cuDNN's fused attention (Transformer Engine's); "
+         "its attention is PyTorch's SDPA or flash-attn (attention: flash2)";
+}
+
 // Micro-batches per pipeline per step.
 int64_t MicroBatches(const JobSpec& spec, const ParallelConfig& c) {
   const int64_t per_step = c.micro_batch * DataParallel(c, spec.hardware.total_gpus());
@@ -47,6 +56,7 @@ int64_t MicroBatches(const JobSpec& spec, const ParallelConfig& c) {
 }
 
 std::string DeepSpeedBlocker(const JobSpec& spec, const ParallelConfig& c) {
+  if (std::string cudnn = CudnnAttentionBlocker(spec, "DeepSpeed"); !cudnn.empty()) return cudnn;
   if (c.gradient_compression != GradCompression::kNone) {
     return "DeepSpeed's engine reduces gradients itself; Seedance's compression hook is a DDP hook";
   }
@@ -72,6 +82,9 @@ std::string DeepSpeedBlocker(const JobSpec& spec, const ParallelConfig& c) {
 }
 
 std::string FsdpBlocker(const JobSpec& spec, const ParallelConfig& c) {
+  if (std::string cudnn = CudnnAttentionBlocker(spec, "The FSDP plan"); !cudnn.empty()) {
+    return cudnn;
+  }
   if (c.gradient_compression != GradCompression::kNone) {
     return "the FSDP plan's script does not register Seedance's compression hook";
   }
@@ -142,6 +155,7 @@ std::string MegatronBlocker(const JobSpec& spec, const ParallelConfig& c) {
 }
 
 std::string TorchtitanBlocker(const JobSpec& spec, const ParallelConfig& c) {
+  if (std::string cudnn = CudnnAttentionBlocker(spec, "torchtitan"); !cudnn.empty()) return cudnn;
   if (c.gradient_compression != GradCompression::kNone) {
     return "torchtitan's FSDP2 reduces gradients itself; Seedance's compression hook is a DDP "
            "hook";

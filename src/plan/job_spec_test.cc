@@ -103,6 +103,8 @@ INSTANTIATE_TEST_SUITE_P(
                 "bad.yaml:19: training.precision", "does not run"},
         BadSpec{"bad precision name", "precision: bf16", "precision: fp4",
                 "bad.yaml:19: training.precision", "must be one of"},
+        BadSpec{"bad attention kernel", "precision: bf16", "precision: bf16\n  attention: fa3",
+                "bad.yaml:20: training.attention", "flash, flash2, cudnn, eager"},
         BadSpec{"heads do not divide", "attention_heads: 32", "attention_heads: 30",
                 "bad.yaml:11: model.attention_heads", "multiple of"},
         BadSpec{"kv heads do not divide", "kv_heads: 32", "kv_heads: 5",

@@ -141,7 +141,7 @@ Terms TermsOf(const ModelSpec& model, const TrainingSpec& training, const Parall
   x.input = e * s * b * h / sp;
   x.norms = (e + 2 * saved) * s * b * h / sp + (gpt ? 2 * s * b * h / sp : 0);  // + masks (1 B)
   x.attention = e * s * b * h / t + 2 * e * s * b * kv / t + saved * s * b * h / t;  // QKV; out
-  if (training.attention == "flash") {
+  if (training.attention != "eager") {
     x.attention += 4 * a * s * b / t;  // log-sum-exp per row and head
   } else {
     const double scores = a * s * keys * b / t;
@@ -162,13 +162,13 @@ Terms TermsOf(const ModelSpec& model, const TrainingSpec& training, const Parall
       // dtype instead of bytes (two residual dropouts, and the attention probabilities').
       x.mlp += 3 * e * s * b * f / t;
       x.norms += 2 * (e - 1) * s * b * h / sp;
-      if (training.attention != "flash") x.scores += (e - 1) * a * s * keys * b / t;
+      if (training.attention == "eager") x.scores += (e - 1) * a * s * keys * b / t;
     }
   }
   // Op-selective: the input, q, v, the attention kernel's output and state, the MLP's first
   // input projection and its output.
   x.op_selective = x.input + e * s * b * (h + kv) / t + saved * s * b * h / t +
-                   (training.attention == "flash" ? 4 * a * s * b / t : 0) + e * s * b * f / t +
+                   (training.attention != "eager" ? 4 * a * s * b / t : 0) + e * s * b * f / t +
                    e * s * b * h / sp;
   return x;
 }

@@ -17,48 +17,48 @@ const PublicFit& BuiltInFit() {
     f.curves.nvlink_hopper = {4.1758991336786859e-05, 0.98695484098548525};
     f.curves.network = {5.8199999999999998e-05, 0.91217499999999996};
     // gemm
-    f.coefficients.value[0] = 0.72271362462569;
-    f.coefficients.standard_error[0] = 0.013175769187969876;
+    f.coefficients.value[0] = 0.72003700876825383;
+    f.coefficients.standard_error[0] = 0.012962043575089933;
     // fp8_gemm
-    f.coefficients.value[1] = 0.68009123390910975;
-    f.coefficients.standard_error[1] = 0.020183443833949807;
+    f.coefficients.value[1] = 0.66429037386044409;
+    f.coefficients.standard_error[1] = 0.018962009026642947;
     // attention
-    f.coefficients.value[2] = 0.70720334945515206;
-    f.coefficients.standard_error[2] = 0.041916278042026835;
+    f.coefficients.value[2] = 1.0026322110909534;
+    f.coefficients.standard_error[2] = 0.062891294153004623;
     // memory_bound
-    f.coefficients.value[3] = 1.0970797052885923;
-    f.coefficients.standard_error[3] = 0.16102979647141449;
+    f.coefficients.value[3] = 1.0355948141546854;
+    f.coefficients.standard_error[3] = 0.1415781517579108;
     // overlap_loss
-    f.coefficients.value[4] = 0.12274712987199654;
-    f.coefficients.standard_error[4] = 0.079020594610200057;
+    f.coefficients.value[4] = 0.19592625507737974;
+    f.coefficients.standard_error[4] = 0.11073897461240845;
     // tp_overlap
-    f.coefficients.value[5] = 1;
-    f.coefficients.standard_error[5] = 0.11114427772307768;
+    f.coefficients.value[5] = 0.90598748827804942;
+    f.coefficients.standard_error[5] = 0.11176790829646227;
     // kernel_gap_s
-    f.coefficients.value[6] = 4.4322173341988529e-06;
-    f.coefficients.standard_error[6] = 2.8176943248282711e-06;
+    f.coefficients.value[6] = 3.8314921111535454e-06;
+    f.coefficients.standard_error[6] = 2.4943174889659194e-06;
     // step_fixed_s
-    f.coefficients.value[7] = 0.11235889123919771;
-    f.coefficients.standard_error[7] = 0.036177744047342718;
+    f.coefficients.value[7] = 0.06821182250755578;
+    f.coefficients.standard_error[7] = 0.033990955774470061;
     // network
     f.coefficients.value[8] = 1;
     f.coefficients.standard_error[8] = 0.29999999999999999;
     // bubble
-    f.coefficients.value[9] = 0.97792713682069421;
-    f.coefficients.standard_error[9] = 0.12701995953941045;
+    f.coefficients.value[9] = 0.918670618098261;
+    f.coefficients.standard_error[9] = 0.12101330054856764;
     // cp_overlap
-    f.coefficients.value[10] = 0.4882265747948944;
-    f.coefficients.standard_error[10] = 0.17720677866527276;
+    f.coefficients.value[10] = 0.78541810068290041;
+    f.coefficients.standard_error[10] = 0.20924883223659088;
     // single-node data-parallel
-    f.step_time[0] = {-0.16274978507377671, 0.00042751815522275305, 6};
+    f.step_time[0] = {-0.10725362860561428, -0.063098546541311445, 6};
     // single-node model-parallel
-    f.step_time[1] = {-0.18521285131610535, 0.54156926419381213, 14};
+    f.step_time[1] = {-0.18307940752829591, 0.53290023068004855, 14};
     // multi-node data-parallel
-    f.step_time[2] = {0.0031687227213269371, 0.044295305012189423, 3};
+    f.step_time[2] = {-0.033834350416899854, 0.0072922318739625687, 3};
     // multi-node model-parallel
-    f.step_time[3] = {-0.095456353977701289, 0.26791398023172552, 371};
-    f.step_time_all = {-0.10387833103753311, 0.27496370379501378, 394};
-    f.paired = {-0.17643996473673357, 0.17643996473673354, 1864};
+    f.step_time[3] = {-0.074387406190366268, 0.20810337516901253, 371};
+    f.step_time_all = {-0.078439319535902607, 0.21098910026757528, 394};
+    f.paired = {-0.17267535306306853, 0.1726753530630685, 1864};
     f.memory = {-0.11439532479789802, 0.053604538530321107, 69};
     f.max_sequence_length = 1048576;
     f.max_gpus = 12288;

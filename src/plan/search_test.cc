@@ -158,6 +158,26 @@ TEST(Search, TimeModelDirections) {
   const Evaluation plain_step = Evaluate(titan, gpu, plain);
   EXPECT_NEAR(plain_step.time.pp_bubble_s,
               3.0 * (plain_step.time.compute_s + plain_step.time.tp_comm_s) / 2 * bubble, 1e-9);
+  // The attention kernel: Megatron's default on Hopper is cuDNN's, FSDP's FlashAttention-2, which
+  // the FlashAttention-3 paper (figure 5, H100 causal forward) puts at 335 against cuDNN's 539.
+  JobSpec megatron = spec;
+  megatron.framework = Framework::kMegatron;
+  const ParallelConfig dp{.zero_stage = 1, .recompute = Recompute::kFull, .micro_batch = 1};
+  const auto step = [&](JobSpec job, const char* attention) {
+    job.training.attention = attention;
+    return Evaluate(job, gpu, dp).time.step_s;
+  };
+  EXPECT_DOUBLE_EQ(step(megatron, "flash"), step(megatron, "cudnn"));
+  EXPECT_GT(step(megatron, "flash2"), step(megatron, "cudnn"));
+  JobSpec fsdp = spec;
+  fsdp.framework = Framework::kFsdp;
+  const ParallelConfig shard{.zero_stage = 3, .recompute = Recompute::kFull, .micro_batch = 1};
+  const auto fsdp_step = [&](const char* attention) {
+    JobSpec job = fsdp;
+    job.training.attention = attention;
+    return Evaluate(job, gpu, shard).time.step_s;
+  };
+  EXPECT_DOUBLE_EQ(fsdp_step("flash"), fsdp_step("flash2"));
   JobSpec pcie = spec;
   pcie.hardware.intra_node = "pcie";
   const ParallelConfig tp{.tensor = 8, .micro_batch = 4};

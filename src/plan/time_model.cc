@@ -194,7 +194,11 @@ Machine MachineFor(const cost::GpuSpec& gpu, const TrainingSpec& training,
       m.fp8 ? base::NumericFormat::kBf16 : training.precision;
   const double attention_peak = gpu.DenseTflops(attention_format).value_or(0) * 1e12;
   AttentionKernel kernel = AttentionKernel::kFlash2;
-  if (traits.fused_kernels && family == GpuFamily::kHopper) kernel = AttentionKernel::kCudnn;
+  // "flash" is the framework's default: Transformer Engine prefers cuDNN's on Hopper (TE v1.2 on,
+  // with Megatron-Core's --attention-backend auto), PyTorch's SDPA runs FlashAttention-2.
+  const bool cudnn =
+      training.attention == "cudnn" || (training.attention == "flash" && traits.fused_kernels);
+  if (cudnn && family == GpuFamily::kHopper) kernel = AttentionKernel::kCudnn;
   const AttentionPeak anchor = AttentionAnchor(family, kernel);
   const double coef = m.k[Coef::kAttention];
   m.attention_fwd =

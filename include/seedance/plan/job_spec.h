@@ -65,8 +65,10 @@ struct TrainingSpec {
   int64_t micro_batch = 0;   // sequences per GPU per forward/backward pass
   base::NumericFormat precision = base::NumericFormat::kBf16;
   std::string optimizer;  // adamw, adam, sgd, sgd-momentum, lion
-  // The attention kernel: "flash" (fused FlashAttention / SDPA: no s x s score tensor is kept)
-  // or "eager" (softmax scores kept for the backward pass).
+  // The attention kernel: "flash" (a fused kernel, the framework's default: no s x s score tensor
+  // is kept), "flash2" (FlashAttention-2: the flash-attn package, PyTorch SDPA's flash backend,
+  // Transformer Engine with NVTE_FUSED_ATTN=0), "cudnn" (cuDNN's fused attention: Transformer
+  // Engine's FusedAttention) or "eager" (softmax scores kept for the backward pass).
   std::string attention = "flash";
   // The optimizer's moments: fp32 or bf16 (half the bytes).
   base::NumericFormat optimizer_states = base::NumericFormat::kFp32;
