@@ -170,8 +170,12 @@ Report MegatronArgs(const JobSpec& spec, const ParallelConfig& c) {
   if (!m.tie_embeddings) a.emplace_back("--untie-embeddings-and-output-weights");
   if (spec.training.attention != "eager") a.emplace_back("--use-flash-attn");
   // A named kernel pins Transformer Engine's backend (Megatron-Core sets NVTE_FLASH_ATTN and
-  // NVTE_FUSED_ATTN from it); "flash" leaves it on auto, cuDNN's on Hopper.
-  if (spec.training.attention == "flash2") a.insert(a.end(), {"--attention-backend", "flash"});
+  // NVTE_FUSED_ATTN from it, and refuses to start if the environment sets them otherwise);
+  // "flash" leaves it on auto, cuDNN's on Hopper.
+  // flash2 pins FlashAttention's generation too: TE runs FA3 on Hopper where it is installed.
+  if (spec.training.attention == "flash2") {
+    a.insert(a.end(), {"--attention-backend", "flash", "--flash-attention-version", "2"});
+  }
   if (spec.training.attention == "cudnn") a.insert(a.end(), {"--attention-backend", "fused"});
   return Report(a);
 }

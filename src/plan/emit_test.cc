@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -226,6 +227,9 @@ TEST(EmitTest, AttentionKernelIsMegatronsAttentionBackend) {
       if (args[i] == "--attention-backend") backend = args[i + 1];
     }
     EXPECT_EQ(backend, k.backend) << k.attention;
+    const bool pinned =
+        std::find(args.begin(), args.end(), "--flash-attention-version") != args.end();
+    EXPECT_EQ(pinned, std::string(k.attention) == "flash2") << k.attention;
   }
   spec.training.attention = "cudnn";
   EXPECT_EQ(Inexpressible(Framework::kMegatron, spec, c), "");

@@ -178,6 +178,15 @@ TEST(Search, TimeModelDirections) {
     return Evaluate(job, gpu, shard).time.step_s;
   };
   EXPECT_DOUBLE_EQ(fsdp_step("flash"), fsdp_step("flash2"));
+  // DeepSpeed's model code calls flash-attn or SDPA too (no Transformer Engine).
+  JobSpec deepspeed = spec;
+  deepspeed.framework = Framework::kDeepSpeed;
+  const auto deepspeed_step = [&](const char* attention) {
+    JobSpec job = deepspeed;
+    job.training.attention = attention;
+    return Evaluate(job, gpu, dp).time.step_s;
+  };
+  EXPECT_DOUBLE_EQ(deepspeed_step("flash"), deepspeed_step("flash2"));
   JobSpec pcie = spec;
   pcie.hardware.intra_node = "pcie";
   const ParallelConfig tp{.tensor = 8, .micro_batch = 4};

@@ -175,8 +175,9 @@ LayerForward ForwardOfLayer(const ModelSpec& model, const ParallelConfig& c, con
 }
 
 Machine MachineFor(const cost::GpuSpec& gpu, const TrainingSpec& training,
-                   const FrameworkTraits& traits, const HardwareModel& hw) {
+                   std::optional<Framework> framework, const HardwareModel& hw) {
   Machine m;
+  const FrameworkTraits traits = TraitsOf(framework);
   m.traits = traits;
   m.curves = hw.curves;
   m.k = hw.coefficients;
@@ -194,10 +195,11 @@ Machine MachineFor(const cost::GpuSpec& gpu, const TrainingSpec& training,
       m.fp8 ? base::NumericFormat::kBf16 : training.precision;
   const double attention_peak = gpu.DenseTflops(attention_format).value_or(0) * 1e12;
   AttentionKernel kernel = AttentionKernel::kFlash2;
-  // "flash" is the framework's default: Transformer Engine prefers cuDNN's on Hopper (TE v1.2 on,
-  // with Megatron-Core's --attention-backend auto), PyTorch's SDPA runs FlashAttention-2.
-  const bool cudnn =
-      training.attention == "cudnn" || (training.attention == "flash" && traits.fused_kernels);
+  // "flash" is the framework's default: Megatron-Core's Transformer Engine prefers cuDNN's on
+  // Hopper (TE v1.2 on, with --attention-backend auto); PyTorch's SDPA and flash-attn, which the
+  // other frameworks' model code calls, run FlashAttention-2.
+  const bool megatron = framework.value_or(Framework::kMegatron) == Framework::kMegatron;
+  const bool cudnn = training.attention == "cudnn" || (training.attention == "flash" && megatron);
   if (cudnn && family == GpuFamily::kHopper) kernel = AttentionKernel::kCudnn;
   const AttentionPeak anchor = AttentionAnchor(family, kernel);
   const double coef = m.k[Coef::kAttention];
@@ -308,8 +310,7 @@ double ParameterPassBytes(const Machine& m, const TrainingSpec& training,
 
 LayerPartSeconds LayerPartForwardSeconds(const JobSpec& spec, const ParallelConfig& c,
                                          const cost::GpuSpec& gpu, const HardwareModel& hw) {
-  const Machine m =
-      MachineFor(gpu, TrainingOf(spec.training, c), TraitsOf(RunningFramework(spec, c)), hw);
+  const Machine m = MachineFor(gpu, TrainingOf(spec.training, c), RunningFramework(spec, c), hw);
   Links none;
   none.intra_node_gbytes_per_s = none.inter_node_gbytes_per_s = 1;
   const LayerForward l =
@@ -327,7 +328,7 @@ StepTime EstimateStepTime(const JobSpec& spec, const ModelFigures& figures, cons
   const std::optional<Framework> framework = RunningFramework(spec, c);
   const FrameworkTraits traits = TraitsOf(framework);
   const StateBytes sb = StateBytesFor(training, framework, &c);
-  const Machine m = MachineFor(gpu, training, traits, hw);
+  const Machine m = MachineFor(gpu, training, framework, hw);
   const GpuFamily family = FamilyOf(gpu);
   // Bytes a parameter in the data-parallel collectives (framework.h, FrameworkTraits).
   const double gathered_bytes = m.traits.gather_in_compute_precision ? m.e : sb.weight;
