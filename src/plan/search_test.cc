@@ -160,33 +160,21 @@ TEST(Search, TimeModelDirections) {
               3.0 * (plain_step.time.compute_s + plain_step.time.tp_comm_s) / 2 * bubble, 1e-9);
   // The attention kernel: Megatron's default on Hopper is cuDNN's, FSDP's FlashAttention-2, which
   // the FlashAttention-3 paper (figure 5, H100 causal forward) puts at 335 against cuDNN's 539.
-  JobSpec megatron = spec;
-  megatron.framework = Framework::kMegatron;
   const ParallelConfig dp{.zero_stage = 1, .recompute = Recompute::kFull, .micro_batch = 1};
-  const auto step = [&](JobSpec job, const char* attention) {
-    job.training.attention = attention;
-    return Evaluate(job, gpu, dp).time.step_s;
-  };
-  EXPECT_DOUBLE_EQ(step(megatron, "flash"), step(megatron, "cudnn"));
-  EXPECT_GT(step(megatron, "flash2"), step(megatron, "cudnn"));
-  JobSpec fsdp = spec;
-  fsdp.framework = Framework::kFsdp;
   const ParallelConfig shard{.zero_stage = 3, .recompute = Recompute::kFull, .micro_batch = 1};
-  const auto fsdp_step = [&](const char* attention) {
-    JobSpec job = fsdp;
+  const auto step = [&](Framework framework, const ParallelConfig& c, const char* attention) {
+    JobSpec job = spec;
+    job.framework = framework;
     job.training.attention = attention;
-    return Evaluate(job, gpu, shard).time.step_s;
+    return Evaluate(job, gpu, c).time.step_s;
   };
-  EXPECT_DOUBLE_EQ(fsdp_step("flash"), fsdp_step("flash2"));
+  EXPECT_DOUBLE_EQ(step(Framework::kMegatron, dp, "flash"),
+                   step(Framework::kMegatron, dp, "cudnn"));
+  EXPECT_GT(step(Framework::kMegatron, dp, "flash2"), step(Framework::kMegatron, dp, "cudnn"));
+  EXPECT_DOUBLE_EQ(step(Framework::kFsdp, shard, "flash"), step(Framework::kFsdp, shard, "flash2"));
   // DeepSpeed's model code calls flash-attn or SDPA too (no Transformer Engine).
-  JobSpec deepspeed = spec;
-  deepspeed.framework = Framework::kDeepSpeed;
-  const auto deepspeed_step = [&](const char* attention) {
-    JobSpec job = deepspeed;
-    job.training.attention = attention;
-    return Evaluate(job, gpu, dp).time.step_s;
-  };
-  EXPECT_DOUBLE_EQ(deepspeed_step("flash"), deepspeed_step("flash2"));
+  EXPECT_DOUBLE_EQ(step(Framework::kDeepSpeed, dp, "flash"),
+                   step(Framework::kDeepSpeed, dp, "flash2"));
   JobSpec pcie = spec;
   pcie.hardware.intra_node = "pcie";
   const ParallelConfig tp{.tensor = 8, .micro_batch = 4};
