@@ -13,7 +13,7 @@ using base::NumericFormat;
 using base::Report;
 
 int64_t Accumulation(const JobSpec& spec, const ParallelConfig& c) {
-  return spec.training.global_batch / (c.micro_batch * DataParallel(c, spec.hardware.total_gpus()));
+  return MicroBatchesPerStep(c, spec.hardware.total_gpus(), spec.training.global_batch);
 }
 
 // torch's dtype name for a 16-bit or 32-bit training precision.

@@ -51,8 +51,7 @@ std::string CudnnAttentionBlocker(const JobSpec& spec, const char* framework) {
 
 // Micro-batches per pipeline per step.
 int64_t MicroBatches(const JobSpec& spec, const ParallelConfig& c) {
-  const int64_t per_step = c.micro_batch * DataParallel(c, spec.hardware.total_gpus());
-  return per_step > 0 ? TrainingOf(spec.training, c).global_batch / per_step : 0;
+  return MicroBatchesPerStep(c, spec.hardware.total_gpus(), spec.training.global_batch);
 }
 
 std::string DeepSpeedBlocker(const JobSpec& spec, const ParallelConfig& c) {

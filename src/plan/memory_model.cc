@@ -254,7 +254,8 @@ MemoryEstimate EstimateMemory(const JobSpec& spec, const ModelFigures& figures,
   const std::optional<Framework> framework = RunningFramework(spec, c);
   const int64_t d = DataParallel(c, spec.hardware.total_gpus());
   const int64_t p = c.pipeline;
-  const int64_t micro_batches = training.global_batch / (c.micro_batch * d);
+  const int64_t micro_batches =
+      MicroBatchesPerStep(c, spec.hardware.total_gpus(), training.global_batch);
   // Context-parallel ranks hold the same weights: the optimizer shards over d x cp.
   const int64_t shards = d * c.context_parallel;
   const StateBytes sb = StateBytesFor(training, framework, &c);

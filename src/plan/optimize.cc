@@ -206,8 +206,8 @@ base::StatusOr<Report> RecomputeSection(const JobSpec& spec, const cost::GpuSpec
   ParallelConfig keep_all = e.config;
   keep_all.recompute = Recompute::kNone;
   keep_all.recompute_layers = 0;
-  const int64_t d = DataParallel(e.config, spec.hardware.total_gpus());
-  const int64_t micro_batches = spec.training.global_batch / (e.config.micro_batch * d);
+  const int64_t micro_batches =
+      MicroBatchesPerStep(e.config, spec.hardware.total_gpus(), spec.training.global_batch);
   const auto copies = static_cast<int64_t>(std::ceil(
       InFlightMicroBatches(e.config, micro_batches, 0, RunningFramework(spec, e.config))));
   LayerPartSeconds seconds =

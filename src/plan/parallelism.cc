@@ -182,7 +182,7 @@ base::Report ParallelismToReport(const ParallelConfig& c, int64_t gpus, int64_t 
   r["gradient_compression"] = std::string(GradCompressionName(c.gradient_compression));
   r["micro_batch"] = c.micro_batch;
   r["data_parallel"] = d;
-  r["gradient_accumulation_steps"] = global_batch / (c.micro_batch * d);
+  r["gradient_accumulation_steps"] = MicroBatchesPerStep(c, gpus, global_batch);
   return r;
 }
 

@@ -38,7 +38,7 @@ base::StatusOr<std::vector<Buffer>> PlannedStepBuffers(const JobSpec& spec,
   const ModelSpec& model = spec.model;
   const TrainingSpec training = TrainingOf(spec.training, c);
   const int64_t d = DataParallel(c, spec.hardware.total_gpus());
-  const int64_t m = training.global_batch / (c.micro_batch * d);
+  const int64_t m = MicroBatchesPerStep(c, spec.hardware.total_gpus(), training.global_batch);
   const int64_t shards = d * c.context_parallel;  // CP ranks hold the same weights
   const MemoryEstimate peak = EstimateMemory(spec, figures, c, int64_t{1} << 62);
   const std::string stage_name = peak.peak_stage;

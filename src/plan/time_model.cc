@@ -352,8 +352,8 @@ StepTime EstimateStepTime(const JobSpec& spec, const ModelFigures& figures, cons
 
   const int64_t gpus = hardware.total_gpus();
   const int64_t d = DataParallel(c, gpus);
-  const int64_t steps_per_pipeline = training.global_batch / (c.micro_batch * d);  // exact
-  const auto micro_batches = static_cast<double>(steps_per_pipeline);
+  const auto micro_batches =
+      static_cast<double>(MicroBatchesPerStep(c, gpus, training.global_batch));  // exact
   const double p = static_cast<double>(c.pipeline);
   const double v = static_cast<double>(c.virtual_stages);
   const double t = static_cast<double>(c.tensor);

@@ -73,6 +73,13 @@ inline int64_t DataParallel(const ParallelConfig& c, int64_t gpus) {
   return gpus / (c.tensor * c.context_parallel * c.pipeline);
 }
 
+// The micro-batches each pipeline runs per optimizer step (the gradient accumulation steps):
+// global_batch / (micro_batch x data-parallel size), 0 when there are no GPUs to run it.
+inline int64_t MicroBatchesPerStep(const ParallelConfig& c, int64_t gpus, int64_t global_batch) {
+  const int64_t per_step = c.micro_batch * DataParallel(c, gpus);
+  return per_step > 0 ? global_batch / per_step : 0;
+}
+
 // The layers pipeline stage `stage` (0-based) holds: the stated end-stage counts, the rest spread
 // evenly over the middle stages. Without them, layers that pipeline x virtual_stages does not
 // divide are split as DeepSpeed's uniform partition splits them: the p x v model chunks get layers
