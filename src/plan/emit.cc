@@ -241,6 +241,9 @@ Report TorchtitanConfig(const JobSpec& spec, const ParallelConfig& c) {
   r["activation_checkpoint"] = ac;
   if (p == NumericFormat::kFp8) {
     r["quantize"] = {{"linear", {{"float8", {{"filter_fqns", {"output"}}}}}}};
+    // torchao's float8 casts are fast only compiled (torchtitan's docs/float8.md: "required for
+    // competitive performance"); the time model counts them compiled.
+    r["compile"] = {{"enable", true}, {"components", {"model", "loss"}}};
   }
   return r;
 }

@@ -62,7 +62,8 @@ struct LayerForward {
   double attention = 0;                              // the attention core
   double attention_bwd = 0;                          // its backward pass
   double norms = 0, activation = 0, other = 0;       // elementwise kernels
-  double fp8_casts = 0;                              // FP8: quantizing the GEMMs' inputs
+  double fp8_casts = 0;                              // FP8: quantizing the GEMMs' operands
+  double fp8_casts_bwd = 0;                          // the same in the backward pass
   double kernels = 0;                                // kernel count (for the gaps)
   double tp = 0;                                     // TP collectives (seconds, not hidden)
   double cp = 0;                                     // CP ring exchange, exposed
@@ -143,11 +144,19 @@ LayerForward ForwardOfLayer(const ModelSpec& model, const ParallelConfig& c, con
   if (gpt) other += 2 * tokens * h / sp;  // dropout masks
   l.other = Stream(m, other);
   l.kernels += fused ? 5 : 16;
-  if (m.fp8) {
+  if (m.fp8 && fused) {
     // Transformer Engine fuses the cast into the norms before QKV and MLP-in; the inputs of the
     // output projection and of MLP-out are quantized apart (read 2 bytes, write 1).
     l.fp8_casts = Stream(m, 3 * tokens * (h + f) / t);
+    l.fp8_casts_bwd = 2 * l.fp8_casts;
     l.kernels += 2;
+  } else if (m.fp8) {
+    // torchao's Float8Linear: torchtitan v0.2's float8 converter, tensorwise, compiled as
+    // `--emit torchtitan` writes it (torchtitan's docs/float8.md calls compiling it required).
+    const Fp8CastBytes bytes = TorchaoFloat8CastBytes(model, c);
+    l.fp8_casts = Stream(m, bytes.forward);
+    l.fp8_casts_bwd = Stream(m, bytes.backward);
+    l.kernels += 6 * (5 + k_in);  // the input's three and the weight's three a linear
   }
 
   // Tensor parallelism: two all-reduces of the layer's activations forward (all-gather +
@@ -308,6 +317,28 @@ double ParameterPassBytes(const Machine& m, const TrainingSpec& training,
 
 }  // namespace
 
+Fp8CastBytes TorchaoFloat8CastBytes(const ModelSpec& model, const ParallelConfig& c) {
+  const double tokens = static_cast<double>(c.micro_batch) *
+                        static_cast<double>(model.sequence_length) /
+                        static_cast<double>(c.context_parallel);
+  const double h = static_cast<double>(model.hidden_size);
+  const double kv = static_cast<double>(model.kv_heads) * static_cast<double>(model.head_dim());
+  const double f = static_cast<double>(model.ffn_size);
+  const double t = static_cast<double>(c.tensor);
+  const double k_in = static_cast<double>(model.mlp_in_projections());
+  // Bytes an element (torchao/testing/training/roofline_utils.py, tensorwise): an activation
+  // read for its amax, then read and written in fp8 in both layouts; a weight read for its amax
+  // and cast forward, cast in the other layout backward.
+  constexpr double kActivation = 6, kWeightForward = 5, kWeightBackward = 3;
+  // Elements on this GPU: column-parallel q, k, v, gate and up take the whole hidden state and
+  // give their shard; the row-parallel output and down projections the reverse.
+  const double inputs = (3 + k_in) * h + (h + f) / t;
+  const double outputs = (h + 2 * kv + k_in * f) / t + 2 * h;
+  const double weights = (h * (h + 2 * kv) + h * h + (k_in + 1) * h * f) / t;
+  return {.forward = kActivation * tokens * inputs + kWeightForward * weights,
+          .backward = kActivation * tokens * outputs + kWeightBackward * weights};
+}
+
 LayerPartSeconds LayerPartForwardSeconds(const JobSpec& spec, const ParallelConfig& c,
                                          const cost::GpuSpec& gpu, const HardwareModel& hw) {
   const Machine m = MachineFor(gpu, TrainingOf(spec.training, c), RunningFramework(spec, c), hw);
@@ -364,9 +395,11 @@ StepTime EstimateStepTime(const JobSpec& spec, const ModelFigures& figures, cons
   const LayerForward fwd = ForwardOfLayer(model, c, m, links, family, hardware.gpus_per_node);
   const double layer_fwd = fwd.compute() + fwd.kernels * m.gap;
   // Backward: twice the GEMMs (input and weight gradients), the attention kernel's backward,
-  // about twice the elementwise bytes, twice the kernels; the TP collectives mirror the forward.
-  const double layer_bwd =
-      2 * fwd.gemms() + fwd.attention_bwd + 2 * fwd.elementwise() + 2 * fwd.kernels * m.gap;
+  // about twice the elementwise bytes (the FP8 casts as counted above), twice the kernels; the
+  // TP collectives mirror the forward.
+  const double layer_bwd = 2 * fwd.gemms() + fwd.attention_bwd +
+                           2 * (fwd.elementwise() - fwd.fp8_casts) + fwd.fp8_casts_bwd +
+                           2 * fwd.kernels * m.gap;
   double layer_recompute = 0, recompute_tp = 0;
   double recomputed_layers = 0;  // per stage
   const int64_t stage_layers = MaxStageLayers(c, model.layers);

@@ -365,5 +365,48 @@ TEST(TimeModelTest, TorchtitanUnderAPipelineGathersAndReducesOnceAStep) {
   EXPECT_LT(chunks.dp_exposed_s, step(3, 32).dp_exposed_s);
 }
 
+// torchtitan's float8 (torchao's Float8Linear, tensorwise) at torchao's roofline counts, summed
+// here linear by linear: Llama-3-8B's q, k, v, output, gate, up and down projections under TP 2
+// (column-parallel ones give half their outputs, row-parallel ones take half their inputs), one
+// sequence of 8,192 tokens. Forward: each input 6 bytes an element, each weight 5; backward:
+// each output gradient 6, each weight 3.
+TEST(TimeModelTest, TorchtitansFloat8CastsAreTorchaosRooflineCounts) {
+  auto parsed = ParseJobSpec(
+      "name: float8\nframework: torchtitan\n"
+      "model: {family: llama, layers: 32, hidden_size: 4096, attention_heads: 32, kv_heads: 8,\n"
+      "        ffn_size: 14336, vocab_size: 128256, sequence_length: 8192}\n"
+      "training: {global_batch: 8, micro_batch: 1, precision: fp8, optimizer: adamw}\n"
+      "hardware: {gpu: H100-SXM, gpus_per_node: 8}\n",
+      "float8.yaml", cost::GpuCatalog::BuiltIn());
+  ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+  JobSpec spec = *parsed;
+  const ModelSpec& model = spec.model;
+  const ParallelConfig c{.tensor = 2, .sequence_parallel = true, .zero_stage = 3, .micro_batch = 1};
+  struct Linear {
+    double in, out;  // this GPU's K and N
+  };
+  const Linear linears[] = {{4096, 2048}, {4096, 512},  {4096, 512}, {2048, 4096},
+                            {4096, 7168}, {4096, 7168}, {7168, 4096}};
+  const double tokens = 8192;
+  double forward = 0, backward = 0;
+  for (const Linear& l : linears) {
+    forward += 6 * tokens * l.in + 5 * l.in * l.out;
+    backward += 6 * tokens * l.out + 3 * l.in * l.out;
+  }
+  const Fp8CastBytes bytes = TorchaoFloat8CastBytes(model, c);
+  EXPECT_DOUBLE_EQ(bytes.forward, forward);
+  EXPECT_DOUBLE_EQ(bytes.backward, backward);
+
+  // In the step, at this size, the float8 GEMMs gain more than these casts cost: torchtitan's
+  // compiled float8 outruns its bf16 (the eager casts, 33 bytes an element twice, would not).
+  const cost::GpuSpec& h100 = **cost::GpuCatalog::BuiltIn().Get("H100-SXM");
+  const Links links = ResolveLinks(spec.hardware, h100);
+  const ModelFigures f = ComputeModelFigures(model);
+  const StepTime titan = EstimateStepTime(spec, f, c, h100, links);
+  spec.training.precision = base::NumericFormat::kBf16;
+  const StepTime bf16 = EstimateStepTime(spec, f, c, h100, links);
+  EXPECT_LT(titan.compute_s, bf16.compute_s);
+}
+
 }  // namespace
 }  // namespace seedance::plan

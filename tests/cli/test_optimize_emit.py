@@ -308,6 +308,10 @@ def test_torchtitan_reads_the_config(seedancectl, tmp_path):
     fp8 = report["emit"]["content"]["model"].get("converters") == ["quantize.linear.float8"]
     assert fp8 == (report["after"]["precision"] == "fp8" if report["emit"]["same_as_after"]
                    else fp8)
+    # torchao's float8 casts are counted compiled, so the float8 config compiles.
+    assert config.compile.enable == fp8
+    if fp8:
+        assert set(config.compile.components) == {"model", "loss"}
     # A misspelt key must fail, or the check proves nothing.
     content["parallelism"]["tensor_paralel_degree"] = 1
     with pytest.raises(AssertionError):

@@ -12,7 +12,8 @@
 //            published throughput x attention x (s/cp) / (s/cp + attention_half_seq); eager
 //            attention as two batched GEMMs and the softmax's passes over the s x s scores.
 //   elementwise norms, residual adds, rotary, the activation, FP8 casts: bytes at the HBM
-//            anchor x memory_bound; fused (Megatron-Core) or eager (PyTorch) byte counts.
+//            anchor x memory_bound; fused (Megatron-Core) or eager (PyTorch) byte counts; FP8
+//            casts Transformer Engine's or torchao's (TorchaoFloat8CastBytes).
 //   TP       two all-reduces forward and two backward of e T h bytes over NVLink (less the
 //            tp_overlap share where the framework overlaps them); CP the ring exchange of K and V,
 //            less what the attention hides.
@@ -70,6 +71,15 @@ StepTime EstimateStepTime(const JobSpec& spec, const ModelFigures& figures, cons
                           const HardwareModel& hw = {});
 
 base::Report StepTimeToReport(const StepTime& t);
+
+// The bytes torchao's Float8Linear (torchtitan's float8 converter: tensorwise scaling, compiled)
+// moves casting one layer's linears to fp8 for one micro-batch on one GPU, at the counts of
+// torchao's roofline model: each linear's input forward and its output gradient backward 6 bytes
+// an element, its weight 5 forward and 3 backward.
+struct Fp8CastBytes {
+  double forward = 0, backward = 0;
+};
+Fp8CastBytes TorchaoFloat8CastBytes(const ModelSpec& model, const ParallelConfig& c);
 
 // Forward seconds of one layer's parts for one micro-batch, as recomputation repeats them when
 // each part's module is checkpointed whole (seedance.torch.apply_recompute_plan): the attention
