@@ -64,6 +64,7 @@ struct LayerForward {
   double norms = 0, activation = 0, other = 0;       // elementwise kernels
   double fp8_casts = 0;                              // FP8: quantizing the GEMMs' operands
   double fp8_casts_bwd = 0;                          // the same in the backward pass
+  double fp8_kernels = 0, fp8_kernels_bwd = 0;       // their kernels (apart from `kernels`)
   double kernels = 0;                                // kernel count (for the gaps)
   double tp = 0;                                     // TP collectives (seconds, not hidden)
   double cp = 0;                                     // CP ring exchange, exposed
@@ -149,14 +150,16 @@ LayerForward ForwardOfLayer(const ModelSpec& model, const ParallelConfig& c, con
     // output projection and of MLP-out are quantized apart (read 2 bytes, write 1).
     l.fp8_casts = Stream(m, 3 * tokens * (h + f) / t);
     l.fp8_casts_bwd = 2 * l.fp8_casts;
-    l.kernels += 2;
+    l.fp8_kernels = 2;
+    l.fp8_kernels_bwd = 4;
   } else if (m.fp8) {
     // torchao's Float8Linear: torchtitan v0.2's float8 converter, tensorwise, compiled as
     // `--emit torchtitan` writes it (torchtitan's docs/float8.md calls compiling it required).
-    const Fp8CastBytes bytes = TorchaoFloat8CastBytes(model, c);
-    l.fp8_casts = Stream(m, bytes.forward);
-    l.fp8_casts_bwd = Stream(m, bytes.backward);
-    l.kernels += 6 * (5 + k_in);  // the input's three and the weight's three a linear
+    const Fp8Casts casts = TorchaoFloat8Casts(model, c);
+    l.fp8_casts = Stream(m, casts.forward_bytes);
+    l.fp8_casts_bwd = Stream(m, casts.backward_bytes);
+    l.fp8_kernels = casts.forward_kernels;
+    l.fp8_kernels_bwd = casts.backward_kernels;
   }
 
   // Tensor parallelism: two all-reduces of the layer's activations forward (all-gather +
@@ -317,7 +320,7 @@ double ParameterPassBytes(const Machine& m, const TrainingSpec& training,
 
 }  // namespace
 
-Fp8CastBytes TorchaoFloat8CastBytes(const ModelSpec& model, const ParallelConfig& c) {
+Fp8Casts TorchaoFloat8Casts(const ModelSpec& model, const ParallelConfig& c) {
   const double tokens = static_cast<double>(c.micro_batch) *
                         static_cast<double>(model.sequence_length) /
                         static_cast<double>(c.context_parallel);
@@ -326,17 +329,25 @@ Fp8CastBytes TorchaoFloat8CastBytes(const ModelSpec& model, const ParallelConfig
   const double f = static_cast<double>(model.ffn_size);
   const double t = static_cast<double>(c.tensor);
   const double k_in = static_cast<double>(model.mlp_in_projections());
-  // Bytes an element (torchao/testing/training/roofline_utils.py, tensorwise): an activation
-  // read for its amax, then read and written in fp8 in both layouts; a weight read for its amax
-  // and cast forward, cast in the other layout backward.
+  const double linears = 5 + k_in;  // q, k, v, output; gate and up (or the MLP's one); down
+  // torchao/testing/training/roofline_utils.py, tensorwise: an activation read for its amax and
+  // read again to write fp8 in both layouts; a weight read for its amax and cast forward, cast
+  // in the other layout backward.
   constexpr double kActivation = 6, kWeightForward = 5, kWeightBackward = 3;
-  // Elements on this GPU: column-parallel q, k, v, gate and up take the whole hidden state and
-  // give their shard; the row-parallel output and down projections the reverse.
-  const double inputs = (3 + k_in) * h + (h + f) / t;
-  const double outputs = (h + 2 * kv + k_in * f) / t + 2 * h;
+  // Elements on this GPU. Column-parallel q, k, v, gate and up give their shard of the outputs;
+  // row-parallel output and down projections take their shard of the inputs. Without TP each
+  // linear casts its own input (the shared hidden state once per linear); with it, torchtitan
+  // casts the attention's and the MLP's input once, on the sequence shard, and the row-parallel
+  // projections' output gradients on the shard.
+  const bool tp = c.tensor > 1;
+  const double inputs = (tp ? 2 * h / t : (3 + k_in) * h) + (h + f) / t;
+  const double outputs = (h + 2 * kv + k_in * f) / t + 2 * h / t;
   const double weights = (h * (h + 2 * kv) + h * h + (k_in + 1) * h * f) / t;
-  return {.forward = kActivation * tokens * inputs + kWeightForward * weights,
-          .backward = kActivation * tokens * outputs + kWeightBackward * weights};
+  const double input_casts = tp ? 4 : linears;
+  return {.forward_bytes = kActivation * tokens * inputs + kWeightForward * weights,
+          .backward_bytes = kActivation * tokens * outputs + kWeightBackward * weights,
+          .forward_kernels = 3 * input_casts + 3 * linears,
+          .backward_kernels = 3 * linears + linears};
 }
 
 LayerPartSeconds LayerPartForwardSeconds(const JobSpec& spec, const ParallelConfig& c,
@@ -393,13 +404,13 @@ StepTime EstimateStepTime(const JobSpec& spec, const ModelFigures& figures, cons
       static_cast<double>(c.micro_batch) * static_cast<double>(model.sequence_length) / cp;
 
   const LayerForward fwd = ForwardOfLayer(model, c, m, links, family, hardware.gpus_per_node);
-  const double layer_fwd = fwd.compute() + fwd.kernels * m.gap;
+  const double layer_fwd = fwd.compute() + (fwd.kernels + fwd.fp8_kernels) * m.gap;
   // Backward: twice the GEMMs (input and weight gradients), the attention kernel's backward,
   // about twice the elementwise bytes (the FP8 casts as counted above), twice the kernels; the
   // TP collectives mirror the forward.
   const double layer_bwd = 2 * fwd.gemms() + fwd.attention_bwd +
                            2 * (fwd.elementwise() - fwd.fp8_casts) + fwd.fp8_casts_bwd +
-                           2 * fwd.kernels * m.gap;
+                           (2 * fwd.kernels + fwd.fp8_kernels_bwd) * m.gap;
   double layer_recompute = 0, recompute_tp = 0;
   double recomputed_layers = 0;  // per stage
   const int64_t stage_layers = MaxStageLayers(c, model.layers);

@@ -6,6 +6,7 @@
 
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace seedance::plan {
 namespace {
@@ -366,10 +367,11 @@ TEST(TimeModelTest, TorchtitanUnderAPipelineGathersAndReducesOnceAStep) {
 }
 
 // torchtitan's float8 (torchao's Float8Linear, tensorwise) at torchao's roofline counts, summed
-// here linear by linear: Llama-3-8B's q, k, v, output, gate, up and down projections under TP 2
-// (column-parallel ones give half their outputs, row-parallel ones take half their inputs), one
-// sequence of 8,192 tokens. Forward: each input 6 bytes an element, each weight 5; backward:
-// each output gradient 6, each weight 3.
+// cast by cast for Llama-3-8B's q, k, v, output, gate, up and down projections and one sequence
+// of 8,192 tokens: an activation 6 bytes an element (three kernels), a weight 5 forward (three)
+// and 3 backward (one). Without TP every linear casts its own input; under TP 2 torchtitan casts
+// the attention's and the MLP's input once on the sequence shard (PrepareFloat8ModuleInput), and
+// the row-parallel output and down projections' output gradients on the shard.
 TEST(TimeModelTest, TorchtitansFloat8CastsAreTorchaosRooflineCounts) {
   auto parsed = ParseJobSpec(
       "name: float8\nframework: torchtitan\n"
@@ -380,31 +382,45 @@ TEST(TimeModelTest, TorchtitansFloat8CastsAreTorchaosRooflineCounts) {
       "float8.yaml", cost::GpuCatalog::BuiltIn());
   ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
   JobSpec spec = *parsed;
-  const ModelSpec& model = spec.model;
-  const ParallelConfig c{.tensor = 2, .sequence_parallel = true, .zero_stage = 3, .micro_batch = 1};
-  struct Linear {
-    double in, out;  // this GPU's K and N
+  const double tokens = 8192, h = 4096, kv = 1024, f = 14336;
+  struct Weight {
+    double in, out;
   };
-  const Linear linears[] = {{4096, 2048}, {4096, 512},  {4096, 512}, {2048, 4096},
-                            {4096, 7168}, {4096, 7168}, {7168, 4096}};
-  const double tokens = 8192;
-  double forward = 0, backward = 0;
-  for (const Linear& l : linears) {
-    forward += 6 * tokens * l.in + 5 * l.in * l.out;
-    backward += 6 * tokens * l.out + 3 * l.in * l.out;
-  }
-  const Fp8CastBytes bytes = TorchaoFloat8CastBytes(model, c);
-  EXPECT_DOUBLE_EQ(bytes.forward, forward);
-  EXPECT_DOUBLE_EQ(bytes.backward, backward);
+  // t: this GPU's weights (in x out), the activations cast forward and the gradients cast
+  // backward (elements a token).
+  auto expect = [&](double t, const std::vector<double>& inputs,
+                    const std::vector<double>& gradients) {
+    const std::vector<Weight> weights = {{h, h / t}, {h, kv / t}, {h, kv / t}, {h / t, h},
+                                         {h, f / t}, {h, f / t},  {f / t, h}};
+    double forward = 0, backward = 0;
+    for (const Weight& w : weights) {
+      forward += 5 * w.in * w.out;
+      backward += 3 * w.in * w.out;
+    }
+    for (double x : inputs) forward += 6 * tokens * x;
+    for (double x : gradients) backward += 6 * tokens * x;
+    const ParallelConfig c{.tensor = static_cast<int64_t>(t),
+                           .sequence_parallel = t > 1,
+                           .zero_stage = 3,
+                           .micro_batch = 1};
+    const Fp8Casts casts = TorchaoFloat8Casts(spec.model, c);
+    EXPECT_DOUBLE_EQ(casts.forward_bytes, forward) << "TP " << t;
+    EXPECT_DOUBLE_EQ(casts.backward_bytes, backward) << "TP " << t;
+    EXPECT_DOUBLE_EQ(casts.forward_kernels, 3.0 * static_cast<double>(inputs.size()) + 3 * 7);
+    EXPECT_DOUBLE_EQ(casts.backward_kernels, 3.0 * static_cast<double>(gradients.size()) + 7);
+  };
+  expect(1, {h, h, h, h, h, h, f}, {h, kv, kv, h, f, f, h});
+  expect(2, {h / 2, h / 2, h / 2, f / 2}, {h / 2, kv / 2, kv / 2, h / 2, f / 2, f / 2, h / 2});
 
-  // In the step, at this size, the float8 GEMMs gain more than these casts cost: torchtitan's
-  // compiled float8 outruns its bf16 (the eager casts, 33 bytes an element twice, would not).
+  // In the step, at this size, the float8 GEMMs gain more than these casts cost.
   const cost::GpuSpec& h100 = **cost::GpuCatalog::BuiltIn().Get("H100-SXM");
   const Links links = ResolveLinks(spec.hardware, h100);
-  const ModelFigures f = ComputeModelFigures(model);
-  const StepTime titan = EstimateStepTime(spec, f, c, h100, links);
+  const ModelFigures figures = ComputeModelFigures(spec.model);
+  const ParallelConfig tp2{
+      .tensor = 2, .sequence_parallel = true, .zero_stage = 3, .micro_batch = 1};
+  const StepTime titan = EstimateStepTime(spec, figures, tp2, h100, links);
   spec.training.precision = base::NumericFormat::kBf16;
-  const StepTime bf16 = EstimateStepTime(spec, f, c, h100, links);
+  const StepTime bf16 = EstimateStepTime(spec, figures, tp2, h100, links);
   EXPECT_LT(titan.compute_s, bf16.compute_s);
 }
 

@@ -13,7 +13,7 @@
 //            attention as two batched GEMMs and the softmax's passes over the s x s scores.
 //   elementwise norms, residual adds, rotary, the activation, FP8 casts: bytes at the HBM
 //            anchor x memory_bound; fused (Megatron-Core) or eager (PyTorch) byte counts; FP8
-//            casts Transformer Engine's or torchao's (TorchaoFloat8CastBytes).
+//            casts Transformer Engine's or torchao's (TorchaoFloat8Casts).
 //   TP       two all-reduces forward and two backward of e T h bytes over NVLink (less the
 //            tp_overlap share where the framework overlaps them); CP the ring exchange of K and V,
 //            less what the attention hides.
@@ -72,14 +72,18 @@ StepTime EstimateStepTime(const JobSpec& spec, const ModelFigures& figures, cons
 
 base::Report StepTimeToReport(const StepTime& t);
 
-// The bytes torchao's Float8Linear (torchtitan's float8 converter: tensorwise scaling, compiled)
-// moves casting one layer's linears to fp8 for one micro-batch on one GPU, at the counts of
-// torchao's roofline model: each linear's input forward and its output gradient backward 6 bytes
-// an element, its weight 5 forward and 3 backward.
-struct Fp8CastBytes {
-  double forward = 0, backward = 0;
+// What torchao's Float8Linear (torchtitan's float8 converter: tensorwise scaling, compiled) moves
+// and launches casting one layer's linears to fp8, for one micro-batch on one GPU, at the counts
+// of torchao's roofline model: an activation cast (each linear's input forward, its output
+// gradient backward) 6 bytes an element in three kernels; a weight 5 bytes forward in three, 3
+// backward in one. Under tensor parallelism torchtitan casts the attention's and the MLP's input
+// once each on the sequence shard before the fp8 all-gather (PrepareFloat8ModuleInput), and the
+// row-parallel projections' output gradients on the shard too.
+struct Fp8Casts {
+  double forward_bytes = 0, backward_bytes = 0;
+  double forward_kernels = 0, backward_kernels = 0;
 };
-Fp8CastBytes TorchaoFloat8CastBytes(const ModelSpec& model, const ParallelConfig& c);
+Fp8Casts TorchaoFloat8Casts(const ModelSpec& model, const ParallelConfig& c);
 
 // Forward seconds of one layer's parts for one micro-batch, as recomputation repeats them when
 // each part's module is checkpointed whole (seedance.torch.apply_recompute_plan): the attention
