@@ -13,8 +13,9 @@
 // With --fit: the fit itself. The kernel curves from KERNELS.csv (default
 // bench/plan/kernel_refs.csv), then the coefficients from RUNS.csv with their standard errors,
 // then the leave-one-source-out cross-validation (each group predicted by a fit without it) —
-// the error docs/benchmarks.md quotes. --write FILE.cc writes the fit as the library's
-// src/plan/public_fit.cc.
+// the error docs/benchmarks.md quotes — then the intervals' quantiles (each source one share) and
+// how often they cover a source left out of them. --write FILE.cc writes the fit as the
+// library's src/plan/public_fit.cc.
 //
 // Prints one JSON document.
 #include <cmath>
@@ -100,6 +101,25 @@ Report CrossValidationReport(const std::vector<plan::FitRow>& rows,
   return r;
 }
 
+// NewSourceCoverage's figures: each source's, the rows', and the mean of the sources' shares.
+Report CoverageReport(const std::vector<plan::SourceCoverage>& coverage) {
+  Report by_source = Report::object();
+  int inside = 0, rows = 0;
+  double share_sum = 0;
+  for (const plan::SourceCoverage& c : coverage) {
+    by_source[c.source] = std::to_string(c.inside) + " of " + std::to_string(c.rows);
+    inside += c.inside;
+    rows += c.rows;
+    share_sum += c.rows > 0 ? static_cast<double>(c.inside) / c.rows : 0;
+  }
+  Report r = Report::object();
+  r["by_source"] = by_source;
+  r["rows"] = std::to_string(inside) + " of " + std::to_string(rows);
+  r["mean_of_sources_pct"] =
+      coverage.empty() ? 0.0 : 100 * share_sum / static_cast<double>(coverage.size());
+  return r;
+}
+
 int RunFit(const std::vector<plan::RunRecord>& records, const std::string& kernels_path,
            const std::string& write_path, const seedance::cost::GpuCatalog& catalog) {
   auto text = seedance::base::Env::Default()->ReadFile(kernels_path);
@@ -118,19 +138,15 @@ int RunFit(const std::vector<plan::RunRecord>& records, const std::string& kerne
   plan::PublicFit out;
   out.curves = kernels->curves;
   out.coefficients = fit->coefficients;
-  std::vector<std::vector<double>> by_regime(plan::kRegimeCount);
-  for (size_t i = 0; i < rows.size(); ++i) {
-    const plan::JobSpec& spec = rows[i].record->spec;
-    by_regime[static_cast<size_t>(plan::RegimeOf(spec, spec.parallelism))].push_back(
-        cv->residuals[i]);
+  for (const plan::FitRow& row : rows) {
+    const plan::JobSpec& spec = row.record->spec;
     out.max_sequence_length =
         std::max(out.max_sequence_length, static_cast<double>(spec.model.sequence_length));
     out.max_gpus = std::max(out.max_gpus, spec.hardware.total_gpus());
   }
-  for (size_t g = 0; g < plan::kRegimeCount; ++g) {
-    out.step_time[g] = plan::QuantilesOf(by_regime[g]);
-  }
-  out.step_time_all = plan::QuantilesOf(cv->residuals);
+  const plan::StepTimeSpread spread = plan::StepTimeSpreadOf(rows, cv->residuals);
+  out.step_time = spread.by_regime;
+  out.step_time_all = spread.all;
   out.paired = plan::QuantilesOf(plan::PairedResiduals(rows, cv->residuals));
   // The frameworks' measured overheads first, then the memory interval around the estimate
   // they make.
@@ -168,6 +184,12 @@ int RunFit(const std::vector<plan::RunRecord>& records, const std::string& kerne
   }
   report["rows"] = per_row;
   report["intervals"] = plan::PublicFitSpreadToReport(out);
+  report["interval_coverage_of_a_new_source"] = {
+      {"method",
+       "each source's cross-validated residuals against the 90% quantiles of the other sources' "
+       "in its regime"},
+      {"sources_balanced", CoverageReport(plan::NewSourceCoverage(rows, *cv, true))},
+      {"rows_pooled", CoverageReport(plan::NewSourceCoverage(rows, *cv, false))}};
   if (!write_path.empty()) {
     const auto written =
         seedance::base::Env::Default()->WriteFileAtomic(write_path, plan::PublicFitSource(out));

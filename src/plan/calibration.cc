@@ -409,6 +409,67 @@ ResidualQuantiles QuantilesOf(std::vector<double> residuals) {
   return q;
 }
 
+ResidualQuantiles SourceBalancedQuantilesOf(const std::vector<double>& residuals,
+                                            const std::vector<std::string>& sources) {
+  std::map<std::string, std::vector<double>> by_source;
+  for (size_t i = 0; i < residuals.size(); ++i) by_source[sources[i]].push_back(residuals[i]);
+  std::vector<double> pooled;
+  pooled.reserve(by_source.size() * kSourceLevels);
+  for (auto& [source, values] : by_source) {
+    std::sort(values.begin(), values.end());
+    for (int j = 0; j < kSourceLevels; ++j) {
+      pooled.push_back(base::QuantileOfSorted(values, (j + 0.5) / kSourceLevels));
+    }
+  }
+  ResidualQuantiles q = QuantilesOf(std::move(pooled));
+  q.rows = static_cast<int>(residuals.size());
+  return q;
+}
+
+StepTimeSpread StepTimeSpreadOf(const std::vector<FitRow>& rows,
+                                const std::vector<double>& residuals,
+                                const std::optional<std::string>& left_out, bool balanced) {
+  // Index kRegimeCount holds every regime.
+  std::array<std::vector<double>, kRegimeCount + 1> values;
+  std::array<std::vector<std::string>, kRegimeCount + 1> sources;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const RunRecord& r = *rows[i].record;
+    if (left_out && r.group == *left_out) continue;
+    const auto regime = static_cast<size_t>(RegimeOf(r.spec, r.spec.parallelism));
+    for (size_t g : {regime, kRegimeCount}) {
+      values[g].push_back(residuals[i]);
+      sources[g].push_back(r.group);
+    }
+  }
+  auto quantiles = [&](size_t g) {
+    return balanced ? SourceBalancedQuantilesOf(values[g], sources[g]) : QuantilesOf(values[g]);
+  };
+  StepTimeSpread s;
+  for (size_t g = 0; g < kRegimeCount; ++g) s.by_regime[g] = quantiles(g);
+  s.all = quantiles(kRegimeCount);
+  return s;
+}
+
+std::vector<SourceCoverage> NewSourceCoverage(const std::vector<FitRow>& rows,
+                                              const CrossValidation& cv, bool balanced) {
+  std::vector<SourceCoverage> out;
+  for (const std::string& source : cv.groups) {
+    const StepTimeSpread spread = StepTimeSpreadOf(rows, cv.residuals, source, balanced);
+    SourceCoverage c{.source = source};
+    for (size_t i = 0; i < rows.size(); ++i) {
+      const RunRecord& r = *rows[i].record;
+      if (r.group != source) continue;
+      const ResidualQuantiles& regime =
+          spread.by_regime[static_cast<size_t>(RegimeOf(r.spec, r.spec.parallelism))];
+      const ResidualQuantiles& q = regime.rows >= kMinRegimeRows ? regime : spread.all;
+      ++c.rows;
+      c.inside += cv.residuals[i] >= q.q05 && cv.residuals[i] <= q.q95 ? 1 : 0;
+    }
+    out.push_back(c);
+  }
+  return out;
+}
+
 base::StatusOr<Calibration> Calibrate(const std::vector<FitRow>& rows, const PublicFit& fit) {
   if (rows.empty()) {
     return base::InvalidArgumentError("no run with a measured step time to calibrate with",

@@ -6,7 +6,9 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 #include <string>
+#include <vector>
 
 #include "seedance/base/env.h"
 #include "seedance/cost/stats.h"
@@ -181,6 +183,63 @@ TEST(CalibrationTest, QuantilesInterpolate) {
   EXPECT_DOUBLE_EQ(q.q95, 9.5);
   EXPECT_EQ(q.rows, 11);
   EXPECT_EQ(QuantilesOf({}).rows, 0);
+}
+
+// Each source stands for 200 values, its quantiles at (j + 0.5) / 200. One source of 0..10:
+// those are (j + 0.5) / 20, whose 5% quantile interpolates 0.475 and 0.525 at 0.95 (0.5225) and
+// whose 95% one 9.475 and 9.525 at 0.05 (9.4775). A source of 99 zeros beside one of a single 1:
+// 200 zeros and 200 ones, so the 95% quantile is 1 where the rows as they come give 0.
+TEST(CalibrationTest, SourceBalancedQuantilesGiveEverySourceOneShare) {
+  const std::vector<double> one = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
+  const ResidualQuantiles single =
+      SourceBalancedQuantilesOf(one, std::vector<std::string>(one.size(), "a"));
+  EXPECT_NEAR(single.q05, 0.5225, 1e-12);
+  EXPECT_NEAR(single.q95, 9.4775, 1e-12);
+  EXPECT_EQ(single.rows, 11);
+
+  std::vector<double> residuals(99, 0.0);
+  std::vector<std::string> sources(99, "big");
+  residuals.push_back(1.0);
+  sources.push_back("small");
+  EXPECT_DOUBLE_EQ(QuantilesOf(residuals).q95, 0);
+  const ResidualQuantiles balanced = SourceBalancedQuantilesOf(residuals, sources);
+  EXPECT_DOUBLE_EQ(balanced.q05, 0);
+  EXPECT_DOUBLE_EQ(balanced.q95, 1);
+  EXPECT_EQ(balanced.rows, 100);
+  // The order of the rows does not matter.
+  std::rotate(residuals.begin(), residuals.end() - 1, residuals.end());
+  std::rotate(sources.begin(), sources.end() - 1, sources.end());
+  EXPECT_DOUBLE_EQ(SourceBalancedQuantilesOf(residuals, sources).q95, 1);
+}
+
+// A source is covered by the others' quantiles when its errors lie between theirs. Three of the
+// public sources with made-up residuals, one value each: DGX Cloud 0, MegaScale 0.1, NeMo 0.05.
+// Without NeMo the others' quantiles run from 0 to 0.1 (each source half the values), so every
+// NeMo row is inside; DGX Cloud against 0.05 and 0.1, and MegaScale against 0 and 0.05, are not.
+TEST(CalibrationTest, NewSourceCoverageLeavesEachSourceOut) {
+  std::vector<RunRecord> records = PublicRuns();
+  const std::vector<FitRow> all = FitRows(records, BuiltInCatalog());
+  const std::map<std::string, double> residual = {
+      {"dgxc", 0.0}, {"megascale", 0.1}, {"nemo-summary", 0.05}};
+  std::vector<FitRow> rows;
+  CrossValidation cv;
+  std::map<std::string, int> count;
+  for (const FitRow& r : all) {
+    const auto it = residual.find(r.record->group);
+    if (it == residual.end()) continue;
+    rows.push_back(r);
+    cv.residuals.push_back(it->second);
+    ++count[it->first];
+  }
+  for (const auto& [group, value] : residual) cv.groups.push_back(group);
+  const StepTimeSpread spread = StepTimeSpreadOf(rows, cv.residuals);
+  EXPECT_DOUBLE_EQ(spread.all.q05, 0);
+  EXPECT_DOUBLE_EQ(spread.all.q95, 0.1);
+  EXPECT_EQ(spread.all.rows, static_cast<int>(rows.size()));
+  for (const SourceCoverage& c : NewSourceCoverage(rows, cv)) {
+    EXPECT_EQ(c.rows, count[c.source]) << c.source;
+    EXPECT_EQ(c.inside, c.source == "nemo-summary" ? c.rows : 0) << c.source;
+  }
 }
 
 // BLOOM's runs with a measured memory figure, split into five "given" rows and the rest.

@@ -118,6 +118,38 @@ MemoryOverheadFit FitMemoryOverhead(const std::vector<RunRecord>& records,
 // The 5% and 95% quantiles of `residuals` (linear interpolation between order statistics).
 ResidualQuantiles QuantilesOf(std::vector<double> residuals);
 
+// The same with every source's share equal, `sources[i]` naming the source of residuals[i]:
+// each source stands for kSourceLevels values, its own quantiles at evenly spaced levels
+// ((j + 0.5) / kSourceLevels), and QuantilesOf takes the pooled values. A run the planner has
+// not seen comes from a report outside the set, a draw of a new source; pooling the rows as they
+// come would let the source with the most rows (DGX Cloud's 194 of 394) stand for all of them.
+// `rows` counts the residuals. Precondition: the two have the same size.
+inline constexpr int kSourceLevels = 200;
+ResidualQuantiles SourceBalancedQuantilesOf(const std::vector<double>& residuals,
+                                            const std::vector<std::string>& sources);
+
+// The step-time intervals' quantiles (PublicFit::step_time and step_time_all) from out-of-sample
+// residuals, one per row: per regime (RegimeOf) and every regime pooled, each source's share
+// equal or, with `balanced` false, row by row; the rows of source `left_out` left out.
+struct StepTimeSpread {
+  std::array<ResidualQuantiles, kRegimeCount> by_regime;
+  ResidualQuantiles all;
+};
+StepTimeSpread StepTimeSpreadOf(const std::vector<FitRow>& rows,
+                                const std::vector<double>& residuals,
+                                const std::optional<std::string>& left_out = std::nullopt,
+                                bool balanced = true);
+
+// How often a source's cross-validated residuals fall inside the 90% quantiles of the other
+// sources' (StepTimeSpreadOf without it; its regime's, or all regimes' below kMinRegimeRows, as
+// IntervalsFor takes them; no widening): the coverage to expect on a report outside the set.
+struct SourceCoverage {
+  std::string source;
+  int inside = 0, rows = 0;
+};
+std::vector<SourceCoverage> NewSourceCoverage(const std::vector<FitRow>& rows,
+                                              const CrossValidation& cv, bool balanced = true);
+
 // A user's calibration on top of `fit`.
 struct Calibration {
   ModelCoefficients before, after;

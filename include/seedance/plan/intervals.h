@@ -3,8 +3,9 @@
 // for the regime the layout is in, widened where the layout is outside what the calibration set
 // covers (docs/design/plan.md, "How far to trust a figure").
 //
-//   step time      predicted x exp([q05, q95]) of log(published / predicted) in the regime (all
-//                  regimes pooled when the regime has fewer than kMinRegimeRows rows)
+//   step time      predicted x exp([q05, q95]) of log(published / predicted) in the regime, each
+//                  source one share (calibration.h, StepTimeSpreadOf; all regimes pooled when
+//                  the regime has fewer than kMinRegimeRows rows)
 //   tokens/s, MFU, HFU, model and hardware TFLOP/s: the step time's interval, inverted
 //   memory         predicted x exp([q05, q95]) of the memory rows' log residuals
 //   a saving       the ratio after / before x exp(paired quantiles): two layouts of one job are
