@@ -459,9 +459,8 @@ std::vector<SourceCoverage> NewSourceCoverage(const std::vector<FitRow>& rows,
     for (size_t i = 0; i < rows.size(); ++i) {
       const RunRecord& r = *rows[i].record;
       if (r.group != source) continue;
-      const ResidualQuantiles& regime =
-          spread.by_regime[static_cast<size_t>(RegimeOf(r.spec, r.spec.parallelism))];
-      const ResidualQuantiles& q = regime.rows >= kMinRegimeRows ? regime : spread.all;
+      const ResidualQuantiles& q =
+          RegimeQuantiles(spread.by_regime, spread.all, RegimeOf(r.spec, r.spec.parallelism));
       ++c.rows;
       c.inside += cv.residuals[i] >= q.q05 && cv.residuals[i] <= q.q95 ? 1 : 0;
     }

@@ -40,6 +40,13 @@ Regime RegimeOf(const JobSpec& spec, const ParallelConfig& c) {
   return model ? Regime::kMultiNodeModel : Regime::kMultiNodeData;
 }
 
+const ResidualQuantiles& RegimeQuantiles(
+    const std::array<ResidualQuantiles, kRegimeCount>& by_regime, const ResidualQuantiles& all,
+    Regime regime) {
+  const ResidualQuantiles& own = by_regime[static_cast<size_t>(regime)];
+  return own.rows >= kMinRegimeRows ? own : all;
+}
+
 EvaluationIntervals IntervalsFor(const JobSpec& spec, const cost::GpuSpec& gpu,
                                  const ParallelConfig& c, const PredictedFigures& f,
                                  const PublicFit& fit) {
@@ -85,9 +92,8 @@ EvaluationIntervals IntervalsFor(const JobSpec& spec, const cost::GpuSpec& gpu,
     widen(1.5, "no calibration run crossed nodes over " + spec.hardware.inter_node +
                    ": the network runs at the nccl-tests InfiniBand/EFA share of its bandwidth");
   }
-  const ResidualQuantiles& regime = fit.step_time[static_cast<size_t>(out.regime)];
   const ResidualQuantiles q =
-      Widen(regime.rows >= kMinRegimeRows ? regime : fit.step_time_all, out.widen);
+      Widen(RegimeQuantiles(fit.step_time, fit.step_time_all, out.regime), out.widen);
   out.step_s = Around(f.step_s, q);
   out.tokens_per_s_per_gpu = Inverse(f.tokens_per_s_per_gpu, q);
   out.mfu = Inverse(f.mfu, q);

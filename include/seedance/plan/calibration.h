@@ -141,8 +141,8 @@ StepTimeSpread StepTimeSpreadOf(const std::vector<FitRow>& rows,
                                 bool balanced = true);
 
 // How often a source's cross-validated residuals fall inside the 90% quantiles of the other
-// sources' (StepTimeSpreadOf without it; its regime's, or all regimes' below kMinRegimeRows, as
-// IntervalsFor takes them; no widening): the coverage to expect on a report outside the set.
+// sources' (StepTimeSpreadOf without it; RegimeQuantiles picks them as IntervalsFor does; no
+// widening): the coverage to expect on a report outside the set.
 struct SourceCoverage {
   std::string source;
   int inside = 0, rows = 0;

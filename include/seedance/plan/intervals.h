@@ -19,6 +19,7 @@
 // Thread safety: pure functions.
 #pragma once
 
+#include <array>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -32,6 +33,12 @@
 namespace seedance::plan {
 
 inline constexpr int kMinRegimeRows = 10;
+
+// The step-time quantiles a layout in `regime` takes: its regime's, or every regime's pooled
+// (`all`) when its regime has fewer than kMinRegimeRows rows.
+const ResidualQuantiles& RegimeQuantiles(
+    const std::array<ResidualQuantiles, kRegimeCount>& by_regime, const ResidualQuantiles& all,
+    Regime regime);
 
 // The regime of a layout (coefficients.h): one node or several, model parallelism or not.
 Regime RegimeOf(const JobSpec& spec, const ParallelConfig& c);
