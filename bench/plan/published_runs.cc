@@ -105,18 +105,34 @@ Report CrossValidationReport(const std::vector<plan::FitRow>& rows,
 Report CoverageReport(const std::vector<plan::SourceCoverage>& coverage) {
   Report by_source = Report::object();
   int inside = 0, rows = 0;
-  double share_sum = 0;
   for (const plan::SourceCoverage& c : coverage) {
     by_source[c.source] = std::to_string(c.inside) + " of " + std::to_string(c.rows);
     inside += c.inside;
     rows += c.rows;
-    share_sum += c.rows > 0 ? static_cast<double>(c.inside) / c.rows : 0;
   }
   Report r = Report::object();
   r["by_source"] = by_source;
   r["rows"] = std::to_string(inside) + " of " + std::to_string(rows);
-  r["mean_of_sources_pct"] =
-      coverage.empty() ? 0.0 : 100 * share_sum / static_cast<double>(coverage.size());
+  r["mean_of_sources_pct"] = 100 * plan::MeanShareInside(coverage);
+  return r;
+}
+
+// The widening checked out of sample: for each source, the factor chosen from the other sources'
+// coverage alone, and how many of its runs fall inside the intervals widened by it.
+Report NestedWideningReport(const std::vector<plan::HeldOutRun>& runs, double target) {
+  Report by_source = Report::object();
+  std::vector<plan::SourceCoverage> nested;
+  for (const plan::SourceCoverage& all : plan::NewSourceCoverage(runs)) {
+    const double w = plan::NewSourceWidening(runs, target, all.source);
+    for (const plan::SourceCoverage& c : plan::NewSourceCoverage(runs, w)) {
+      if (c.source != all.source) continue;
+      nested.push_back(c);
+      by_source[c.source] = {
+          {"widening", w}, {"inside", std::to_string(c.inside) + " of " + std::to_string(c.rows)}};
+    }
+  }
+  Report r = CoverageReport(nested);
+  r["by_source"] = by_source;
   return r;
 }
 
@@ -147,6 +163,8 @@ int RunFit(const std::vector<plan::RunRecord>& records, const std::string& kerne
   const plan::StepTimeSpread spread = plan::StepTimeSpreadOf(rows, cv->residuals);
   out.step_time = spread.by_regime;
   out.step_time_all = spread.all;
+  const std::vector<plan::HeldOutRun> held_out = plan::HeldOutRuns(rows, *cv);
+  out.step_time_widening = plan::NewSourceWidening(held_out, plan::kNewSourceTarget);
   out.paired = plan::QuantilesOf(plan::PairedResiduals(rows, cv->residuals));
   // The frameworks' measured overheads first, then the memory interval around the estimate
   // they make.
@@ -188,8 +206,13 @@ int RunFit(const std::vector<plan::RunRecord>& records, const std::string& kerne
       {"method",
        "each source's cross-validated residuals against the 90% quantiles of the other sources' "
        "in its regime"},
-      {"sources_balanced", CoverageReport(plan::NewSourceCoverage(rows, *cv, true))},
-      {"rows_pooled", CoverageReport(plan::NewSourceCoverage(rows, *cv, false))}};
+      {"sources_balanced", CoverageReport(plan::NewSourceCoverage(held_out))},
+      {"rows_pooled", CoverageReport(plan::NewSourceCoverage(plan::HeldOutRuns(rows, *cv, false)))},
+      {"widening", out.step_time_widening},
+      {"sources_balanced_widened",
+       CoverageReport(plan::NewSourceCoverage(held_out, out.step_time_widening))},
+      {"widening_chosen_without_the_source",
+       NestedWideningReport(held_out, plan::kNewSourceTarget)}};
   if (!write_path.empty()) {
     const auto written =
         seedance::base::Env::Default()->WriteFileAtomic(write_path, plan::PublicFitSource(out));

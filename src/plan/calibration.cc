@@ -450,23 +450,56 @@ StepTimeSpread StepTimeSpreadOf(const std::vector<FitRow>& rows,
   return s;
 }
 
-std::vector<SourceCoverage> NewSourceCoverage(const std::vector<FitRow>& rows,
-                                              const CrossValidation& cv, bool balanced) {
-  std::vector<SourceCoverage> out;
+std::vector<HeldOutRun> HeldOutRuns(const std::vector<FitRow>& rows, const CrossValidation& cv,
+                                    bool balanced) {
+  std::vector<HeldOutRun> out;
   for (const std::string& source : cv.groups) {
     const StepTimeSpread spread = StepTimeSpreadOf(rows, cv.residuals, source, balanced);
-    SourceCoverage c{.source = source};
     for (size_t i = 0; i < rows.size(); ++i) {
       const RunRecord& r = *rows[i].record;
       if (r.group != source) continue;
-      const ResidualQuantiles& q =
-          RegimeQuantiles(spread.by_regime, spread.all, RegimeOf(r.spec, r.spec.parallelism));
-      ++c.rows;
-      c.inside += cv.residuals[i] >= q.q05 && cv.residuals[i] <= q.q95 ? 1 : 0;
+      out.push_back({.source = source,
+                     .residual = cv.residuals[i],
+                     .q = RegimeQuantiles(spread.by_regime, spread.all,
+                                          RegimeOf(r.spec, r.spec.parallelism))});
     }
-    out.push_back(c);
   }
   return out;
+}
+
+std::vector<SourceCoverage> NewSourceCoverage(const std::vector<HeldOutRun>& runs,
+                                              double widening) {
+  std::vector<SourceCoverage> out;
+  for (const HeldOutRun& run : runs) {
+    if (out.empty() || out.back().source != run.source) out.push_back({.source = run.source});
+    const ResidualQuantiles q = run.q.Widened(widening);
+    ++out.back().rows;
+    out.back().inside += run.residual >= q.q05 && run.residual <= q.q95 ? 1 : 0;
+  }
+  return out;
+}
+
+double MeanShareInside(const std::vector<SourceCoverage>& coverage,
+                       const std::optional<std::string>& ignored) {
+  double sum = 0;
+  int sources = 0;
+  for (const SourceCoverage& c : coverage) {
+    if ((ignored && c.source == *ignored) || c.rows == 0) continue;
+    sum += static_cast<double>(c.inside) / c.rows;
+    ++sources;
+  }
+  return sources > 0 ? sum / sources : 0;
+}
+
+double NewSourceWidening(const std::vector<HeldOutRun>& runs, double target,
+                         const std::optional<std::string>& ignored) {
+  // Integer steps: 1.00, 1.01, ... without the drift of adding 0.01 repeatedly.
+  const int last = static_cast<int>(std::lround(kMaxStepTimeWidening * 100));
+  for (int step = 100; step < last; ++step) {
+    const double w = step / 100.0;
+    if (MeanShareInside(NewSourceCoverage(runs, w), ignored) >= target) return w;
+  }
+  return kMaxStepTimeWidening;
 }
 
 base::StatusOr<Calibration> Calibrate(const std::vector<FitRow>& rows, const PublicFit& fit) {

@@ -213,14 +213,17 @@ TEST(CalibrationTest, SourceBalancedQuantilesGiveEverySourceOneShare) {
 }
 
 // A source is covered by the others' quantiles when its errors lie between theirs. Three of the
-// public sources with made-up residuals, one value each: DGX Cloud 0, MegaScale 0.1, NeMo 0.05.
+// public sources with made-up residuals, one value each: DGX Cloud 0, MegaScale 0.1, NeMo 0.04.
 // Without NeMo the others' quantiles run from 0 to 0.1 (each source half the values), so every
-// NeMo row is inside; DGX Cloud against 0.05 and 0.1, and MegaScale against 0 and 0.05, are not.
+// NeMo row is inside. Without DGX Cloud they run from 0.04 to 0.1: reaching 0 takes a widening of
+// 0.07 / 0.03 = 2.33..., the grid's 2.34. Without MegaScale, 0 to 0.04: reaching 0.1 takes 4, the
+// cap, which the grid stops short of. So the mean share inside is 1/3 below 2.34 and 2/3 from it:
+// 0.9 is never reached (the cap), 0.6 is at 2.34, and so is 0.9 with MegaScale's share ignored.
 TEST(CalibrationTest, NewSourceCoverageLeavesEachSourceOut) {
   std::vector<RunRecord> records = PublicRuns();
   const std::vector<FitRow> all = FitRows(records, BuiltInCatalog());
   const std::map<std::string, double> residual = {
-      {"dgxc", 0.0}, {"megascale", 0.1}, {"nemo-summary", 0.05}};
+      {"dgxc", 0.0}, {"megascale", 0.1}, {"nemo-summary", 0.04}};
   std::vector<FitRow> rows;
   CrossValidation cv;
   std::map<std::string, int> count;
@@ -236,10 +239,18 @@ TEST(CalibrationTest, NewSourceCoverageLeavesEachSourceOut) {
   EXPECT_DOUBLE_EQ(spread.all.q05, 0);
   EXPECT_DOUBLE_EQ(spread.all.q95, 0.1);
   EXPECT_EQ(spread.all.rows, static_cast<int>(rows.size()));
-  for (const SourceCoverage& c : NewSourceCoverage(rows, cv)) {
+  const std::vector<HeldOutRun> runs = HeldOutRuns(rows, cv);
+  ASSERT_EQ(runs.size(), rows.size());
+  for (const SourceCoverage& c : NewSourceCoverage(runs)) {
     EXPECT_EQ(c.rows, count[c.source]) << c.source;
     EXPECT_EQ(c.inside, c.source == "nemo-summary" ? c.rows : 0) << c.source;
   }
+  EXPECT_NEAR(MeanShareInside(NewSourceCoverage(runs, 2.33)), 1.0 / 3, 1e-12);
+  EXPECT_NEAR(MeanShareInside(NewSourceCoverage(runs, 2.34)), 2.0 / 3, 1e-12);
+  EXPECT_NEAR(MeanShareInside(NewSourceCoverage(runs, 2.34), "megascale"), 1, 1e-12);
+  EXPECT_DOUBLE_EQ(NewSourceWidening(runs, 0.9), kMaxStepTimeWidening);
+  EXPECT_DOUBLE_EQ(NewSourceWidening(runs, 0.6), 2.34);
+  EXPECT_DOUBLE_EQ(NewSourceWidening(runs, 0.9, "megascale"), 2.34);
 }
 
 // BLOOM's runs with a measured memory figure, split into five "given" rows and the rest.

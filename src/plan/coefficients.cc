@@ -63,6 +63,11 @@ ModelCoefficients PriorCoefficients() {
 
 std::string_view RegimeName(Regime r) { return kRegimeNames[static_cast<size_t>(r)]; }
 
+ResidualQuantiles ResidualQuantiles::Widened(double w) const {
+  const double mid = (q05 + q95) / 2, half = (q95 - q05) / 2 * w;
+  return {.q05 = mid - half, .q95 = mid + half, .rows = rows};
+}
+
 base::Report CoefficientsToReport(const ModelCoefficients& c) {
   base::Report r = base::Report::object();
   for (size_t i = 0; i < kCoefCount; ++i) {

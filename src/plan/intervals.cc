@@ -15,14 +15,6 @@ constexpr base::EnumTable<MemoryFit, 3> kMemoryFitNames = {
      {MemoryFit::kAtRisk, "at risk"},
      {MemoryFit::kDoesNotFit, "does not fit"}}};
 
-// Quantiles widened about their middle by `w` (on the log scale).
-ResidualQuantiles Widen(ResidualQuantiles q, double w) {
-  const double mid = (q.q05 + q.q95) / 2, half = (q.q95 - q.q05) / 2 * w;
-  q.q05 = mid - half;
-  q.q95 = mid + half;
-  return q;
-}
-
 Interval Around(double value, const ResidualQuantiles& q) {
   return {value * std::exp(q.q05), value * std::exp(q.q95)};
 }
@@ -92,8 +84,8 @@ EvaluationIntervals IntervalsFor(const JobSpec& spec, const cost::GpuSpec& gpu,
     widen(1.5, "no calibration run crossed nodes over " + spec.hardware.inter_node +
                    ": the network runs at the nccl-tests InfiniBand/EFA share of its bandwidth");
   }
-  const ResidualQuantiles q =
-      Widen(RegimeQuantiles(fit.step_time, fit.step_time_all, out.regime), out.widen);
+  const ResidualQuantiles q = RegimeQuantiles(fit.step_time, fit.step_time_all, out.regime)
+                                  .Widened(fit.step_time_widening * out.widen);
   out.step_s = Around(f.step_s, q);
   out.tokens_per_s_per_gpu = Inverse(f.tokens_per_s_per_gpu, q);
   out.mfu = Inverse(f.mfu, q);
@@ -125,7 +117,7 @@ Interval RatioInterval(double before_s, double after_s, const EvaluationInterval
   // (the same job) moves both predictions alike.
   const double widen =
       std::max(before.widen, after.widen) / std::max(1.0, std::min(before.widen, after.widen));
-  const ResidualQuantiles q = Widen(fit.paired, widen);
+  const ResidualQuantiles q = fit.paired.Widened(widen);
   // log(true after / true before) = log(predicted ratio) + r_after - r_before.
   return Around(after_s / before_s, q);
 }
@@ -159,20 +151,27 @@ base::Report IntervalsToReport(const EvaluationIntervals& i) {
 }
 
 base::Report PublicFitSpreadToReport(const PublicFit& fit) {
-  auto q = [](const ResidualQuantiles& x) {
-    return base::Report{{"q05", x.q05},
-                        {"q95", x.q95},
-                        {"rows", x.rows},
-                        {"error_pct_range", base::Report::array({(std::exp(-x.q95) - 1) * 100,
-                                                                 (std::exp(-x.q05) - 1) * 100})}};
+  auto range = [](const ResidualQuantiles& x) {
+    return base::Report::array({(std::exp(-x.q95) - 1) * 100, (std::exp(-x.q05) - 1) * 100});
+  };
+  auto q = [&](const ResidualQuantiles& x) {
+    return base::Report{
+        {"q05", x.q05}, {"q95", x.q95}, {"rows", x.rows}, {"error_pct_range", range(x)}};
+  };
+  // A step time's quantiles, and the range IntervalsFor prints inside the calibrated region.
+  auto step = [&](const ResidualQuantiles& x) {
+    base::Report r = q(x);
+    r["error_pct_range_widened"] = range(x.Widened(fit.step_time_widening));
+    return r;
   };
   base::Report r = base::Report::object();
   base::Report regimes = base::Report::object();
   for (size_t i = 0; i < kRegimeCount; ++i) {
-    regimes[std::string(RegimeName(static_cast<Regime>(i)))] = q(fit.step_time[i]);
+    regimes[std::string(RegimeName(static_cast<Regime>(i)))] = step(fit.step_time[i]);
   }
   r["step_time_by_regime"] = regimes;
-  r["step_time_all"] = q(fit.step_time_all);
+  r["step_time_all"] = step(fit.step_time_all);
+  r["step_time_widening"] = fit.step_time_widening;
   r["paired"] = q(fit.paired);
   r["memory"] = q(fit.memory);
   base::Report overhead = base::Report::object();

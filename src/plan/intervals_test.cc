@@ -47,6 +47,12 @@ TEST(IntervalsTest, FiguresSitInsideAndTheRegionWidens) {
               plain.tokens_per_s_per_gpu * plain.time.step_s, 1e-6 * plain.tokens_per_s_per_gpu);
   EXPECT_DOUBLE_EQ(i.widen, 1);
   EXPECT_EQ(i.regime, Regime::kMultiNodeData);
+  // Inside the calibrated region: the regime's quantiles, widened for a source outside the set.
+  const PublicFit& fit = BuiltInFit();
+  const ResidualQuantiles& q = RegimeQuantiles(fit.step_time, fit.step_time_all, i.regime);
+  EXPECT_NEAR(LogWidth(i.step_s), fit.step_time_widening * (q.q95 - q.q05), 1e-9);
+  EXPECT_NEAR(std::log(i.step_s.low * i.step_s.high / (plain.time.step_s * plain.time.step_s)),
+              q.q05 + q.q95, 1e-9);  // about the quantiles' middle
   // No kernel rows for an L40S: the roofline, twice as wide.
   const Evaluation l40s = Evaluate(Parse(Job("L40S", "framework: deepspeed\n")), Gpu("L40S"), c);
   EXPECT_DOUBLE_EQ(l40s.intervals.widen, 2);

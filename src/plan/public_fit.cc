@@ -58,6 +58,7 @@ const PublicFit& BuiltInFit() {
     // multi-node model-parallel
     f.step_time[3] = {-0.14292301236716282, 0.19434449255442818, 371};
     f.step_time_all = {-0.14860621655007389, 0.19744080919845641, 394};
+    f.step_time_widening = 1.55;
     f.paired = {-0.1726753530627062, 0.17267535306270618, 1864};
     f.memory = {-0.11439532479789802, 0.053604538530321107, 69};
     f.max_sequence_length = 1048576;

@@ -53,6 +53,7 @@ std::string PublicFitSource(const PublicFit& fit) {
     s += "    f.step_time[" + std::to_string(i) + "] = " + Quantiles(fit.step_time[i]) + ";\n";
   }
   s += "    f.step_time_all = " + Quantiles(fit.step_time_all) + ";\n";
+  s += "    f.step_time_widening = " + D(fit.step_time_widening) + ";\n";
   s += "    f.paired = " + Quantiles(fit.paired) + ";\n";
   s += "    f.memory = " + Quantiles(fit.memory) + ";\n";
   s += "    f.max_sequence_length = " + D(fit.max_sequence_length) + ";\n";

@@ -140,15 +140,40 @@ StepTimeSpread StepTimeSpreadOf(const std::vector<FitRow>& rows,
                                 const std::optional<std::string>& left_out = std::nullopt,
                                 bool balanced = true);
 
-// How often a source's cross-validated residuals fall inside the 90% quantiles of the other
-// sources' (StepTimeSpreadOf without it; RegimeQuantiles picks them as IntervalsFor does; no
-// widening): the coverage to expect on a report outside the set.
+// Each run beside the step-time quantiles of the other sources (StepTimeSpreadOf without its
+// source, each source one share or, with `balanced` false, row by row; RegimeQuantiles picks
+// them as IntervalsFor does): what an interval would have said of a report outside the set.
+struct HeldOutRun {
+  std::string source;
+  double residual = 0;  // cross-validated log(published / predicted)
+  ResidualQuantiles q;  // the other sources', in the run's regime
+};
+std::vector<HeldOutRun> HeldOutRuns(const std::vector<FitRow>& rows, const CrossValidation& cv,
+                                    bool balanced = true);
+
+// How many of each source's runs fall inside those quantiles widened by `widening`
+// (ResidualQuantiles::Widened): the coverage to expect on a report outside the set.
 struct SourceCoverage {
   std::string source;
   int inside = 0, rows = 0;
 };
-std::vector<SourceCoverage> NewSourceCoverage(const std::vector<FitRow>& rows,
-                                              const CrossValidation& cv, bool balanced = true);
+std::vector<SourceCoverage> NewSourceCoverage(const std::vector<HeldOutRun>& runs,
+                                              double widening = 1);
+
+// The mean of the sources' shares of runs inside, each source one share; `ignored` left out.
+double MeanShareInside(const std::vector<SourceCoverage>& coverage,
+                       const std::optional<std::string>& ignored = std::nullopt);
+
+// PublicFit::step_time_widening: the smallest factor, in steps of 0.01 from 1, at which
+// MeanShareInside reaches `target` (without `ignored`'s share); kMaxStepTimeWidening when none
+// up to it does. Each source's residuals are cross-validated (its coefficients fitted without
+// it), yet its runs share a shift the other sources' residuals do not show, so they fall outside
+// the other sources' quantiles more often than 10% of the time; a user's cluster is such a
+// source (docs/design/plan.md, "How far to trust a figure").
+inline constexpr double kMaxStepTimeWidening = 4;
+inline constexpr double kNewSourceTarget = 0.9;  // the intervals' nominal coverage
+double NewSourceWidening(const std::vector<HeldOutRun>& runs, double target,
+                         const std::optional<std::string>& ignored = std::nullopt);
 
 // A user's calibration on top of `fit`.
 struct Calibration {

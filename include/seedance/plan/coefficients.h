@@ -96,6 +96,8 @@ std::string_view RegimeName(Regime r);
 struct ResidualQuantiles {
   double q05 = 0, q95 = 0;  // of log(published / predicted)
   int rows = 0;             // residuals behind the quantiles (0: pooled from every regime)
+  // The same quantiles with their distance apart times `w`, about their middle.
+  ResidualQuantiles Widened(double w) const;
 };
 
 struct PublicFit {
@@ -103,6 +105,10 @@ struct PublicFit {
   ModelCoefficients coefficients;
   std::array<ResidualQuantiles, kRegimeCount> step_time;  // per regime
   ResidualQuantiles step_time_all;                        // every regime pooled
+  // The factor the step-time quantiles are widened by about their middle so that the runs of a
+  // source left out of them fall inside on 90% of its runs, over the sources (calibration.h,
+  // NewSourceWidening): a user's cluster is a source the fit has not seen.
+  double step_time_widening = 1;
   // log(published / predicted) of one layout against another of the same job and source: the
   // spread of a predicted saving.
   ResidualQuantiles paired;

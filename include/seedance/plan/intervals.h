@@ -5,7 +5,8 @@
 //
 //   step time      predicted x exp([q05, q95]) of log(published / predicted) in the regime, each
 //                  source one share (calibration.h, StepTimeSpreadOf; all regimes pooled when
-//                  the regime has fewer than kMinRegimeRows rows)
+//                  the regime has fewer than kMinRegimeRows rows), widened about their middle by
+//                  PublicFit::step_time_widening so that a source outside the set is covered
 //   tokens/s, MFU, HFU, model and hardware TFLOP/s: the step time's interval, inverted
 //   memory         predicted x exp([q05, q95]) of the memory rows' log residuals
 //   a saving       the ratio after / before x exp(paired quantiles): two layouts of one job are
