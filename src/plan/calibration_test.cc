@@ -90,8 +90,9 @@ TEST(CalibrationTest, RowsThePublicFitPredictsChangeNothing) {
 // the rest predicted before and after. The five are spread over the source (one every fifth of
 // its rows, in their order of date), as a user's runs over a cluster's life would be; the first
 // five of every seventh row came from its first week alone, whose rows (the single-node 20B
-// among them, 40% off) the rest of the source does not resemble, and pulled the held-back runs
-// past their bias once DeepSpeed's gradient accumulation was counted.
+// among them, 40% off before its recomputation was counted) the rest of the source does not
+// resemble, and pulled the held-back runs past their bias once DeepSpeed's gradient accumulation
+// was counted.
 TEST(CalibrationTest, AFewRowsFromOneClusterImproveItsOtherRuns) {
   std::vector<RunRecord> records = PublicRuns();
   std::vector<FitRow> rows = FitRows(records, BuiltInCatalog());
@@ -115,12 +116,14 @@ TEST(CalibrationTest, AFewRowsFromOneClusterImproveItsOtherRuns) {
     before.push_back(std::log(r.measured_s / PredictStepSeconds(r, without.curves, c->before)));
     after.push_back(std::log(r.measured_s / PredictStepSeconds(r, without.curves, c->after)));
   }
-  // The five rows teach the cluster's bias: the held-back runs' median signed error shrinks to
-  // less than half, their median |error| falls by a tenth, and a tenth more of them come within
-  // ±15% (log(measured / predicted) 0.081 -> 0.018, |error| 0.081 -> 0.056, 67 -> 81 of 99
-  // within ±15%). What is left of |error| is the rows' scatter about the cluster's bias, which no
-  // coefficient the cluster's runs share removes.
-  EXPECT_LT(std::fabs(cost::Median(after)), 0.5 * std::fabs(cost::Median(before)))
+  // The five rows teach the cluster's bias: the held-back runs' median signed error shrinks by
+  // more than a third, their median |error| falls by a tenth, and a twentieth more of them come
+  // within ±15% (log(measured / predicted) 0.081 -> 0.045, |error| 0.081 -> 0.058, 69 -> 78 of
+  // 99 within ±15%; 0.025 and 82 while the single-node 20B among the five was counted without
+  // its recomputation, 40% off rather than 20%, and taught a larger bias). What is left of
+  // |error| is the rows' scatter about the cluster's bias, which no coefficient the cluster's
+  // runs share removes.
+  EXPECT_LT(std::fabs(cost::Median(after)), 2.0 / 3 * std::fabs(cost::Median(before)))
       << cost::Median(before) << " -> " << cost::Median(after);
   EXPECT_LT(MedianAbsLog(after), 0.9 * MedianAbsLog(before))
       << MedianAbsLog(before) << " -> " << MedianAbsLog(after);
@@ -128,7 +131,7 @@ TEST(CalibrationTest, AFewRowsFromOneClusterImproveItsOtherRuns) {
     return std::count_if(logs.begin(), logs.end(),
                          [](double l) { return std::abs(std::expm1(l)) <= 0.15; });
   };
-  EXPECT_GT(within(after), within(before) + static_cast<long>(held.size()) / 10)
+  EXPECT_GT(within(after), within(before) + static_cast<long>(held.size()) / 20)
       << within(before) << " -> " << within(after) << " of " << held.size();
   std::printf(
       "held-back BLOOM runs: median log error %.3f -> %.3f, median |log error| %.3f -> %.3f, "
