@@ -13,9 +13,10 @@
 // With --fit: the fit itself. The kernel curves from KERNELS.csv (default
 // bench/plan/kernel_refs.csv), then the coefficients from RUNS.csv with their standard errors,
 // then the leave-one-source-out cross-validation (each group predicted by a fit without it) —
-// the error docs/benchmarks.md quotes — then the intervals' quantiles (each source one share) and
-// how often they cover a source left out of them. --write FILE.cc writes the fit as the
-// library's src/plan/public_fit.cc.
+// the error docs/benchmarks.md quotes — then the intervals' quantiles (each source one share),
+// how often they cover a source left out of them, the widening that makes that 90% over the
+// sources (NewSourceWidening), and that widening chosen once per source without its rows and
+// scored on them. --write FILE.cc writes the fit as the library's src/plan/public_fit.cc.
 //
 // Prints one JSON document.
 #include <cmath>
@@ -117,18 +118,35 @@ Report CoverageReport(const std::vector<plan::SourceCoverage>& coverage) {
   return r;
 }
 
-// The widening checked out of sample: for each source, the factor chosen from the other sources'
-// coverage alone, and how many of its runs fall inside the intervals widened by it.
-Report NestedWideningReport(const std::vector<plan::HeldOutRun>& runs, double target) {
+// The widening checked out of sample: for each source, the factor chosen from the other sources
+// alone (cross-validated, their quantiles built and scored, without the source's rows), and how
+// many of its runs fall inside its intervals widened by that factor. `held_out` holds every
+// source's runs against the other sources' quantiles.
+seedance::base::StatusOr<Report> NestedWideningReport(const std::vector<plan::FitRow>& rows,
+                                                      const plan::CrossValidation& cv,
+                                                      const std::vector<plan::HeldOutRun>& held_out,
+                                                      const plan::KernelCurves& curves,
+                                                      const plan::Prior& prior) {
   Report by_source = Report::object();
   std::vector<plan::SourceCoverage> nested;
-  for (const plan::SourceCoverage& all : plan::NewSourceCoverage(runs)) {
-    const double w = plan::NewSourceWidening(runs, target, all.source);
-    for (const plan::SourceCoverage& c : plan::NewSourceCoverage(runs, w)) {
-      if (c.source != all.source) continue;
+  for (const std::string& source : cv.groups) {
+    std::vector<plan::FitRow> others;
+    std::vector<plan::HeldOutRun> own;
+    for (const plan::FitRow& r : rows) {
+      if (plan::SourceOf(*r.record) != source) others.push_back(r);
+    }
+    for (const plan::HeldOutRun& run : held_out) {
+      if (run.source == source) own.push_back(run);
+    }
+    SEEDANCE_ASSIGN_OR_RETURN(plan::CrossValidation cv_others,
+                              plan::CrossValidate(others, curves, prior));
+    const std::optional<double> w =
+        plan::NewSourceWidening(plan::HeldOutRuns(others, cv_others), plan::kNewSourceTarget);
+    if (!w) continue;
+    for (const plan::SourceCoverage& c : plan::NewSourceCoverage(own, *w)) {
       nested.push_back(c);
       by_source[c.source] = {
-          {"widening", w}, {"inside", std::to_string(c.inside) + " of " + std::to_string(c.rows)}};
+          {"widening", *w}, {"inside", std::to_string(c.inside) + " of " + std::to_string(c.rows)}};
     }
   }
   Report r = CoverageReport(nested);
@@ -164,7 +182,16 @@ int RunFit(const std::vector<plan::RunRecord>& records, const std::string& kerne
   out.step_time = spread.by_regime;
   out.step_time_all = spread.all;
   const std::vector<plan::HeldOutRun> held_out = plan::HeldOutRuns(rows, *cv);
-  out.step_time_widening = plan::NewSourceWidening(held_out, plan::kNewSourceTarget);
+  const std::optional<double> widening = plan::NewSourceWidening(held_out, plan::kNewSourceTarget);
+  if (!widening) {
+    return Fail(seedance::base::FailedPreconditionError(
+        "no widening up to " + std::to_string(plan::kMaxStepTimeWidening) +
+            " covers a source left out on 90% of its runs: too few sources, or too far apart",
+        "published_runs --fit"));
+  }
+  out.step_time_widening = *widening;
+  auto nested = NestedWideningReport(rows, *cv, held_out, kernels->curves, prior);
+  if (!nested.ok()) return Fail(nested.status());
   out.paired = plan::QuantilesOf(plan::PairedResiduals(rows, cv->residuals));
   // The frameworks' measured overheads first, then the memory interval around the estimate
   // they make.
@@ -211,8 +238,7 @@ int RunFit(const std::vector<plan::RunRecord>& records, const std::string& kerne
       {"widening", out.step_time_widening},
       {"sources_balanced_widened",
        CoverageReport(plan::NewSourceCoverage(held_out, out.step_time_widening))},
-      {"widening_chosen_without_the_source",
-       NestedWideningReport(held_out, plan::kNewSourceTarget)}};
+      {"widening_chosen_without_the_source", *nested}};
   if (!write_path.empty()) {
     const auto written =
         seedance::base::Env::Default()->WriteFileAtomic(write_path, plan::PublicFitSource(out));

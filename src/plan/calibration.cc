@@ -266,21 +266,19 @@ base::StatusOr<FitResult> FitCoefficients(const std::vector<FitRow>& rows,
   return out;
 }
 
+std::string SourceOf(const RunRecord& r) { return r.group.empty() ? "ungrouped" : r.group; }
+
 base::StatusOr<CrossValidation> CrossValidate(const std::vector<FitRow>& rows,
                                               const KernelCurves& curves, const Prior& prior) {
   CrossValidation cv;
   cv.residuals.assign(rows.size(), 0);
   std::map<std::string, std::vector<size_t>> groups;
-  for (size_t i = 0; i < rows.size(); ++i) {
-    const std::string& g = rows[i].record->group;
-    groups[g.empty() ? "ungrouped" : g].push_back(i);
-  }
+  for (size_t i = 0; i < rows.size(); ++i) groups[SourceOf(*rows[i].record)].push_back(i);
   for (const auto& [name, members] : groups) {
     cv.groups.push_back(name);
     std::vector<FitRow> train;
     for (size_t i = 0; i < rows.size(); ++i) {
-      const std::string& g = rows[i].record->group;
-      if ((g.empty() ? "ungrouped" : g) != name) train.push_back(rows[i]);
+      if (SourceOf(*rows[i].record) != name) train.push_back(rows[i]);
     }
     SEEDANCE_ASSIGN_OR_RETURN(FitResult fit, FitCoefficients(train, curves, prior));
     for (size_t i : members) {
@@ -434,11 +432,12 @@ StepTimeSpread StepTimeSpreadOf(const std::vector<FitRow>& rows,
   std::array<std::vector<std::string>, kRegimeCount + 1> sources;
   for (size_t i = 0; i < rows.size(); ++i) {
     const RunRecord& r = *rows[i].record;
-    if (left_out && r.group == *left_out) continue;
+    const std::string source = SourceOf(r);
+    if (left_out && source == *left_out) continue;
     const auto regime = static_cast<size_t>(RegimeOf(r.spec, r.spec.parallelism));
     for (size_t g : {regime, kRegimeCount}) {
       values[g].push_back(residuals[i]);
-      sources[g].push_back(r.group);
+      sources[g].push_back(source);
     }
   }
   auto quantiles = [&](size_t g) {
@@ -457,7 +456,7 @@ std::vector<HeldOutRun> HeldOutRuns(const std::vector<FitRow>& rows, const Cross
     const StepTimeSpread spread = StepTimeSpreadOf(rows, cv.residuals, source, balanced);
     for (size_t i = 0; i < rows.size(); ++i) {
       const RunRecord& r = *rows[i].record;
-      if (r.group != source) continue;
+      if (SourceOf(r) != source) continue;
       out.push_back({.source = source,
                      .residual = cv.residuals[i],
                      .q = RegimeQuantiles(spread.by_regime, spread.all,
@@ -471,10 +470,12 @@ std::vector<SourceCoverage> NewSourceCoverage(const std::vector<HeldOutRun>& run
                                               double widening) {
   std::vector<SourceCoverage> out;
   for (const HeldOutRun& run : runs) {
-    if (out.empty() || out.back().source != run.source) out.push_back({.source = run.source});
+    auto it = std::find_if(out.begin(), out.end(),
+                           [&](const SourceCoverage& c) { return c.source == run.source; });
+    if (it == out.end()) it = out.insert(out.end(), {.source = run.source});
     const ResidualQuantiles q = run.q.Widened(widening);
-    ++out.back().rows;
-    out.back().inside += run.residual >= q.q05 && run.residual <= q.q95 ? 1 : 0;
+    ++it->rows;
+    it->inside += run.residual >= q.q05 && run.residual <= q.q95 ? 1 : 0;
   }
   return out;
 }
@@ -491,15 +492,16 @@ double MeanShareInside(const std::vector<SourceCoverage>& coverage,
   return sources > 0 ? sum / sources : 0;
 }
 
-double NewSourceWidening(const std::vector<HeldOutRun>& runs, double target,
-                         const std::optional<std::string>& ignored) {
-  // Integer steps: 1.00, 1.01, ... without the drift of adding 0.01 repeatedly.
+std::optional<double> NewSourceWidening(const std::vector<HeldOutRun>& runs, double target,
+                                        const std::optional<std::string>& ignored) {
+  // Integer steps, 1.00 to the cap inclusive, without the drift of adding 0.01 repeatedly; a
+  // mean within rounding of the target counts as reaching it.
   const int last = static_cast<int>(std::lround(kMaxStepTimeWidening * 100));
-  for (int step = 100; step < last; ++step) {
+  for (int step = 100; step <= last; ++step) {
     const double w = step / 100.0;
-    if (MeanShareInside(NewSourceCoverage(runs, w), ignored) >= target) return w;
+    if (MeanShareInside(NewSourceCoverage(runs, w), ignored) >= target - 1e-12) return w;
   }
-  return kMaxStepTimeWidening;
+  return std::nullopt;
 }
 
 base::StatusOr<Calibration> Calibrate(const std::vector<FitRow>& rows, const PublicFit& fit) {

@@ -216,17 +216,17 @@ TEST(CalibrationTest, SourceBalancedQuantilesGiveEverySourceOneShare) {
 }
 
 // A source is covered by the others' quantiles when its errors lie between theirs. Three of the
-// public sources with made-up residuals, one value each: DGX Cloud 0, MegaScale 0.1, NeMo 0.04.
-// Without NeMo the others' quantiles run from 0 to 0.1 (each source half the values), so every
-// NeMo row is inside. Without DGX Cloud they run from 0.04 to 0.1: reaching 0 takes a widening of
-// 0.07 / 0.03 = 2.33..., the grid's 2.34. Without MegaScale, 0 to 0.04: reaching 0.1 takes 4, the
-// cap, which the grid stops short of. So the mean share inside is 1/3 below 2.34 and 2/3 from it:
-// 0.9 is never reached (the cap), 0.6 is at 2.34, and so is 0.9 with MegaScale's share ignored.
+// public sources with made-up residuals, one value each: DGX Cloud 0, MegaScale 0.25, NeMo 0.04.
+// Without NeMo the others' quantiles run from 0 to 0.25 (each source half the values), so every
+// NeMo row is inside. Without DGX Cloud they run from 0.04 to 0.25: reaching 0 takes a widening
+// of 0.145 / 0.105 = 1.38..., the grid's 1.39. Without MegaScale, 0 to 0.04: reaching 0.25 takes
+// 11.5, past the cap. So the mean share inside is 1/3 below 1.39 and 2/3 from it: 0.9 is never
+// reached, 0.6 is at 1.39, and so is 0.9 with MegaScale's share ignored.
 TEST(CalibrationTest, NewSourceCoverageLeavesEachSourceOut) {
   std::vector<RunRecord> records = PublicRuns();
   const std::vector<FitRow> all = FitRows(records, BuiltInCatalog());
   const std::map<std::string, double> residual = {
-      {"dgxc", 0.0}, {"megascale", 0.1}, {"nemo-summary", 0.04}};
+      {"dgxc", 0.0}, {"megascale", 0.25}, {"nemo-summary", 0.04}};
   std::vector<FitRow> rows;
   CrossValidation cv;
   std::map<std::string, int> count;
@@ -240,7 +240,7 @@ TEST(CalibrationTest, NewSourceCoverageLeavesEachSourceOut) {
   for (const auto& [group, value] : residual) cv.groups.push_back(group);
   const StepTimeSpread spread = StepTimeSpreadOf(rows, cv.residuals);
   EXPECT_DOUBLE_EQ(spread.all.q05, 0);
-  EXPECT_DOUBLE_EQ(spread.all.q95, 0.1);
+  EXPECT_DOUBLE_EQ(spread.all.q95, 0.25);
   EXPECT_EQ(spread.all.rows, static_cast<int>(rows.size()));
   const std::vector<HeldOutRun> runs = HeldOutRuns(rows, cv);
   ASSERT_EQ(runs.size(), rows.size());
@@ -248,12 +248,14 @@ TEST(CalibrationTest, NewSourceCoverageLeavesEachSourceOut) {
     EXPECT_EQ(c.rows, count[c.source]) << c.source;
     EXPECT_EQ(c.inside, c.source == "nemo-summary" ? c.rows : 0) << c.source;
   }
-  EXPECT_NEAR(MeanShareInside(NewSourceCoverage(runs, 2.33)), 1.0 / 3, 1e-12);
-  EXPECT_NEAR(MeanShareInside(NewSourceCoverage(runs, 2.34)), 2.0 / 3, 1e-12);
-  EXPECT_NEAR(MeanShareInside(NewSourceCoverage(runs, 2.34), "megascale"), 1, 1e-12);
-  EXPECT_DOUBLE_EQ(NewSourceWidening(runs, 0.9), kMaxStepTimeWidening);
-  EXPECT_DOUBLE_EQ(NewSourceWidening(runs, 0.6), 2.34);
-  EXPECT_DOUBLE_EQ(NewSourceWidening(runs, 0.9, "megascale"), 2.34);
+  EXPECT_NEAR(MeanShareInside(NewSourceCoverage(runs, 1.38)), 1.0 / 3, 1e-12);
+  EXPECT_NEAR(MeanShareInside(NewSourceCoverage(runs, 1.39)), 2.0 / 3, 1e-12);
+  EXPECT_NEAR(MeanShareInside(NewSourceCoverage(runs, kMaxStepTimeWidening)), 2.0 / 3, 1e-12);
+  EXPECT_NEAR(MeanShareInside(NewSourceCoverage(runs, 1.39), "megascale"), 1, 1e-12);
+  EXPECT_FALSE(NewSourceWidening(runs, 0.9).has_value());
+  EXPECT_EQ(NewSourceWidening(runs, 0.6), 1.39);
+  EXPECT_EQ(NewSourceWidening(runs, 0.9, "megascale"), 1.39);
+  EXPECT_FALSE(NewSourceWidening({}, 0.9).has_value());  // no run: nothing to choose from
 }
 
 // BLOOM's runs with a measured memory figure, split into five "given" rows and the rest.
@@ -339,6 +341,18 @@ TEST(PublicFitTest, MatchesTheCalibrationSet) {
     EXPECT_NEAR(overhead.value[i], built_in.memory_overhead[i], 1e-9)
         << FrameworkName(static_cast<Framework>(i));
   }
+  // The intervals: the cross-validation's quantiles and the widening for a new source.
+  auto cv = CrossValidate(rows, kernels->curves, DefaultPrior());
+  ASSERT_TRUE(cv.ok());
+  const StepTimeSpread spread = StepTimeSpreadOf(rows, cv->residuals);
+  for (size_t g = 0; g < kRegimeCount; ++g) {
+    EXPECT_NEAR(spread.by_regime[g].q05, built_in.step_time[g].q05, 1e-9) << g;
+    EXPECT_NEAR(spread.by_regime[g].q95, built_in.step_time[g].q95, 1e-9) << g;
+  }
+  EXPECT_NEAR(spread.all.q05, built_in.step_time_all.q05, 1e-9);
+  EXPECT_NEAR(spread.all.q95, built_in.step_time_all.q95, 1e-9);
+  EXPECT_EQ(NewSourceWidening(HeldOutRuns(rows, *cv), kNewSourceTarget),
+            built_in.step_time_widening);
 }
 
 // The measured overhead is the median of a framework's memory residuals without it: with it,

@@ -78,6 +78,9 @@ struct FitResult {
 base::StatusOr<FitResult> FitCoefficients(const std::vector<FitRow>& rows,
                                           const KernelCurves& curves, const Prior& prior);
 
+// The source a run is held out with: its group, or "ungrouped" for a run that names none.
+std::string SourceOf(const RunRecord& r);
+
 // Leave-one-group-out: each row predicted by a fit to every other group's rows.
 struct CrossValidation {
   std::vector<double> residuals;  // log(measured / predicted), one per row, out of sample
@@ -152,7 +155,8 @@ std::vector<HeldOutRun> HeldOutRuns(const std::vector<FitRow>& rows, const Cross
                                     bool balanced = true);
 
 // How many of each source's runs fall inside those quantiles widened by `widening`
-// (ResidualQuantiles::Widened): the coverage to expect on a report outside the set.
+// (ResidualQuantiles::Widened), the sources in the order their first run comes: the coverage to
+// expect on a report outside the set.
 struct SourceCoverage {
   std::string source;
   int inside = 0, rows = 0;
@@ -164,16 +168,17 @@ std::vector<SourceCoverage> NewSourceCoverage(const std::vector<HeldOutRun>& run
 double MeanShareInside(const std::vector<SourceCoverage>& coverage,
                        const std::optional<std::string>& ignored = std::nullopt);
 
-// PublicFit::step_time_widening: the smallest factor, in steps of 0.01 from 1, at which
-// MeanShareInside reaches `target` (without `ignored`'s share); kMaxStepTimeWidening when none
-// up to it does. Each source's residuals are cross-validated (its coefficients fitted without
-// it), yet its runs share a shift the other sources' residuals do not show, so they fall outside
-// the other sources' quantiles more often than 10% of the time; a user's cluster is such a
-// source (docs/design/plan.md, "How far to trust a figure").
+// PublicFit::step_time_widening: the smallest factor, in steps of 0.01 from 1 to
+// kMaxStepTimeWidening, at which MeanShareInside reaches `target` (without `ignored`'s share);
+// nullopt when none does (no run, or sources too far apart). Each source's residuals are
+// cross-validated (its coefficients fitted without it), yet its runs share a shift the other
+// sources' residuals do not show, so they fall outside the other sources' quantiles more often than
+// 10% of the time; a user's cluster is such a source (docs/design/plan.md, "How far to trust a
+// figure").
 inline constexpr double kMaxStepTimeWidening = 4;
 inline constexpr double kNewSourceTarget = 0.9;  // the intervals' nominal coverage
-double NewSourceWidening(const std::vector<HeldOutRun>& runs, double target,
-                         const std::optional<std::string>& ignored = std::nullopt);
+std::optional<double> NewSourceWidening(const std::vector<HeldOutRun>& runs, double target,
+                                        const std::optional<std::string>& ignored = std::nullopt);
 
 // A user's calibration on top of `fit`.
 struct Calibration {
