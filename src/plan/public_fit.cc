@@ -17,49 +17,49 @@ const PublicFit& BuiltInFit() {
     f.curves.nvlink_hopper = {4.1758991336786859e-05, 0.98695484098548525};
     f.curves.network = {5.8199999999999998e-05, 0.91217499999999996};
     // gemm
-    f.coefficients.value[0] = 0.72243576297759893;
-    f.coefficients.standard_error[0] = 0.01305112542418119;
+    f.coefficients.value[0] = 0.72457747167247122;
+    f.coefficients.standard_error[0] = 0.013252294258355819;
     // fp8_gemm
-    f.coefficients.value[1] = 0.6659995887894562;
-    f.coefficients.standard_error[1] = 0.019048066091654155;
+    f.coefficients.value[1] = 0.67170986018246248;
+    f.coefficients.standard_error[1] = 0.019718126169359106;
     // attention
-    f.coefficients.value[2] = 0.99525597796661569;
-    f.coefficients.standard_error[2] = 0.062287125873469483;
+    f.coefficients.value[2] = 1.0022959584889022;
+    f.coefficients.standard_error[2] = 0.063047567981179248;
     // memory_bound
-    f.coefficients.value[3] = 1.061274748226317;
-    f.coefficients.standard_error[3] = 0.14847055313195706;
+    f.coefficients.value[3] = 0.99112407337895547;
+    f.coefficients.standard_error[3] = 0.13746326272615381;
     // overlap_loss
-    f.coefficients.value[4] = 0.19827987279815093;
-    f.coefficients.standard_error[4] = 0.11165774255743638;
+    f.coefficients.value[4] = 0.19313804513074012;
+    f.coefficients.standard_error[4] = 0.10964462179983737;
     // tp_overlap
-    f.coefficients.value[5] = 0.88808555015332469;
-    f.coefficients.standard_error[5] = 0.11180090479895437;
+    f.coefficients.value[5] = 0.86565020036718421;
+    f.coefficients.standard_error[5] = 0.1126867366596557;
     // kernel_gap_s
-    f.coefficients.value[6] = 3.8054503369067899e-06;
-    f.coefficients.standard_error[6] = 2.4796270905379195e-06;
+    f.coefficients.value[6] = 3.7769336729941227e-06;
+    f.coefficients.standard_error[6] = 2.4635441790562905e-06;
     // step_fixed_s
-    f.coefficients.value[7] = 0.072324665894473547;
-    f.coefficients.standard_error[7] = 0.03442250079977207;
+    f.coefficients.value[7] = 0.070146358451070909;
+    f.coefficients.standard_error[7] = 0.034219261211154664;
     // network
     f.coefficients.value[8] = 1;
     f.coefficients.standard_error[8] = 0.29999999999999999;
     // bubble
-    f.coefficients.value[9] = 0.9446637698367859;
-    f.coefficients.standard_error[9] = 0.12321713355082246;
+    f.coefficients.value[9] = 0.95092607138256602;
+    f.coefficients.standard_error[9] = 0.12361145405867825;
     // cp_overlap
-    f.coefficients.value[10] = 0.80674333320032388;
-    f.coefficients.standard_error[10] = 0.21038481723157787;
+    f.coefficients.value[10] = 0.78888969980380674;
+    f.coefficients.standard_error[10] = 0.20970530752771191;
     // single-node data-parallel
-    f.step_time[0] = {-0.10354464583978035, -0.062628098767452636, 6};
+    f.step_time[0] = {-0.099734920715286932, -0.063311201592067476, 6};
     // single-node model-parallel
-    f.step_time[1] = {-0.1901250846754407, 0.27980934965475746, 14};
+    f.step_time[1] = {-0.17729205163069628, 0.28077731243473997, 14};
     // multi-node data-parallel
-    f.step_time[2] = {-0.033737711639932277, 0.0071832377394759591, 3};
+    f.step_time[2] = {-0.035103458656387393, 0.005817490723020906, 3};
     // multi-node model-parallel
-    f.step_time[3] = {-0.13811581615626711, 0.19468053319439421, 371};
-    f.step_time_all = {-0.14927956831244515, 0.19763521415635096, 394};
-    f.step_time_widening = 1.55;
-    f.paired = {-0.1726753530627062, 0.17267535306270618, 1864};
+    f.step_time[3] = {-0.13522841886295389, 0.19519550500356989, 371};
+    f.step_time_all = {-0.14200629027501679, 0.19860807227948812, 394};
+    f.step_time_widening = 1.53;
+    f.paired = {-0.17299558307106239, 0.17299558307106233, 1864};
     f.memory = {-0.098845106107633876, 0.053604538530321107, 69};
     f.max_sequence_length = 1048576;
     f.max_gpus = 12288;

@@ -109,13 +109,20 @@ LayerForward ForwardOfLayer(const ModelSpec& model, const ParallelConfig& c, con
   // s / cp queries against all s keys (load-balanced chunks).
   const double heads = a / t;
   if (m.eager_attention) {
-    // Materialized scores: two batched GEMMs over the whole s x s square, the softmax's passes.
+    // Materialized scores: two batched GEMMs over the whole s x s square, the softmax's passes
+    // over it (Megatron's fused scale-mask-softmax, then GPT's attention dropout), in units of
+    // the score tensor, a one-byte mask half a pass of 16-bit scores. Forward: QK^T writes it,
+    // the softmax reads it and writes its output, dropout reads that and writes its own and the
+    // mask. Backward: the gradient GEMM writes dP, dropout's backward reads it with the mask and
+    // writes, the softmax's backward reads its saved output and that gradient and writes dS,
+    // which the two gradient GEMMs read. Without dropout (no GPT): 3 and 4.
     const double batch = b * heads;
     const double scores = batch * (s / cp) * s;
     const double gemm = Gemm(m, batch * (s / cp), d, s) + Gemm(m, batch * (s / cp), s, d);
-    const double passes = gpt ? 5 : 3;  // write, softmax read + write (+ dropout mask, output)
+    const double passes = gpt ? 5.5 : 3;      // 1 + 2 + (2 + 1/2)
+    const double passes_bwd = gpt ? 6.5 : 4;  // 1 + (2 + 1/2) + 3
     l.attention = gemm + Stream(m, passes * e * scores);
-    l.attention_bwd = 2 * gemm + Stream(m, 2 * passes * e * scores);
+    l.attention_bwd = 2 * gemm + Stream(m, passes_bwd * e * scores);
     l.kernels += 4;
   } else {
     const double flops = 0.5 * 4 * b * (s / cp) * s * heads * d;
