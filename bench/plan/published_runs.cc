@@ -154,6 +154,46 @@ seedance::base::StatusOr<Report> NestedWideningReport(const std::vector<plan::Fi
   return r;
 }
 
+// `--calibrate` on a cluster the fit has not seen: each source held out, a few of its runs
+// calibrating the fit without it, its other runs predicted before and after.
+seedance::base::StatusOr<Report> HeldOutCalibrationReport(const std::vector<plan::FitRow>& rows,
+                                                          const plan::CrossValidation& cv,
+                                                          const plan::PublicFit& fit) {
+  Report r = Report::object();
+  r["method"] =
+      "each source held out: the fit without it calibrated (optimize --calibrate) with N of its "
+      "runs, every (runs / N)-th from the first; its other runs predicted before and after; "
+      "error = predicted / published - 1";
+  for (int given : {3, 5}) {
+    SEEDANCE_ASSIGN_OR_RETURN(std::vector<plan::HeldOutCalibration> all,
+                              plan::CalibrateHeldOutSources(rows, cv, fit, given));
+    Report by_source = Report::object();
+    int held = 0, before = 0, after = 0;
+    for (const plan::HeldOutCalibration& h : all) {
+      Report refitted = Report::array();
+      for (size_t i = 0; i < plan::kCoefCount; ++i) {
+        if (h.calibration.refitted[i]) {
+          refitted.push_back(std::string(plan::InfoOf(static_cast<plan::Coef>(i)).name));
+        }
+      }
+      const auto of = [&](int n) { return std::to_string(n) + " of " + std::to_string(h.held); };
+      by_source[h.source] = {{"within_15_pct_before", of(h.within_before)},
+                             {"within_15_pct_after", of(h.within_after)},
+                             {"median_abs_error_pct_before", 100 * h.median_abs_before},
+                             {"median_abs_error_pct_after", 100 * h.median_abs_after},
+                             {"refitted", refitted}};
+      held += h.held;
+      before += h.within_before;
+      after += h.within_after;
+    }
+    r[std::to_string(given) + "_runs"] = {
+        {"by_source", by_source},
+        {"within_15_pct_before", std::to_string(before) + " of " + std::to_string(held)},
+        {"within_15_pct_after", std::to_string(after) + " of " + std::to_string(held)}};
+  }
+  return r;
+}
+
 int RunFit(const std::vector<plan::RunRecord>& records, const std::string& kernels_path,
            const std::string& write_path, const seedance::cost::GpuCatalog& catalog) {
   auto text = seedance::base::Env::Default()->ReadFile(kernels_path);
@@ -239,6 +279,9 @@ int RunFit(const std::vector<plan::RunRecord>& records, const std::string& kerne
       {"sources_balanced_widened",
        CoverageReport(plan::NewSourceCoverage(held_out, out.step_time_widening))},
       {"widening_chosen_without_the_source", *nested}};
+  auto calibrated = HeldOutCalibrationReport(rows, *cv, out);
+  if (!calibrated.ok()) return Fail(calibrated.status());
+  report["calibration_of_a_held_out_source"] = *calibrated;
   if (!write_path.empty()) {
     const auto written =
         seedance::base::Env::Default()->WriteFileAtomic(write_path, plan::PublicFitSource(out));

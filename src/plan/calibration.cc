@@ -547,6 +547,49 @@ base::StatusOr<Calibration> Calibrate(const std::vector<FitRow>& rows, const Pub
   return c;
 }
 
+base::StatusOr<std::vector<HeldOutCalibration>> CalibrateHeldOutSources(
+    const std::vector<FitRow>& rows, const CrossValidation& cv, const PublicFit& fit, int given) {
+  if (given < 1) return base::InvalidArgumentError("given must be at least 1", "calibrate");
+  std::vector<HeldOutCalibration> out;
+  for (size_t g = 0; g < cv.groups.size(); ++g) {
+    std::vector<FitRow> source;
+    for (const FitRow& r : rows) {
+      if (SourceOf(*r.record) == cv.groups[g]) source.push_back(r);
+    }
+    if (source.size() < static_cast<size_t>(given) + 3) continue;
+    PublicFit without = fit;
+    without.coefficients = cv.fits[g];
+    std::vector<FitRow> shown, held;
+    const size_t stride = source.size() / static_cast<size_t>(given);
+    for (size_t i = 0; i < source.size(); ++i) {
+      const bool pick = i % stride == 0 && shown.size() < static_cast<size_t>(given);
+      (pick ? shown : held).push_back(source[i]);
+    }
+    HeldOutCalibration h;
+    h.source = cv.groups[g];
+    h.given = static_cast<int>(shown.size());
+    h.held = static_cast<int>(held.size());
+    SEEDANCE_ASSIGN_OR_RETURN(h.calibration, Calibrate(shown, without));
+    std::vector<double> abs_before, abs_after, log_before, log_after;
+    for (const FitRow& r : held) {
+      const double before = PredictStepSeconds(r, fit.curves, h.calibration.before);
+      const double after = PredictStepSeconds(r, fit.curves, h.calibration.after);
+      abs_before.push_back(std::fabs(before / r.measured_s - 1));
+      abs_after.push_back(std::fabs(after / r.measured_s - 1));
+      log_before.push_back(std::log(r.measured_s / before));
+      log_after.push_back(std::log(r.measured_s / after));
+      h.within_before += abs_before.back() <= 0.15 ? 1 : 0;
+      h.within_after += abs_after.back() <= 0.15 ? 1 : 0;
+    }
+    h.median_abs_before = cost::Median(abs_before);
+    h.median_abs_after = cost::Median(abs_after);
+    h.median_log_before = cost::Median(log_before);
+    h.median_log_after = cost::Median(log_after);
+    out.push_back(std::move(h));
+  }
+  return out;
+}
+
 MemoryCalibration CalibrateMemoryOverhead(const std::vector<RunRecord>& records,
                                           const cost::GpuCatalog& catalog, const PublicFit& fit) {
   const auto by_framework = MemoryLogsByFramework(records, catalog);

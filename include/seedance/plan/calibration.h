@@ -190,6 +190,23 @@ base::StatusOr<Calibration> Calibrate(const std::vector<FitRow>& rows, const Pub
 
 base::Report CalibrationToReport(const Calibration& c, const std::vector<FitRow>& rows);
 
+// What `--calibrate` does for a cluster the public fit has not seen, each source standing in for
+// one: the source's coefficients fitted without it (cv.fits), `given` of its runs (evenly spaced
+// in the table's order: every (n / given)-th from the first) calibrate them, and its other runs
+// are predicted before and after. Sources with fewer than given + 3 runs are skipped.
+struct HeldOutCalibration {
+  std::string source;
+  int given = 0, held = 0;
+  int within_before = 0, within_after = 0;  // held runs within ±15%
+  // Median |predicted / measured - 1| of the held runs, and their median signed log error
+  // log(measured / predicted), the shift the cluster shares.
+  double median_abs_before = 0, median_abs_after = 0;
+  double median_log_before = 0, median_log_after = 0;
+  Calibration calibration;
+};
+base::StatusOr<std::vector<HeldOutCalibration>> CalibrateHeldOutSources(
+    const std::vector<FitRow>& rows, const CrossValidation& cv, const PublicFit& fit, int given);
+
 // The measured memory overhead refitted to a user's rows that state memory per GPU
 // (`--calibrate`, `record_run=`'s peak reserved memory). Per framework with such rows, in log
 // space, the precision-weighted mean of the public value (the prior: its standard error as the
