@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "seedance/base/enum_names.h"
+#include "seedance/plan/attention_softmax.h"
 #include "seedance/plan/memory_model.h"
 
 namespace seedance::plan {
@@ -168,7 +169,8 @@ Report MegatronArgs(const JobSpec& spec, const ParallelConfig& c) {
                        "--position-embedding-type", "rope"});
   }
   if (!m.tie_embeddings) a.emplace_back("--untie-embeddings-and-output-weights");
-  if (spec.training.attention != "eager") a.emplace_back("--use-flash-attn");
+  if (!MaterializesScores(spec.training)) a.emplace_back("--use-flash-attn");
+  if (spec.training.attention == "eager-unfused") a.emplace_back("--no-masked-softmax-fusion");
   // A named kernel pins Transformer Engine's backend (Megatron-Core sets NVTE_FLASH_ATTN and
   // NVTE_FUSED_ATTN from it, and refuses to start if the environment sets them otherwise);
   // "flash" leaves it on auto, cuDNN's on Hopper.

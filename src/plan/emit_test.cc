@@ -240,6 +240,17 @@ TEST(EmitTest, AttentionKernelIsMegatronsAttentionBackend) {
   }
   spec.training.attention = "flash2";
   EXPECT_EQ(Inexpressible(Framework::kFsdp, spec, Layout(1, 1, 3, Recompute::kFull)), "");
+  // Materialized scores: no FlashAttention; unfused, Megatron's --no-masked-softmax-fusion
+  // (arguments.py at d98e8a6).
+  for (const char* eager : {"eager", "eager-unfused"}) {
+    spec.training.attention = eager;
+    const auto args = EmitContent(Framework::kMegatron, spec, c).get<std::vector<std::string>>();
+    auto has = [&](const char* flag) {
+      return std::find(args.begin(), args.end(), flag) != args.end();
+    };
+    EXPECT_FALSE(has("--use-flash-attn")) << eager;
+    EXPECT_EQ(has("--no-masked-softmax-fusion"), std::string(eager) == "eager-unfused") << eager;
+  }
 }
 
 // Micro-batch counts that are not a multiple of the pipeline under interleaving: Megatron-LM

@@ -24,7 +24,7 @@ constexpr std::string_view kOptimizerStates[] = {"fp32", "bf16"};
 constexpr std::string_view kOptimizers[] = {"adamw", "adam", "sgd", "sgd-momentum", "lion"};
 constexpr std::string_view kIntraNode[] = {"nvlink", "xgmi", "pcie"};
 constexpr std::string_view kInterNode[] = {"infiniband", "roce", "ethernet", "none"};
-constexpr std::string_view kAttention[] = {"flash", "flash2", "cudnn", "eager"};
+constexpr std::string_view kAttention[] = {"flash", "flash2", "cudnn", "eager", "eager-unfused"};
 
 StatusOr<int64_t> Count(const YamlMap& m, std::string_view key) {
   return m.GetInt(key, std::nullopt, 1, kMaxCount);

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "seedance/plan/attention_softmax.h"
+
 namespace seedance::plan {
 namespace {
 
@@ -141,11 +143,13 @@ Terms TermsOf(const ModelSpec& model, const TrainingSpec& training, const Parall
   x.input = e * s * b * h / sp;
   x.norms = (e + 2 * saved) * s * b * h / sp + (gpt ? 2 * s * b * h / sp : 0);  // + masks (1 B)
   x.attention = e * s * b * h / t + 2 * e * s * b * kv / t + saved * s * b * h / t;  // QKV; out
-  if (training.attention != "eager") {
+  if (!MaterializesScores(training)) {
     x.attention += 4 * a * s * b / t;  // log-sum-exp per row and head
   } else {
-    const double scores = a * s * keys * b / t;
-    x.scores = e * scores + (gpt ? (e + 1) * scores : 0);  // softmax; dropout mask and output
+    // The softmax's probabilities (fp32 in Megatron's fallback), dropout's mask and output.
+    const ScoreBytes bytes = ScoreBytesOf(SoftmaxPathOf(model, training, c, framework), e, gpt,
+                                          FallbackScales(framework));
+    x.scores = bytes.saved * a * s * keys * b / t;
   }
   const double mlp_in = static_cast<double>(model.mlp_in_projections());
   x.mlp = ((gpt ? 1 : mlp_in) * e + saved) * s * b * f / t;
@@ -162,13 +166,13 @@ Terms TermsOf(const ModelSpec& model, const TrainingSpec& training, const Parall
       // dtype instead of bytes (two residual dropouts, and the attention probabilities').
       x.mlp += 3 * e * s * b * f / t;
       x.norms += 2 * (e - 1) * s * b * h / sp;
-      if (training.attention == "eager") x.scores += (e - 1) * a * s * keys * b / t;
+      if (MaterializesScores(training)) x.scores += (e - 1) * a * s * keys * b / t;
     }
   }
   // Op-selective: the input, q, v, the attention kernel's output and state, the MLP's first
   // input projection and its output.
   x.op_selective = x.input + e * s * b * (h + kv) / t + saved * s * b * h / t +
-                   (training.attention != "eager" ? 4 * a * s * b / t : 0) + e * s * b * f / t +
+                   (!MaterializesScores(training) ? 4 * a * s * b / t : 0) + e * s * b * f / t +
                    e * s * b * h / sp;
   return x;
 }

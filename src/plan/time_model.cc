@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "seedance/plan/attention_softmax.h"
 #include "seedance/plan/memory_model.h"
 
 namespace seedance::plan {
@@ -20,6 +21,7 @@ struct Machine {
   double e = 2;    // bytes per activation element
   bool fp8 = false;
   bool eager_attention = false;
+  ScoreBytes score_bytes;  // per score element, eager attention (attention_softmax.h)
   FrameworkTraits traits;
   KernelCurves curves;
   ModelCoefficients k;
@@ -109,20 +111,13 @@ LayerForward ForwardOfLayer(const ModelSpec& model, const ParallelConfig& c, con
   // s / cp queries against all s keys (load-balanced chunks).
   const double heads = a / t;
   if (m.eager_attention) {
-    // Materialized scores: two batched GEMMs over the whole s x s square, the softmax's passes
-    // over it (Megatron's fused scale-mask-softmax, then GPT's attention dropout), in units of
-    // the score tensor, a one-byte mask half a pass of 16-bit scores. Forward: QK^T writes it,
-    // the softmax reads it and writes its output, dropout reads that and writes its own and the
-    // mask. Backward: the gradient GEMM writes dP, dropout's backward reads it with the mask and
-    // writes, the softmax's backward reads its saved output and that gradient and writes dS,
-    // which the two gradient GEMMs read. Without dropout (no GPT): 3 and 4.
+    // Materialized scores: two batched GEMMs over the whole s x s square, the softmax's and
+    // dropout's bytes over it (attention_softmax.h).
     const double batch = b * heads;
     const double scores = batch * (s / cp) * s;
     const double gemm = Gemm(m, batch * (s / cp), d, s) + Gemm(m, batch * (s / cp), s, d);
-    const double passes = gpt ? 5.5 : 3;      // 1 + 2 + (2 + 1/2)
-    const double passes_bwd = gpt ? 6.5 : 4;  // 1 + (2 + 1/2) + 3
-    l.attention = gemm + Stream(m, passes * e * scores);
-    l.attention_bwd = 2 * gemm + Stream(m, passes_bwd * e * scores);
+    l.attention = gemm + Stream(m, m.score_bytes.forward * scores);
+    l.attention_bwd = 2 * gemm + Stream(m, m.score_bytes.backward * scores);
     l.kernels += 4;
   } else {
     const double flops = 0.5 * 4 * b * (s / cp) * s * heads * d;
@@ -193,8 +188,9 @@ LayerForward ForwardOfLayer(const ModelSpec& model, const ParallelConfig& c, con
   return l;
 }
 
-Machine MachineFor(const cost::GpuSpec& gpu, const TrainingSpec& training,
-                   std::optional<Framework> framework, const HardwareModel& hw) {
+Machine MachineFor(const cost::GpuSpec& gpu, const ModelSpec& model, const TrainingSpec& training,
+                   const ParallelConfig& c, std::optional<Framework> framework,
+                   const HardwareModel& hw) {
   Machine m;
   const FrameworkTraits traits = TraitsOf(framework);
   m.traits = traits;
@@ -226,11 +222,13 @@ Machine MachineFor(const cost::GpuSpec& gpu, const TrainingSpec& training,
       anchor.forward_tflops > 0 ? anchor.forward_tflops * 1e12 * coef : attention_peak * coef;
   m.attention_bwd =
       anchor.backward_tflops > 0 ? anchor.backward_tflops * 1e12 * coef : attention_peak * coef;
-  m.eager_attention = training.attention == "eager";
+  m.eager_attention = MaterializesScores(training);
   m.hbm =
       gpu.memory_bandwidth_gbytes_per_s * 1e9 * hw.curves.stream_fraction * m.k[Coef::kMemoryBound];
   m.gap = m.k[Coef::kKernelGap];
   m.e = StateBytesFor(training).weight;
+  m.score_bytes = ScoreBytesOf(SoftmaxPathOf(model, training, c, framework), m.e,
+                               model.family == "gpt", FallbackScales(framework));
   return m;
 }
 
@@ -359,7 +357,8 @@ Fp8Casts TorchaoFloat8Casts(const ModelSpec& model, const ParallelConfig& c) {
 
 LayerPartSeconds LayerPartForwardSeconds(const JobSpec& spec, const ParallelConfig& c,
                                          const cost::GpuSpec& gpu, const HardwareModel& hw) {
-  const Machine m = MachineFor(gpu, TrainingOf(spec.training, c), RunningFramework(spec, c), hw);
+  const Machine m =
+      MachineFor(gpu, spec.model, TrainingOf(spec.training, c), c, RunningFramework(spec, c), hw);
   Links none;
   none.intra_node_gbytes_per_s = none.inter_node_gbytes_per_s = 1;
   const LayerForward l =
@@ -377,7 +376,7 @@ StepTime EstimateStepTime(const JobSpec& spec, const ModelFigures& figures, cons
   const std::optional<Framework> framework = RunningFramework(spec, c);
   const FrameworkTraits traits = TraitsOf(framework);
   const StateBytes sb = StateBytesFor(training, framework, &c);
-  const Machine m = MachineFor(gpu, training, framework, hw);
+  const Machine m = MachineFor(gpu, model, training, c, framework, hw);
   const GpuFamily family = FamilyOf(gpu);
   // Bytes a parameter in the data-parallel collectives (framework.h, FrameworkTraits).
   const double gathered_bytes = m.traits.gather_in_compute_precision ? m.e : sb.weight;
