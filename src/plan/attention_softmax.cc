@@ -20,14 +20,29 @@ SoftmaxPath SoftmaxPathOf(const ModelSpec& model, const TrainingSpec& training,
   const Framework f = framework.value_or(Framework::kMegatron);
   if (f != Framework::kMegatron && f != Framework::kDeepSpeed) return SoftmaxPath::kFusedKernel;
   if (training.attention == "eager-unfused") return SoftmaxPath::kFallback;
+  // fp8 training keeps the attention in bf16.
   const bool sixteen_bit = training.precision == base::NumericFormat::kBf16 ||
                            training.precision == base::NumericFormat::kFp16 ||
                            training.precision == base::NumericFormat::kFp8;
   const int64_t keys = model.sequence_length;
   const int64_t queries = model.sequence_length / c.context_parallel;
+  // Heads divide evenly over the tensor-parallel ranks (parallelism.cc refuses layouts where
+  // they do not).
   const int64_t rows = c.micro_batch * (model.attention_heads / c.tensor);
-  const bool fits = sixteen_bit && keys > 16 && keys <= 4096 && queries % 4 == 0 && keys % 4 == 0 &&
-                    rows % 4 == 0 && rows % SoftmaxRowsPerBlock(keys) == 0;
+  const int64_t per_block = SoftmaxRowsPerBlock(keys);
+  if (f == Framework::kDeepSpeed) {
+    // Megatron-DeepSpeed's megatron/model/fused_softmax.py from 1cb76a64, as Megatron-LM's
+    // megatron/core/fusions/fused_softmax.py: the rows a multiple of the rows per block.
+    const bool fits = sixteen_bit && keys > 16 && keys <= 4096 && queries % 4 == 0 &&
+                      keys % 4 == 0 && rows % 4 == 0 && rows % per_block == 0;
+    return fits ? SoftmaxPath::kFusedKernel : SoftmaxPath::kFallback;
+  }
+  // Megatron-Core on Transformer Engine (--attention-backend unfused): TE's FusedScaleMaskSoftmax
+  // (transformer_engine/pytorch/attention/dot_product_attention/softmax.py), causal: a square of
+  // scores, the queries a multiple of the rows per block.
+  const bool fits = sixteen_bit && keys > 16 && keys < 16384 && keys % 8 == 0 && queries > 1 &&
+                    queries == keys && queries % 4 == 0 && rows % 4 == 0 &&
+                    queries % per_block == 0;
   return fits ? SoftmaxPath::kFusedKernel : SoftmaxPath::kFallback;
 }
 
@@ -38,11 +53,13 @@ ScoreBytes ScoreBytesOf(SoftmaxPath path, double e, bool dropout, bool scaled) {
   const double drop = dropout ? 2 * e + 1 : 0;
   ScoreBytes b;
   if (path == SoftmaxPath::kFusedKernel) {
-    // QK^T writes S; the kernel reads it and writes the probabilities, which the backward
-    // pass keeps; the gradient GEMM writes dP; the kernel's backward reads the probabilities
-    // and the gradient and writes dS.
-    b.forward = e + 2 * e + drop;
-    b.backward = e + drop + 3 * e;
+    // QK^T writes S; the causal kernel reads each row's lower triangle and writes the whole
+    // row of probabilities (zeros above the diagonal), which the backward pass keeps; the
+    // gradient GEMM writes dP; the kernel's backward reads the probabilities and the gradient
+    // in the lower triangle and writes the whole of dS (scaled_upper_triang_masked_softmax.h:
+    // a row's local_seq is its index + 1).
+    b.forward = e + e / 2 + e + drop;
+    b.backward = e + drop + e / 2 + e / 2 + e;
     b.saved = e + (dropout ? e + 1 : 0);
     return b;
   }

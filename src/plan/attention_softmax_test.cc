@@ -21,9 +21,12 @@ TEST(AttentionSoftmaxTest, RowsPerBlockFollowTheKernelsWarpLayout) {
   for (const auto& [keys, rows] : table) EXPECT_EQ(SoftmaxRowsPerBlock(keys), rows) << keys;
 }
 
-// Megatron's is_kernel_available, case by case: 16-bit input, 16 < keys <= 4096, queries and
-// keys multiples of 4, b x heads-per-partition a multiple of 4 and of the rows per block.
-TEST(AttentionSoftmaxTest, MegatronsKernelTakesTheShapesItsCheckAccepts) {
+// The two checks, case by case. Megatron-DeepSpeed's (as megatron/core/fusions): 16-bit input,
+// 16 < keys <= 4096, queries and keys multiples of 4, b x heads-per-partition a multiple of 4 and
+// of the rows per block. Transformer Engine's (Megatron-Core, the default): 16-bit, 16 < keys <
+// 16384, keys a multiple of 8, b x heads a multiple of 4, queries a multiple of the rows per
+// block.
+TEST(AttentionSoftmaxTest, EachCheckTakesTheShapesItAccepts) {
   struct Case {
     int64_t heads, tensor, micro_batch, sequence;
     base::NumericFormat precision;
@@ -33,28 +36,36 @@ TEST(AttentionSoftmaxTest, MegatronsKernelTakesTheShapesItsCheckAccepts) {
   };
   using base::NumericFormat;
   const auto kFused = SoftmaxPath::kFusedKernel, kFallback = SoftmaxPath::kFallback;
+  const auto kDs = Framework::kDeepSpeed, kMeg = Framework::kMegatron;
+  const auto fp16 = NumericFormat::kFp16, bf16 = NumericFormat::kBf16;
   const std::vector<Case> cases = {
-      // BLOOM's 64 heads on TP 8: 8 a partition, b = 1 or 2 -> 8, 16 rows: both multiples of 4.
-      {64, 8, 1, 2048, NumericFormat::kFp16, "eager", Framework::kDeepSpeed, kFused},
-      {64, 8, 2, 2048, NumericFormat::kBf16, "eager", Framework::kDeepSpeed, kFused},
+      // BLOOM's 64 heads on TP 8: 8 a partition, b = 1 or 2 -> 8, 16 rows: multiples of 4.
+      {64, 8, 1, 2048, fp16, "eager", kDs, kFused},
+      {64, 8, 2, 2048, bf16, "eager", kDs, kFused},
       // 108 heads on TP 4: 27 a partition; b = 2 -> 54 rows, not a multiple of 4.
-      {108, 4, 2, 2048, NumericFormat::kFp16, "eager", Framework::kDeepSpeed, kFallback},
-      {108, 4, 4, 2048, NumericFormat::kFp16, "eager", Framework::kDeepSpeed, kFused},
-      // Keys beyond 4096, fp32 scores: the fallback.
-      {64, 8, 2, 8192, NumericFormat::kBf16, "eager", Framework::kMegatron, kFallback},
-      {64, 8, 2, 4096, NumericFormat::kBf16, "eager", Framework::kMegatron, kFused},
-      {64, 8, 2, 2048, NumericFormat::kFp32, "eager", Framework::kMegatron, kFallback},
-      // 32 keys take 8 rows a block: 4 rows are not enough, 8 are.
-      {4, 1, 1, 32, NumericFormat::kBf16, "eager", Framework::kMegatron, kFallback},
-      {4, 1, 2, 32, NumericFormat::kBf16, "eager", Framework::kMegatron, kFused},
-      // 16 keys: not above 16.
-      {4, 1, 4, 16, NumericFormat::kBf16, "eager", Framework::kMegatron, kFallback},
-      // Asked for (--no-masked-softmax-fusion), or no framework (Megatron-Core's code).
-      {64, 8, 2, 2048, NumericFormat::kBf16, "eager-unfused", Framework::kMegatron, kFallback},
-      {64, 8, 2, 2048, NumericFormat::kBf16, "eager", std::nullopt, kFused},
+      {108, 4, 2, 2048, fp16, "eager", kDs, kFallback},
+      {108, 4, 4, 2048, fp16, "eager", kDs, kFused},
+      {108, 4, 2, 2048, fp16, "eager", kMeg, kFallback},
+      // Keys: up to 4096 for the one, below 16384 and a multiple of 8 for the other.
+      {64, 8, 2, 8192, bf16, "eager", kDs, kFallback},
+      {64, 8, 2, 8192, bf16, "eager", kMeg, kFused},
+      {64, 8, 2, 16384, bf16, "eager", kMeg, kFallback},
+      {64, 8, 2, 2052, bf16, "eager", kDs, kFused},
+      {64, 8, 2, 2052, bf16, "eager", kMeg, kFallback},
+      {64, 8, 2, 2048, NumericFormat::kFp32, "eager", kMeg, kFallback},
+      {4, 1, 4, 16, bf16, "eager", kMeg, kFallback},
+      // 32 keys take 8 rows a block: 4 rows are not enough for the one, 32 queries do for the
+      // other.
+      {4, 1, 1, 32, bf16, "eager", kDs, kFallback},
+      {4, 1, 2, 32, bf16, "eager", kDs, kFused},
+      {4, 1, 1, 32, bf16, "eager", kMeg, kFused},
+      {6, 1, 1, 2048, bf16, "eager", kMeg, kFallback},
+      // Asked for, or no framework (Megatron-Core's).
+      {64, 8, 2, 2048, bf16, "eager-unfused", kDs, kFallback},
+      {64, 8, 2, 2048, bf16, "eager", std::nullopt, kFused},
       // The PyTorch frameworks' eager attention is counted with the kernel's bytes.
-      {108, 4, 2, 2048, NumericFormat::kBf16, "eager", Framework::kFsdp, kFused},
-      {64, 8, 2, 2048, NumericFormat::kBf16, "flash", Framework::kMegatron, SoftmaxPath::kNoScores},
+      {108, 4, 2, 2048, bf16, "eager", Framework::kFsdp, kFused},
+      {64, 8, 2, 2048, bf16, "flash", kMeg, SoftmaxPath::kNoScores},
   };
   for (const Case& k : cases) {
     ModelSpec m;
@@ -72,13 +83,14 @@ TEST(AttentionSoftmaxTest, MegatronsKernelTakesTheShapesItsCheckAccepts) {
 }
 
 TEST(AttentionSoftmaxTest, BytesPerScoreElementOperatorByOperator) {
-  // Fused, 16-bit, with dropout: QK^T writes S (2); the kernel reads it and writes P (4);
-  // dropout reads P, writes its output and a byte mask (5). Backward: dP written (2), dropout's
-  // backward reads it and the mask and writes (5), the kernel reads P and the gradient and
-  // writes dS (6). Kept: P, the mask, dropout's output.
+  // Fused, 16-bit, with dropout: QK^T writes S (2); the causal kernel reads its lower
+  // triangle and writes all of P (1 + 2); dropout reads P, writes its output and a byte mask
+  // (5). Backward: dP written (2), dropout's backward reads it and the mask and writes (5), the
+  // kernel reads P and the gradient in the lower triangle and writes all of dS (1 + 1 + 2).
+  // Kept: P, the mask, dropout's output.
   ScoreBytes b = ScoreBytesOf(SoftmaxPath::kFusedKernel, 2, true, false);
-  EXPECT_EQ(b.forward, 11);
-  EXPECT_EQ(b.backward, 13);
+  EXPECT_EQ(b.forward, 10);
+  EXPECT_EQ(b.backward, 11);
   EXPECT_EQ(b.saved, 5);
   // Megatron-DeepSpeed's fallback, 16-bit, scaled, with dropout: S written (2), cast up (2 + 4),
   // scale (8), mask (8), softmax (8), cast down (4 + 2), dropout (5). Backward: dP (2), dropout

@@ -169,8 +169,13 @@ Report MegatronArgs(const JobSpec& spec, const ParallelConfig& c) {
                        "--position-embedding-type", "rope"});
   }
   if (!m.tie_embeddings) a.emplace_back("--untie-embeddings-and-output-weights");
-  if (!MaterializesScores(spec.training)) a.emplace_back("--use-flash-attn");
-  if (spec.training.attention == "eager-unfused") a.emplace_back("--no-masked-softmax-fusion");
+  // Materialized scores: Transformer Engine's unfused attention, whose softmax is fused where
+  // its kernel takes the shape (attention_softmax.h).
+  if (MaterializesScores(spec.training)) {
+    a.insert(a.end(), {"--attention-backend", "unfused"});
+  } else {
+    a.emplace_back("--use-flash-attn");
+  }
   // A named kernel pins Transformer Engine's backend (Megatron-Core sets NVTE_FLASH_ATTN and
   // NVTE_FUSED_ATTN from it, and refuses to start if the environment sets them otherwise);
   // "flash" leaves it on auto, cuDNN's on Hopper.

@@ -240,17 +240,23 @@ TEST(EmitTest, AttentionKernelIsMegatronsAttentionBackend) {
   }
   spec.training.attention = "flash2";
   EXPECT_EQ(Inexpressible(Framework::kFsdp, spec, Layout(1, 1, 3, Recompute::kFull)), "");
-  // Materialized scores: no FlashAttention; unfused, Megatron's --no-masked-softmax-fusion
-  // (arguments.py at d98e8a6).
-  for (const char* eager : {"eager", "eager-unfused"}) {
-    spec.training.attention = eager;
-    const auto args = EmitContent(Framework::kMegatron, spec, c).get<std::vector<std::string>>();
-    auto has = [&](const char* flag) {
-      return std::find(args.begin(), args.end(), flag) != args.end();
-    };
-    EXPECT_FALSE(has("--use-flash-attn")) << eager;
-    EXPECT_EQ(has("--no-masked-softmax-fusion"), std::string(eager) == "eager-unfused") << eager;
-  }
+  // Materialized scores: Transformer Engine's unfused attention (--attention-backend unfused),
+  // without context parallelism; its softmax unfused only through the environment, which the
+  // flags cannot set.
+  spec.training.attention = "eager";
+  const auto args = EmitContent(Framework::kMegatron, spec, c).get<std::vector<std::string>>();
+  const auto backend = std::find(args.begin(), args.end(), "--attention-backend");
+  ASSERT_NE(backend, args.end());
+  EXPECT_EQ(*(backend + 1), "unfused");
+  EXPECT_EQ(std::find(args.begin(), args.end(), "--use-flash-attn"), args.end());
+  ParallelConfig ring = c;
+  ring.context_parallel = 2;
+  EXPECT_NE(Inexpressible(Framework::kMegatron, spec, ring).find("context parallelism"),
+            std::string::npos);
+  spec.training.attention = "eager-unfused";
+  EXPECT_NE(Inexpressible(Framework::kMegatron, spec, c).find("NVTE_MASKED_SOFTMAX_FUSION"),
+            std::string::npos);
+  EXPECT_EQ(Inexpressible(Framework::kDeepSpeed, spec, Layout(1, 1, 3, Recompute::kFull)), "");
 }
 
 // Micro-batch counts that are not a multiple of the pipeline under interleaving: Megatron-LM

@@ -122,6 +122,18 @@ std::string MegatronBlocker(const JobSpec& spec, const ParallelConfig& c) {
     return "Megatron-LM's selective recomputation is the attention core's, not PyTorch's "
            "per-operator policy";
   }
+  // Megatron-Core's unfused attention (Transformer Engine's UnfusedDotProductAttention, and the
+  // local DotProductAttention, which asserts context_parallel_size == 1) runs no context
+  // parallelism; Transformer Engine unfuses its softmax only through the environment
+  // (NVTE_MASKED_SOFTMAX_FUSION=0), which the flags --emit writes cannot set.
+  if (spec.training.attention == "eager" && c.context_parallel > 1) {
+    return "Megatron's materialized (eager) attention runs without context parallelism";
+  }
+  if (spec.training.attention == "eager-unfused") {
+    return "Megatron-Core on Transformer Engine unfuses the softmax through the environment "
+           "(NVTE_MASKED_SOFTMAX_FUSION=0), not a flag this plan writes; attention: eager fuses it "
+           "where the kernel takes the shape";
+  }
   const std::string& opt = spec.training.optimizer;
   if (opt != "adam" && opt != "adamw" && opt != "sgd" && opt != "sgd-momentum") {
     return "Megatron-LM has no " + opt + " optimizer";

@@ -2,15 +2,18 @@
 // streams and keeps per element of the s x s score tensor. The time model (time_model.h) streams
 // those bytes at the elementwise kernels' bandwidth; the memory model (memory_model.h) keeps them.
 //
-// Megatron's model code — Megatron-LM and Megatron-Core, and DeepSpeed's Megatron-DeepSpeed —
-// runs FusedScaleMaskSoftmax. Its CUDA kernel runs when the shape suits it
-// (is_kernel_available in megatron/core/fusions/fused_softmax.py): 16-bit scores, 16 < s <= 4096,
-// s a multiple of 4, and the micro-batch's heads on this GPU, b a / t, a multiple of 4 and of
-// the kernel's rows per block (causal masking). Otherwise PyTorch operators run it in fp32
-// (forward_torch_softmax): cast up, scale by 1/layer under query-key layer scaling, mask, softmax,
-// cast back. `attention: eager-unfused` is that fallback whatever the shape (Megatron's
-// --no-masked-softmax-fusion, or a release whose availability check refused the shape: BLOOM's
-// benchmarks of February 2022, docs/design/plan.md).
+// Megatron's model code runs a FusedScaleMaskSoftmax: its causal CUDA kernel where its
+// is_kernel_available accepts the shape, PyTorch operators in fp32 otherwise
+// (forward_torch_softmax: cast up, scale by 1/layer under query-key layer scaling, mask, softmax,
+// cast back). Two checks: DeepSpeed's Megatron-DeepSpeed (megatron/model/fused_softmax.py, as
+// Megatron-LM's megatron/core/fusions/fused_softmax.py) takes 16-bit scores, 16 < s <= 4096, s a
+// multiple of 4, and the micro-batch's heads on this GPU, b a / t, a multiple of 4 and of the
+// kernel's rows per block; Megatron-Core on Transformer Engine (--attention-backend unfused, the
+// layer the planner's Megatron counts and --emit writes) takes 16-bit scores, 16 < s < 16384, s a
+// multiple of 8 and of the rows per block, and b a / t a multiple of 4. `attention: eager-unfused`
+// is the fallback whatever the shape (Megatron-DeepSpeed's --no-masked-softmax-fusion, or a release
+// whose check refused the shape: BLOOM's benchmarks of February 2022, docs/design/plan.md).
+// Megatron's materialized attention runs without context parallelism (framework.cc refuses it).
 //
 // The PyTorch frameworks' model code (FSDP, torchtitan, Accelerate) is counted with the fused
 // kernel's bytes: Hugging Face's eager softmax runs in fp32 operators too, not yet counted.
@@ -44,12 +47,12 @@ int64_t SoftmaxRowsPerBlock(int64_t keys);
 SoftmaxPath SoftmaxPathOf(const ModelSpec& model, const TrainingSpec& training,
                           const ParallelConfig& c, std::optional<Framework> framework);
 
-// Bytes per score element, `e` the activations' bytes (2 or 4). forward and backward: what the
-// kernels outside the two batched GEMMs read and write (the GEMMs' own writes of S and dP
-// included); saved: what the backward pass keeps. GPT's attention dropout (`dropout`) adds its
-// one-byte mask and output. `scaled`: the fallback multiplies by 1/layer (Megatron-LM's query-key
-// layer scaling, on by default in the 2021-2022 code DeepSpeed's Megatron fork carries; off in
-// Megatron-Core).
+// Bytes per score element of a causal attention, `e` the activations' bytes (2 or 4). forward
+// and backward: what the kernels outside the two batched GEMMs read and write (the GEMMs' own
+// writes of S and dP included); saved: what the backward pass keeps. GPT's attention dropout
+// (`dropout`) adds its one-byte mask and output. `scaled`: the fallback multiplies by 1/layer
+// (Megatron-LM's query-key layer scaling, on by default in the 2021-2022 code DeepSpeed's Megatron
+// fork carries; off in Megatron-Core).
 struct ScoreBytes {
   double forward = 0, backward = 0, saved = 0;
 };
