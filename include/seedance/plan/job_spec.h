@@ -70,7 +70,8 @@ struct TrainingSpec {
   // Transformer Engine with NVTE_FUSED_ATTN=0), "cudnn" (cuDNN's fused attention: Transformer
   // Engine's FusedAttention), "eager" (softmax scores kept for the backward pass; Megatron's
   // fused softmax kernel where it takes the shape) or "eager-unfused" (the same with the softmax
-  // in fp32 PyTorch operators: Megatron's --no-masked-softmax-fusion); attention_softmax.h.
+  // in fp32 PyTorch operators: Megatron-DeepSpeed's --no-masked-softmax-fusion);
+  // attention_softmax.h.
   std::string attention = "flash";
   // The optimizer's moments: fp32 or bf16 (half the bytes).
   base::NumericFormat optimizer_states = base::NumericFormat::kFp32;
