@@ -30,20 +30,18 @@ SoftmaxPath SoftmaxPathOf(const ModelSpec& model, const TrainingSpec& training,
   // they do not).
   const int64_t rows = c.micro_batch * (model.attention_heads / c.tensor);
   const int64_t per_block = SoftmaxRowsPerBlock(keys);
-  if (f == Framework::kDeepSpeed) {
-    // Megatron-DeepSpeed's megatron/model/fused_softmax.py from 1cb76a64, as Megatron-LM's
-    // megatron/core/fusions/fused_softmax.py: the rows a multiple of the rows per block.
-    const bool fits = sixteen_bit && keys > 16 && keys <= 4096 && queries % 4 == 0 &&
-                      keys % 4 == 0 && rows % 4 == 0 && rows % per_block == 0;
-    return fits ? SoftmaxPath::kFusedKernel : SoftmaxPath::kFallback;
-  }
+  // What both checks ask, then each its own.
+  const bool common = sixteen_bit && keys > 16 && queries % 4 == 0 && rows % 4 == 0;
+  // Megatron-DeepSpeed's megatron/model/fused_softmax.py from 1cb76a64, as Megatron-LM's
+  // megatron/core/fusions/fused_softmax.py: the rows a multiple of the rows per block.
   // Megatron-Core on Transformer Engine (--attention-backend unfused): TE's FusedScaleMaskSoftmax
   // (transformer_engine/pytorch/attention/dot_product_attention/softmax.py), causal: a square of
   // scores, the queries a multiple of the rows per block.
-  const bool fits = sixteen_bit && keys > 16 && keys < 16384 && keys % 8 == 0 && queries > 1 &&
-                    queries == keys && queries % 4 == 0 && rows % 4 == 0 &&
-                    queries % per_block == 0;
-  return fits ? SoftmaxPath::kFusedKernel : SoftmaxPath::kFallback;
+  const bool own =
+      f == Framework::kDeepSpeed
+          ? keys <= 4096 && keys % 4 == 0 && rows % per_block == 0
+          : keys < 16384 && keys % 8 == 0 && queries == keys && queries % per_block == 0;
+  return common && own ? SoftmaxPath::kFusedKernel : SoftmaxPath::kFallback;
 }
 
 ScoreBytes ScoreBytesOf(SoftmaxPath path, double e, bool dropout, bool scaled) {
